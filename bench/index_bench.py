@@ -1,0 +1,319 @@
+"""Index benchmark: ctxframe cold index and 1-file re-index vs. ctags and codegraph.
+
+Usage::
+
+    python bench/index_bench.py [--corpus django requests] [--out bench/results/index.json]
+
+For each corpus (a real sdist fetched by package name into the cache, see ``_common.py``) the
+tree is copied to a fresh temp dir and measured with:
+
+* ``ctxframe index DIR --json`` cold, then again after appending one function to one file;
+* ``ctags -R`` (Universal Ctags) on the same tree, the floor;
+* ``codegraph init -y DIR`` (npm ``@colbymchenry/codegraph``) on its own copy, then
+  ``codegraph sync DIR`` after the same one-file edit.
+
+Wall seconds and peak RSS (largest single process via ``wait4``, and the whole process tree
+sampled from ``/proc`` every 50 ms) are printed as a table and written as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as c
+
+TARGETS = {
+    "cold_vs_ctags_max_ratio": 4.0,
+    "reindex_max_s": 0.5,
+    "peak_rss_max_mb": 1024.0,
+}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument(
+        "--corpus",
+        nargs="+",
+        choices=sorted(c.CORPORA),
+        default=["django", "requests"],
+        help="corpora to index",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="JSON output (default bench/results/index-<date>.json)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=1800.0, help="seconds allowed for one ctxframe index run"
+    )
+    parser.add_argument(
+        "--codegraph-timeout", type=float, default=600.0, help="seconds allowed for codegraph init"
+    )
+    parser.add_argument("--no-codegraph", action="store_true", help="skip the codegraph peer")
+    parser.add_argument(
+        "--keep", action="store_true", help="keep the temp working copies (their path is logged)"
+    )
+    return parser.parse_args(argv)
+
+
+# --------------------------------------------------------------------------- tools
+
+
+def resolve_tools(args: argparse.Namespace) -> dict[str, Any]:
+    """Find ctxframe, ctags and codegraph; each entry is usable or ``'unavailable: why'``."""
+    tools: dict[str, Any] = {}
+    try:
+        tools["ctxframe"] = c.check_ctxframe_cli("index")
+    except c.Unavailable as exc:
+        print(f"ctxframe unavailable: {exc}", file=sys.stderr)
+        tools["ctxframe"] = f"unavailable: {exc}"
+    try:
+        tools["ctags"] = c.ensure_ctags()
+    except c.Unavailable as exc:
+        tools["ctags"] = f"unavailable: {exc}"
+    if args.no_codegraph:
+        tools["codegraph"] = "unavailable: skipped (--no-codegraph)"
+    else:
+        try:
+            tools["codegraph"], tools["codegraph_version"] = c.ensure_codegraph()
+        except c.Unavailable as exc:
+            tools["codegraph"] = f"unavailable: {exc}"
+    return tools
+
+
+def usable(tool: Any) -> bool:
+    """True unless a tool entry is an ``'unavailable: ...'`` string."""
+    return not (isinstance(tool, str) and tool.startswith("unavailable"))
+
+
+# --------------------------------------------------------------------------- steps
+
+
+def bench_ctxframe(cli: list[str], tree: Path, corpus: c.Corpus, timeout: float) -> dict[str, Any]:
+    """Cold index, then a 1-file edit and re-index, both through the CLI."""
+    c.log(f"{corpus.key}: ctxframe cold index")
+    cold = c.run_measured([*cli, "index", str(tree), "--json"], timeout=timeout)
+    if not cold.ok:
+        return {"error": f"cold index {cold.failure()}", "cold": cold.to_json()}
+    result: dict[str, Any] = {
+        "cold": cold.to_json(),
+        "counts": c.ctxframe_counts(cold.stdout, tree),
+    }
+    target = c.pick_edit_target(tree, corpus.edit_target)
+    c.append_function(target)
+    c.log(f"{corpus.key}: ctxframe re-index after editing {target.relative_to(tree)}")
+    again = c.run_measured([*cli, "index", str(tree), "--json"], timeout=timeout)
+    result["edited_file"] = target.relative_to(tree).as_posix()
+    result["reindex"] = again.to_json()
+    result["reindex_output"] = c.parse_json_output(again.stdout)
+    if not again.ok:
+        result["error"] = f"re-index {again.failure()}"
+    return result
+
+
+def bench_ctags(tree: Path, work: Path, corpus: c.Corpus) -> dict[str, Any]:
+    """``ctags -R`` over the tree (ctxframe's store excluded); the floor."""
+    c.log(f"{corpus.key}: ctags -R")
+    tags = work / f"{corpus.key}.tags"
+    run = c.run_measured(["ctags", "-R", "--exclude=.ctxframe", "-f", str(tags), str(tree)])
+    result: dict[str, Any] = {"run": run.to_json()}
+    if not run.ok:
+        result["error"] = run.failure()
+    elif tags.is_file():
+        with tags.open("rb") as fh:
+            result["tags"] = sum(1 for line in fh if not line.startswith(b"!_"))
+    return result
+
+
+def bench_codegraph(
+    binary: Path, src: Path, work: Path, corpus: c.Corpus, timeout: float
+) -> dict[str, Any]:
+    """``codegraph init -y`` on a fresh copy, then ``codegraph sync`` after a 1-file edit."""
+    tree = c.fresh_copy(src, work / "codegraph" / corpus.key)
+    c.log(f"{corpus.key}: codegraph init -y")
+    init = c.run_measured(
+        [str(binary), "init", "-y", str(tree)], env=c.CODEGRAPH_ENV, timeout=timeout
+    )
+    if not init.ok:
+        return {"error": f"init {init.failure()}", "init": init.to_json()}
+    result: dict[str, Any] = {"init": init.to_json(), "counts": c.codegraph_status(binary, tree)}
+    target = c.pick_edit_target(tree, corpus.edit_target)
+    c.append_function(target)
+    c.log(f"{corpus.key}: codegraph sync after editing {target.relative_to(tree)}")
+    sync = c.run_measured([str(binary), "sync", str(tree)], env=c.CODEGRAPH_ENV, timeout=timeout)
+    result["sync"] = sync.to_json()
+    if not sync.ok:
+        result["error"] = f"sync {sync.failure()}"
+    return result
+
+
+def run_corpus(
+    corpus: c.Corpus, tools: dict[str, Any], args: argparse.Namespace, work: Path
+) -> dict[str, Any]:
+    """All measurements for one corpus inside the temp dir ``work``."""
+    src = c.ensure_corpus(corpus)
+    tree = c.fresh_copy(src, work / "ctxframe" / corpus.key)
+    result: dict[str, Any] = {"version": corpus.version, "source": str(src)}
+    if usable(tools["ctxframe"]):
+        result["ctxframe"] = bench_ctxframe(tools["ctxframe"], tree, corpus, args.timeout)
+    else:
+        result["ctxframe"] = tools["ctxframe"]
+    result["ctags"] = bench_ctags(tree, work, corpus) if usable(tools["ctags"]) else tools["ctags"]
+    if usable(tools["codegraph"]):
+        result["codegraph"] = bench_codegraph(
+            tools["codegraph"], src, work, corpus, args.codegraph_timeout
+        )
+        shutil.rmtree(work / "codegraph" / corpus.key, ignore_errors=True)
+    else:
+        result["codegraph"] = tools["codegraph"]
+    return result
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _get(data: Any, *keys: str) -> Any:
+    """Nested dict lookup that yields None on any missing step or non-dict."""
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def summarize(name: str, res: dict[str, Any]) -> dict[str, Any]:
+    """One summary row of figures for a corpus."""
+    cf, ct, cg = res.get("ctxframe"), res.get("ctags"), res.get("codegraph")
+    cold = _get(cf, "cold", "wall_s") if not _get(cf, "error") else None
+    peaks = [
+        _get(cf, "cold", "peak_rss_single_mb"),
+        _get(cf, "cold", "peak_rss_tree_sampled_mb"),
+        _get(cf, "reindex", "peak_rss_tree_sampled_mb"),
+    ]
+    peaks = [p for p in peaks if p is not None]
+    ctags_s = _get(ct, "run", "wall_s")
+    cg_s = _get(cg, "init", "wall_s") if not _get(cg, "error") else None
+    return {
+        "corpus": name,
+        "files": _get(cf, "counts", "files"),
+        "nodes": _get(cf, "counts", "nodes"),
+        "edges": _get(cf, "counts", "edges"),
+        "cold_s": cold,
+        "reindex_s": _get(cf, "reindex", "wall_s"),
+        "peak_rss_mb": max(peaks) if peaks else None,
+        "ctags_s": ctags_s,
+        "ctags_rss_mb": _get(ct, "run", "peak_rss_tree_sampled_mb"),
+        "codegraph_s": cg_s,
+        "codegraph_sync_s": _get(cg, "sync", "wall_s"),
+        "codegraph_rss_mb": _get(cg, "init", "peak_rss_tree_sampled_mb"),
+        "codegraph_nodes": _get(cg, "counts", "nodes"),
+        "codegraph_edges": _get(cg, "counts", "edges"),
+        "cold_over_ctags": c.ratio(cold, ctags_s),
+        "codegraph_over_cold": c.ratio(cg_s, cold),
+    }
+
+
+COLUMNS = [
+    ("corpus", "corpus"),
+    ("files", "files"),
+    ("nodes", "nodes"),
+    ("edges", "edges"),
+    ("cold s", "cold_s"),
+    ("re-index s", "reindex_s"),
+    ("peak RSS MB", "peak_rss_mb"),
+    ("ctags s", "ctags_s"),
+    ("codegraph s", "codegraph_s"),
+    ("cg sync s", "codegraph_sync_s"),
+    ("cg RSS MB", "codegraph_rss_mb"),
+    ("cold/ctags", "cold_over_ctags"),
+    ("cg/cold", "codegraph_over_cold"),
+]
+
+
+def verdict(value: float | None, limit: float) -> str:
+    """'ok' / 'MISS' / 'n/a' for a figure against an upper bound."""
+    if value is None:
+        return "n/a"
+    return "ok" if value <= limit else "MISS"
+
+
+def target_lines(row: dict[str, Any]) -> list[str]:
+    """Human-readable target checks for one summary row (informational, never asserted)."""
+    t = TARGETS
+    name = row["corpus"]
+    cold_ratio, reindex, peak = row["cold_over_ctags"], row["reindex_s"], row["peak_rss_mb"]
+    ratio_max, reindex_max, rss_max = (
+        t["cold_vs_ctags_max_ratio"],
+        t["reindex_max_s"],
+        t["peak_rss_max_mb"],
+    )
+    return [
+        f"  {name}: cold/ctags {c.fmt(cold_ratio)} (target <= {ratio_max:g}x) "
+        + verdict(cold_ratio, ratio_max),
+        f"  {name}: 1-file re-index {c.fmt(reindex, 3)} s (target < {reindex_max:g} s) "
+        + verdict(reindex, reindex_max),
+        f"  {name}: peak RSS {c.fmt(peak, 0)} MB (target < {rss_max:g} MB) "
+        + verdict(peak, rss_max),
+    ]
+
+
+def print_report(rows: list[dict[str, Any]], results: dict[str, Any]) -> None:
+    """Print the figures table, errors and the targets."""
+    table = [[row[key] for _, key in COLUMNS] for row in rows]
+    print(c.format_table([h for h, _ in COLUMNS], table))
+    for name, res in results.items():
+        for tool in ("ctxframe", "ctags", "codegraph"):
+            entry = res.get(tool)
+            problem = entry if isinstance(entry, str) else _get(entry, "error")
+            if problem:
+                print(f"  {name} {tool}: {problem}")
+    print("targets (informational):")
+    for row in rows:
+        print("\n".join(target_lines(row)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; exit 1 when ctxframe could not be measured."""
+    args = parse_args(argv)
+    tools = resolve_tools(args)
+    results: dict[str, Any] = {}
+    work = Path(tempfile.mkdtemp(prefix="ctxframe-bench-"))
+    try:
+        for name in args.corpus:
+            results[name] = run_corpus(c.CORPORA[name], tools, args, work)
+    finally:
+        if args.keep:
+            c.log(f"kept working copies in {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    rows = [summarize(name, res) for name, res in results.items()]
+    print_report(rows, results)
+    out = args.out or c.default_out("index")
+    c.write_json(
+        out,
+        {
+            "machine": c.machine_info(),
+            "tools": {k: (str(v) if isinstance(v, Path) else v) for k, v in tools.items()},
+            "targets": TARGETS,
+            "summary": rows,
+            "corpora": results,
+        },
+    )
+    failed = any(
+        not isinstance(r.get("ctxframe"), dict) or "error" in r["ctxframe"]
+        for r in results.values()
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""ctxframe: a repository as a code graph in Polars frames, questioned with verbs.
+
+import ctxframe as cf
+g = cf.index("path/to/repo")      # or cf.open(...) for an existing index
+g.query("where is refund processing implemented")
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+
+from ctxframe import rules
+from ctxframe._errors import (
+    ConfigError,
+    CtxframeError,
+    RepoNotFound,
+    StoreNotFound,
+    StoreVersionError,
+    StoreWriteError,
+    SymbolNotFound,
+)
+from ctxframe._graph import Graph
+from ctxframe._status import Status
+from ctxframe._tokens import tokenize
+
+try:
+    __version__ = version("ctxframe")
+except PackageNotFoundError:  # running from a source tree without install
+    __version__ = "0.0.0+local"
+
+
+def index(
+    path: str = ".",
+    *,
+    store: str | None = None,
+    rebuild: bool = False,
+    progress: bool | None = None,
+) -> Graph:
+    """Index (incrementally) the repository at `path` and return its Graph."""
+    from ctxframe._indexer import index as _index
+
+    report = _index(path, store=store, rebuild=rebuild, progress=progress)
+    graph = Graph(report.store, root=report.root)
+    graph.report = report
+    return graph
+
+
+def open(path: str = ".", *, store: str | None = None) -> Graph:
+    """Open the existing index of the repository at `path`."""
+    from ctxframe._graph import open_graph
+
+    return open_graph(path, store=store)
+
+
+def status(path: str = ".", *, store: str | None = None) -> Status:
+    """Is the index of `path` fresh against git HEAD and the working tree?"""
+    from ctxframe._status import status as _status
+
+    return _status(path, store=store)
+
+
+__all__ = [
+    "ConfigError",
+    "CtxframeError",
+    "Graph",
+    "RepoNotFound",
+    "Status",
+    "StoreNotFound",
+    "StoreVersionError",
+    "StoreWriteError",
+    "SymbolNotFound",
+    "__version__",
+    "index",
+    "open",
+    "rules",
+    "status",
+    "tokenize",
+]

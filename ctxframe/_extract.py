@@ -1,0 +1,409 @@
+"""Per-file extraction: read, hash, parse with tree-sitter, run the language's `.scm` query.
+
+This module runs inside pool workers, so it imports no Polars: it returns plain columns
+(dicts of lists) that the indexer turns into frames. Captures follow tree-sitter tags names:
+`@definition.<kind>` with `@name`, `@reference.call` with `@name` and `@receiver`,
+`@reference.extends|implements` with `@name`, `@reference.import` with `@import.*`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import os
+import posixpath
+from dataclasses import dataclass, field
+from functools import cache
+
+from ctxframe._languages import BY_NAME, Language, language_for, query_source
+
+MAX_FILE_BYTES = 1_000_000
+_SIG_CHARS = 200
+_DOC_CHARS = 1000
+_CLASS_LIKE = {"class", "struct", "interface", "enum"}
+_SELF_NAMES = {"self", "cls", "this"}
+_JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
+
+DEF_COLUMNS = (
+    "id", "kind", "label", "qualname", "language", "path",
+    "line_start", "line_end", "signature", "doc", "parent",
+)  # fmt: skip
+REF_COLUMNS = (
+    "src", "path", "language", "kind", "name", "receiver", "scope", "line",
+    "module", "alias", "candidates", "sub_candidates",
+)  # fmt: skip
+
+
+@dataclass
+class FileResult:
+    """What one file yields: its row for files.parquet, its definitions and its raw references."""
+
+    path: str
+    language: str | None = None
+    size: int = 0
+    mtime_ns: int = 0
+    lines: int = 0
+    hash: str | None = None
+    parse_errors: int = 0
+    skip_reason: str | None = None
+    defs: list[tuple] = field(default_factory=list)  # rows in DEF_COLUMNS order
+    refs: list[tuple] = field(default_factory=list)  # rows in REF_COLUMNS order
+
+
+@dataclass
+class Batch:
+    """A worker's answer for many files: per-file facts, and definitions and references as
+    columns (cheap to pickle and to turn into one frame)."""
+
+    files: list[FileResult]
+    defs: dict[str, list]
+    refs: dict[str, list]
+
+
+def _columns(rows: list[tuple], names: tuple[str, ...]) -> dict[str, list]:
+    if not rows:
+        return {c: [] for c in names}
+    return {c: list(col) for c, col in zip(names, zip(*rows, strict=True), strict=True)}
+
+
+@cache
+def _compiled(lang_name: str):
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language, get_parser
+
+    lang = BY_NAME[lang_name]
+    ts_lang = get_language(lang.grammar)
+    return get_parser(lang.grammar), Query(ts_lang, query_source(lang.query))
+
+
+_UNCHANGED = "\0unchanged"  # internal marker: same bytes as the stored version, not re-parsed
+
+
+def extract_batch(root: str, jobs: list[tuple[str, str | None]]) -> Batch:
+    """Extract every (path, known hash) under root; never raises for a bad file."""
+    files = [extract_file(root, p, h) for p, h in jobs]
+    defs = [row for f in files for row in f.defs]
+    refs = [row for f in files for row in f.refs]
+    for f in files:
+        f.defs, f.refs = [], []
+    return Batch(files, _columns(defs, DEF_COLUMNS), _columns(refs, REF_COLUMNS))
+
+
+def extract_file(root: str, path: str, known_hash: str | None = None) -> FileResult:
+    """Read one file and extract its symbols; problems become a skip reason, not an exception."""
+    res = FileResult(path=path)
+    full = os.path.join(root, path)
+    try:
+        st = os.stat(full)
+        res.size, res.mtime_ns = st.st_size, st.st_mtime_ns
+        if st.st_size > MAX_FILE_BYTES:
+            res.skip_reason = "too large (> 1 MB)"
+            return res
+        with open(full, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        res.skip_reason = "vanished while reading"
+        return res
+    except OSError as exc:
+        res.skip_reason = f"unreadable: {exc.strerror or exc}"
+        return res
+    if b"\0" in data[:8192]:
+        res.skip_reason = "binary"
+        return res
+    lang = language_for(path)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        res.skip_reason = "invalid UTF-8"
+        return res
+    res.hash = hashlib.blake2b(data, digest_size=16).hexdigest()
+    res.lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    if known_hash is not None and res.hash == known_hash:
+        res.skip_reason = _UNCHANGED
+        return res
+    if lang is not None:
+        res.language = lang.name
+        _parse_into(res, lang, data)
+    return res
+
+
+def _parse_into(res: FileResult, lang: Language, data: bytes) -> None:
+    parser, query = _compiled(lang.name)
+    from tree_sitter import QueryCursor
+
+    tree = parser.parse(data)
+    root = tree.root_node
+    if root.has_error:
+        res.parse_errors = _count_errors(root)
+    matches = QueryCursor(query).matches(root)
+    defs, refs = [], []
+    for _pattern, caps in matches:
+        role = next((k for k in caps if k.startswith(("definition.", "reference."))), None)
+        if role is None:
+            continue
+        if role.startswith("definition."):
+            defs.append((role[11:], caps))
+        else:
+            refs.append((role[10:], caps))
+    _Builder(res, lang, data).build(defs, refs)
+
+
+def _count_errors(node) -> int:
+    count, cursor, stack = 0, None, [node]
+    while stack:
+        cursor = stack.pop()
+        if cursor.is_error or cursor.is_missing:
+            count += 1
+        if cursor.has_error:
+            stack.extend(cursor.children)
+    return count
+
+
+def _text(data: bytes, node) -> str:
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+class _Builder:
+    """Turns one file's query matches into definition rows and reference rows."""
+
+    def __init__(self, res: FileResult, lang: Language, data: bytes):
+        self.res, self.lang, self.data = res, lang, data
+
+    def build(self, defs: list, refs: list) -> None:
+        items = self._definitions(defs)
+        self._emit_defs(items)
+        for kind, caps in refs:
+            self._reference(kind, caps, items)
+
+    # -- definitions -------------------------------------------------------------------------
+    def _definitions(self, defs: list) -> list[dict]:
+        seen: dict[tuple[int, int], dict] = {}
+        for kind, caps in defs:
+            node = caps[f"definition.{kind}"][0]
+            name_node = caps["name"][0]
+            key = (node.start_byte, node.end_byte)
+            if key in seen:
+                continue
+            item = {
+                "kind": kind,
+                "node": node,
+                "name": _text(self.data, name_node),
+                "start": node.start_byte,
+                "end": node.end_byte,
+                "recv_type": _text(self.data, caps["receiver.type"][0])
+                if "receiver.type" in caps
+                else None,
+                "recv_var": _text(self.data, caps["receiver.var"][0])
+                if "receiver.var" in caps
+                else None,
+            }
+            seen[key] = item
+        items = sorted(seen.values(), key=lambda d: (d["start"], -d["end"]))
+        stack: list[dict] = []
+        for item in items:
+            while stack and stack[-1]["end"] <= item["start"]:
+                stack.pop()
+            item["parent"] = stack[-1] if stack else None
+            stack.append(item)
+        return items
+
+    def _emit_defs(self, items: list[dict]) -> None:
+        path, rows = self.res.path, self.res.defs
+        by_qual: dict[str, dict] = {}
+        used: dict[str, int] = {}
+        for item in items:
+            parent = item["parent"]
+            kind = item["kind"]
+            if kind == "function" and parent is not None and parent["kind"] in _CLASS_LIKE:
+                kind = "method"
+            if item["recv_type"]:  # Go method: qualified by its receiver type
+                qual = f"{item['recv_type']}.{item['name']}"
+                parent = by_qual.get(item["recv_type"])
+            else:
+                qual = f"{parent['qual']}.{item['name']}" if parent else item["name"]
+            item["kind"], item["qual"] = kind, qual
+            n = used.get(qual, 0) + 1
+            used[qual] = n
+            item["id"] = f"{path}::{qual}" if n == 1 else f"{path}::{qual}#{n}"
+            by_qual.setdefault(qual, item)
+            node = item["node"]
+            rows.append(
+                (
+                    item["id"],
+                    kind,
+                    item["name"],
+                    qual,
+                    self.lang.name,
+                    path,
+                    node.start_point[0] + 1,
+                    node.end_point[0] + 1,
+                    self._signature(node),
+                    self._doc(node),
+                    parent["id"] if parent else path,
+                )
+            )
+        self.starts = [item["start"] for item in items]
+
+    def _signature(self, node) -> str:
+        line = _text(self.data, node).split("\n", 1)[0].rstrip()
+        return line[:_SIG_CHARS]
+
+    def _doc(self, node) -> str | None:
+        if self.lang.doc == "docstring":
+            body = node.child_by_field_name("body")
+            if body is not None and body.named_child_count:
+                first = body.named_children[0]
+                if first.type == "expression_statement" and first.named_child_count:
+                    first = first.named_children[0]
+                if first.type == "string":
+                    return _clean_docstring(_text(self.data, first))
+            return None
+        anchor = node
+        while anchor.parent is not None and anchor.parent.type in ("export_statement", "decorator"):
+            anchor = anchor.parent
+        lines: list[str] = []
+        prev, row = anchor.prev_named_sibling, anchor.start_point[0]
+        while prev is not None and prev.type == "comment" and prev.end_point[0] >= row - 1:
+            lines.insert(0, _text(self.data, prev))
+            row = prev.start_point[0]
+            prev = prev.prev_named_sibling
+        return _clean_comment("\n".join(lines)) if lines else None
+
+    # -- references ---------------------------------------------------------------------------
+    def _enclosing(self, byte: int, items: list[dict]) -> dict | None:
+        i = bisect.bisect_right(self.starts, byte) - 1
+        item = items[i] if i >= 0 else None
+        while item is not None and item["end"] <= byte:
+            item = item["parent"]
+        return item
+
+    def _reference(self, kind: str, caps: dict, items: list[dict]) -> None:
+        node = caps[f"reference.{kind}"][0]
+        owner = self._enclosing(node.start_byte, items)
+        if kind == "import":
+            self._import(caps, node)
+            return
+        if kind in ("extends", "implements"):
+            owner = self._enclosing(caps["name"][0].start_byte, items)
+            # Go: the struct/interface type node sits inside the declaration we captured.
+            if owner is None or owner["kind"] not in _CLASS_LIKE:
+                return
+            text = _text(self.data, caps["name"][0])
+            text = text.split("<", 1)[0].split("[", 1)[0].strip()
+            receiver, _, name = text.rpartition(".")
+            self._ref(owner["id"], kind, name, receiver or None, None, node)
+            return
+        name = _text(self.data, caps["name"][0])
+        receiver = _text(self.data, caps["receiver"][0]) if "receiver" in caps else None
+        scope = None
+        if receiver is not None and owner is not None:
+            method = owner
+            while method is not None and method["kind"] != "method":
+                method = method["parent"]
+            if method is not None and (
+                receiver in _SELF_NAMES or (method["recv_var"] and receiver == method["recv_var"])
+            ):
+                scope = method["recv_type"] or (method["parent"] or {}).get("qual")
+            elif method is not None and receiver in ("super()", "super") and method["parent"]:
+                scope, receiver = method["parent"]["qual"], "super"
+        if receiver is not None and len(receiver) > 120:
+            receiver = receiver[:120]
+        src = owner["id"] if owner else self.res.path
+        self._ref(src, "call", name, receiver, scope, node)
+
+    def _ref(
+        self, src, kind, name, receiver, scope, node, module=None, alias=None, cands=(), sub=()
+    ):
+        self.res.refs.append(
+            (
+                src,
+                self.res.path,
+                self.lang.name,
+                kind,
+                name,
+                receiver,
+                scope,
+                node.start_point[0] + 1,
+                module,
+                alias,
+                "\n".join(cands) or None,
+                "\n".join(sub) or None,
+            )
+        )
+
+    def _import(self, caps: dict, node) -> None:
+        raw = _text(self.data, caps["import.module"][0])
+        name = _text(self.data, caps["import.name"][0]) if "import.name" in caps else None
+        alias = _text(self.data, caps["import.alias"][0]) if "import.alias" in caps else None
+        if "import.default" in caps:
+            name, alias = "default", _text(self.data, caps["import.default"][0])
+        fam = self.lang.family
+        if fam == "python":
+            module = _python_absolute(raw, self.res.path)
+            cands = _python_candidates(module)
+            sub = _python_candidates(f"{module}.{name}") if name else ()
+            if name is None and alias is None:
+                alias = raw  # `import a.b` binds the dotted name itself
+        elif fam == "js":
+            module, cands = _js_candidates(raw.strip("'\""), self.res.path)
+            sub = ()
+        else:  # go: resolved against go.mod files at resolution time
+            module, cands, sub = raw.strip('"`'), (), ()
+            if alias is None:
+                alias = module.rsplit("/", 1)[-1]
+        self._ref(self.res.path, "import", name, None, None, node, module, alias, cands, sub)
+
+
+def _clean_docstring(s: str) -> str:
+    for q in ('"""', "'''", '"', "'"):
+        if s.endswith(q):
+            start = s.find(q)
+            s = s[start + len(q) : len(s) - len(q)]
+            break
+    lines = [ln.strip() for ln in s.strip().splitlines()]
+    return "\n".join(lines)[:_DOC_CHARS] or None
+
+
+def _clean_comment(s: str) -> str | None:
+    out = []
+    for ln in s.splitlines():
+        ln = ln.strip()
+        for prefix in ("/**", "/*", "*/", "///", "//", "*"):
+            if ln.startswith(prefix):
+                ln = ln[len(prefix) :]
+                break
+        ln = ln.removesuffix("*/").strip()
+        if ln:
+            out.append(ln)
+    return "\n".join(out)[:_DOC_CHARS] or None
+
+
+def _python_absolute(module: str, path: str) -> str:
+    """`..x` in `a/b/c.py` → `a.x`; absolute names pass through."""
+    dots = len(module) - len(module.lstrip("."))
+    if dots == 0:
+        return module
+    parts = posixpath.dirname(path).split("/") if "/" in path else []
+    if dots > 1:
+        parts = parts[: len(parts) - (dots - 1)] if dots - 1 <= len(parts) else []
+    rest = module[dots:]
+    return ".".join([p for p in parts if p] + ([rest] if rest else []))
+
+
+def _python_candidates(module: str) -> tuple[str, ...]:
+    if not module:
+        return ()
+    base = module.replace(".", "/")
+    return (f"{base}.py", f"{base}/__init__.py", f"src/{base}.py", f"src/{base}/__init__.py")
+
+
+def _js_candidates(spec: str, path: str) -> tuple[str, tuple[str, ...]]:
+    if not spec.startswith("."):
+        return spec, ()
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
+    stem, ext = posixpath.splitext(target)
+    cands = [target] if ext else []
+    if ext in (".js", ".jsx", ".mjs", ".cjs"):
+        cands += [stem + e for e in (".ts", ".tsx")]
+    cands += [target + e for e in _JS_EXTS] + [f"{target}/index{e}" for e in _JS_EXTS]
+    return target, tuple(dict.fromkeys(cands))

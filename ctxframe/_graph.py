@@ -1,0 +1,135 @@
+"""`Graph`: the indexed repository as Polars frames, with DuckDB SQL and the verbs as methods."""
+
+from __future__ import annotations
+
+import html
+import os
+from functools import cached_property
+
+import polars as pl
+
+from ctxframe import _store
+from ctxframe._config import Config, load_config
+
+
+class Graph:
+    """Nodes, edges, files and tokens of one indexed repository; verbs are methods."""
+
+    def __init__(self, store: str, root: str | None = None):
+        self.store = os.path.abspath(store)
+        self.meta = _store.read_meta(self.store)
+        self.root = root or self.meta.get("root")
+
+    @cached_property
+    def nodes(self) -> pl.DataFrame:
+        """One row per node (see docs/schema.md)."""
+        return _store.read_table(self.store, "nodes")
+
+    @cached_property
+    def edges(self) -> pl.DataFrame:
+        """One row per edge (see docs/schema.md)."""
+        return _store.read_table(self.store, "edges")
+
+    @cached_property
+    def files(self) -> pl.DataFrame:
+        """One row per walked file, indexed or skipped with a reason."""
+        return _store.read_table(self.store, "files")
+
+    @cached_property
+    def tokens(self) -> pl.DataFrame:
+        """The exploded (node_id, token) table the ranker scores."""
+        return _store.read_table(self.store, "tokens")
+
+    @cached_property
+    def config(self) -> Config:
+        """Scope levers from `.ctxframe/config.toml` or `[tool.ctxframe]`."""
+        return load_config(self.root) if self.root and os.path.isdir(self.root) else Config()
+
+    @cached_property
+    def _duck(self):
+        import duckdb
+
+        con = duckdb.connect()
+        for name in ("nodes", "edges", "files", "tokens"):
+            con.register(name, getattr(self, name))
+        return con
+
+    def sql(self, query: str, params: list | dict | None = None) -> pl.DataFrame:
+        """Run DuckDB SQL over the tables `nodes`, `edges`, `files`, `tokens`; a Polars frame."""
+        return self._duck.sql(query, params=params).pl()
+
+    @cached_property
+    def _rank_index(self):
+        from ctxframe._query import RankIndex
+
+        return RankIndex(self.nodes, self.tokens)
+
+    def query(
+        self,
+        text: str,
+        limit: int = 20,
+        rule=None,
+        within: str | None = None,
+        include_ambiguous: bool = False,
+        deprioritize: list[str] | tuple[str, ...] | None = None,
+    ):
+        """Rank nodes for a question in words; each hit carries its 1-hop neighbourhood."""
+        cfg = self.config
+        return self._rank_index.query(
+            text,
+            edges=self.edges,
+            limit=limit,
+            rule=rule,
+            within=within,
+            include_ambiguous=include_ambiguous,
+            deprioritize=tuple(cfg.deprioritize if deprioritize is None else deprioritize),
+            project_tokens=self._project_tokens,
+        )
+
+    @cached_property
+    def _project_tokens(self) -> tuple[str, ...]:
+        from ctxframe._tokens import tokenize
+
+        if self.config.project_tokens:
+            return tuple(t for p in self.config.project_tokens for t in tokenize(p))
+        name = os.path.basename(self.root.rstrip("/")) if self.root else ""
+        return tuple(tokenize(name))
+
+    def summary(self) -> dict:
+        """Counts by kind and confidence, for display."""
+        return {
+            "root": self.root,
+            "indexed_at": self.meta.get("indexed_at"),
+            "git_head": self.meta.get("git_head"),
+            "files": int(self.files["skip_reason"].is_null().sum()),
+            "nodes": dict(self.nodes.group_by("kind").len().sort("kind").iter_rows()),
+            "edges": dict(self.edges.group_by("kind").len().sort("kind").iter_rows()),
+        }
+
+    def __repr__(self) -> str:
+        s = self.summary()
+        return (
+            f"<ctxframe.Graph {s['root']}: {s['files']} files, {self.nodes.height} nodes, "
+            f"{self.edges.height} edges>"
+        )
+
+    def _repr_html_(self) -> str:
+        s = self.summary()
+        rows = "".join(
+            f"<tr><td>{html.escape(k)}</td><td>{v}</td></tr>" for k, v in s["nodes"].items()
+        )
+        erows = "".join(
+            f"<tr><td>{html.escape(k)}</td><td>{v}</td></tr>" for k, v in s["edges"].items()
+        )
+        return (
+            f"<div><b>ctxframe.Graph</b> <code>{html.escape(str(s['root']))}</code> · "
+            f"{s['files']} files · indexed {html.escape(str(s['indexed_at']))}"
+            f"<table><tr><th>node kind</th><th>count</th></tr>{rows}</table>"
+            f"<table><tr><th>edge kind</th><th>count</th></tr>{erows}</table></div>"
+        )
+
+
+def open_graph(path: str = ".", store: str | None = None) -> Graph:
+    """Open the store of the repository at `path` (or the store directory given)."""
+    root = os.path.realpath(path)
+    return Graph(store or _store.default_store(root), root=root if os.path.isdir(root) else None)

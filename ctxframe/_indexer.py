@@ -1,0 +1,340 @@
+"""Index a repository: walk, extract changed files in a process pool, resolve, write the store.
+
+Incremental by construction: unchanged files (same size and mtime, else same hash) keep their
+stored definitions and raw references; resolution then runs over all of them, so the result
+equals a full rebuild.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from multiprocessing import get_context
+
+import polars as pl
+
+from ctxframe import _store
+from ctxframe._config import load_config
+from ctxframe._errors import CtxframeError, RepoNotFound, StoreNotFound
+from ctxframe._extract import _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
+from ctxframe._resolve import PRODUCER, resolve
+from ctxframe._schema import FILES, NODES
+from ctxframe._tokens import build_tokens
+
+_POOL_MIN_FILES = 150
+_CHUNK = 32
+_REF_SCHEMA = {
+    "src": pl.String, "path": pl.String, "language": pl.String, "kind": pl.String,
+    "name": pl.String, "receiver": pl.String, "scope": pl.String, "line": pl.Int32,
+    "module": pl.String, "alias": pl.String, "candidates": pl.String,
+    "sub_candidates": pl.String,
+}  # fmt: skip
+_DEF_SCHEMA = {c: NODES[c] for c in DEF_COLUMNS}
+
+
+@dataclass
+class IndexReport:
+    """What one `index` run did: counts for the one-line summary and `--json`."""
+
+    root: str
+    store: str
+    files: int = 0
+    parsed: int = 0
+    reused: int = 0
+    deleted: int = 0
+    nodes_by_kind: dict[str, int] = field(default_factory=dict)
+    edges_by_kind: dict[str, int] = field(default_factory=dict)
+    edges_by_confidence: dict[str, int] = field(default_factory=dict)
+    skipped_by_reason: dict[str, int] = field(default_factory=dict)
+    parse_errors: int = 0
+    seconds: float = 0.0
+
+    @property
+    def nodes(self) -> int:
+        return sum(self.nodes_by_kind.values())
+
+    @property
+    def edges(self) -> int:
+        return sum(self.edges_by_kind.values())
+
+    def to_dict(self) -> dict:
+        return {
+            "root": self.root,
+            "store": self.store,
+            "files": self.files,
+            "parsed": self.parsed,
+            "reused": self.reused,
+            "deleted": self.deleted,
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "nodes_by_kind": self.nodes_by_kind,
+            "edges_by_kind": self.edges_by_kind,
+            "edges_by_confidence": self.edges_by_confidence,
+            "skipped_by_reason": self.skipped_by_reason,
+            "parse_errors": self.parse_errors,
+            "seconds": round(self.seconds, 3),
+        }
+
+    def __str__(self) -> str:
+        def fmt(d: dict) -> str:
+            return ", ".join(f"{k} {v}" for k, v in sorted(d.items(), key=lambda kv: -kv[1]))
+
+        skipped = sum(self.skipped_by_reason.values())
+        return (
+            f"indexed {self.files} files ({self.parsed} parsed, {self.reused} unchanged, "
+            f"{self.deleted} removed) in {self.seconds:.2f}s · {self.nodes} nodes "
+            f"({fmt(self.nodes_by_kind)}) · {self.edges} edges ({fmt(self.edges_by_kind)}; "
+            f"{fmt(self.edges_by_confidence)}) · {skipped} skipped"
+            + (f" ({fmt(self.skipped_by_reason)})" if skipped else "")
+            + (f" · {self.parse_errors} parse errors" if self.parse_errors else "")
+        )
+
+
+def git_head(root: str) -> str | None:
+    """The commit HEAD points at, or None outside a git work tree."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def _empty(schema: dict) -> pl.DataFrame:
+    return pl.DataFrame(schema=schema)
+
+
+def _load_previous(store: str) -> dict[str, pl.DataFrame] | None:
+    try:
+        _store.read_meta(store)
+        return {n: _store.read_table(store, n) for n in ("nodes", "files", "refs")}
+    except (StoreNotFound, FileNotFoundError):
+        return None
+
+
+def _extract_all(root: str, jobs: list[tuple[str, str | None]], progress: bool) -> list[Batch]:
+    if len(jobs) < _POOL_MIN_FILES or (os.cpu_count() or 1) < 2:
+        return [extract_batch(root, jobs)]
+    workers = os.cpu_count() or 2
+    size = max(_CHUNK, len(jobs) // (workers * 6))
+    chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(jobs), unit="file", desc="indexing", leave=False)
+    # fork: workers never touch Polars, and unlike spawn/forkserver it does not re-run the
+    # caller's __main__ (a notebook or an unguarded script).
+    ctx = get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    results: list[Batch] = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        for batch in pool.map(extract_batch, [root] * len(chunks), chunks):
+            results.append(batch)
+            if bar is not None:
+                bar.update(len(batch.files))
+    if bar is not None:
+        bar.close()
+    return results
+
+
+def _gomods(root: str, paths: list[str]) -> dict[str, str]:
+    mods = {}
+    for p in paths:
+        if p == "go.mod" or p.endswith("/go.mod"):
+            try:
+                with open(os.path.join(root, p), encoding="utf-8", errors="replace") as fh:
+                    for line in fh:
+                        if line.startswith("module "):
+                            mods[os.path.dirname(p)] = line.split()[1].strip('"')
+                            break
+            except OSError:
+                continue
+    return dict(sorted(mods.items(), key=lambda kv: -len(kv[1])))
+
+
+def index(
+    path: str,
+    *,
+    store: str | None = None,
+    rebuild: bool = False,
+    progress: bool | None = None,
+) -> IndexReport:
+    """Index the repository at `path` into its store (incremental unless `rebuild`)."""
+    t0 = time.perf_counter()
+    if not os.path.isdir(path):
+        raise RepoNotFound(f"{path} is not a directory: pass the root of a source repository")
+    root = os.path.realpath(path)
+    store = os.path.abspath(store) if store else _store.default_store(root)
+    cfg = load_config(root)
+    exclude = list(cfg.exclude)
+    rel_store = os.path.relpath(store, root)
+    if not rel_store.startswith(".."):
+        exclude.append(f"/{rel_store}/")
+    if progress is None:
+        progress = sys.stderr.isatty()
+
+    from ctxframe._walk import walk
+
+    walked = walk(root, exclude)
+    prev = None if rebuild else _load_previous(store)
+    prev_files = prev["files"] if prev else _empty(FILES)
+    current = pl.DataFrame(
+        walked.files,
+        schema={"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64},
+        orient="row",
+    )
+    joined = current.join(
+        prev_files.select(
+            "path",
+            pl.col("size").alias("psize"),
+            pl.col("mtime_ns").alias("pm"),
+            "hash",
+            "skip_reason",
+            "lines",
+            "language",
+            "parse_errors",
+        ),
+        on="path",
+        how="left",
+    )
+    same = (pl.col("size") == pl.col("psize")) & (pl.col("mtime_ns") == pl.col("pm"))
+    kept = joined.filter(same.fill_null(False))
+    todo = joined.filter(~same.fill_null(False))
+    jobs = list(zip(todo["path"].to_list(), todo["hash"].to_list(), strict=True))
+    batches = _extract_all(root, jobs, progress)
+    results = [f for b in batches for f in b.files]
+
+    unchanged = {r.path for r in results if r.skip_reason == _UNCHANGED}
+    fresh = [r for r in results if r.skip_reason != _UNCHANGED]
+    new_files = pl.DataFrame(
+        {
+            "path": [r.path for r in results],
+            "language": [r.language for r in results],
+            "size": [r.size for r in results],
+            "mtime_ns": [r.mtime_ns for r in results],
+            "lines": [r.lines for r in results],
+            "hash": [r.hash for r in results],
+            "parse_errors": [r.parse_errors for r in results],
+            "skip_reason": [
+                None if r.skip_reason == _UNCHANGED else r.skip_reason for r in results
+            ],
+        },
+        schema=FILES,
+    )
+    # Unchanged bytes under a new mtime: keep the stored language/errors, take the new stat.
+    new_files = (
+        new_files.join(
+            prev_files.select(
+                "path", pl.col("language").alias("pl_"), pl.col("parse_errors").alias("pe_")
+            ),
+            on="path",
+            how="left",
+        )
+        .with_columns(
+            language=pl.when(pl.col("path").is_in(list(unchanged)))
+            .then("pl_")
+            .otherwise("language"),
+            parse_errors=pl.when(pl.col("path").is_in(list(unchanged)))
+            .then("pe_")
+            .otherwise("parse_errors"),
+        )
+        .select(FILES.names())
+    )
+    kept_files = kept.select(
+        "path", "language", "size", "mtime_ns", "lines", "hash", "parse_errors", "skip_reason"
+    ).cast(FILES)
+    symlinks = pl.DataFrame(
+        {"path": [p for p, _ in walked.skipped], "skip_reason": [r for _, r in walked.skipped]},
+        schema={"path": pl.String, "skip_reason": pl.String},
+    )
+    files = pl.concat([kept_files, new_files, symlinks], how="diagonal_relaxed").cast(FILES)
+    files = files.sort("path")
+
+    reparsed = [r.path for r in fresh]
+    stay = pl.col("path").is_in(files["path"].implode()) & ~pl.col("path").is_in(reparsed)
+    old_defs = (
+        prev["nodes"]
+        .filter(~pl.col("kind").is_in(["file", "module"]) & (pl.col("producer") == PRODUCER))
+        .select(DEF_COLUMNS)
+        if prev
+        else _empty(_DEF_SCHEMA)
+    )
+    old_refs = prev["refs"] if prev else _empty(_REF_SCHEMA)
+    # Rows of files whose bytes turned out unchanged are not in the batches (not re-parsed).
+    defs = pl.concat(
+        [old_defs.filter(stay)] + [pl.DataFrame(b.defs, schema=_DEF_SCHEMA) for b in batches]
+    )
+    refs = pl.concat(
+        [old_refs.filter(stay)] + [pl.DataFrame(b.refs, schema=_REF_SCHEMA) for b in batches]
+    )
+
+    indexed = files.filter(pl.col("skip_reason").is_null())
+    file_nodes = indexed.select(
+        pl.col("path").alias("id"),
+        pl.lit("file").alias("kind"),
+        pl.col("path").str.extract(r"([^/]*)$", 1).alias("label"),
+        pl.col("path").alias("qualname"),
+        "language",
+        "path",
+        pl.lit(1, pl.Int32).alias("line_start"),
+        pl.col("lines").alias("line_end"),
+        pl.lit(None, pl.String).alias("signature"),
+        pl.lit(None, pl.String).alias("doc"),
+        pl.lit(None, pl.String).alias("parent"),
+    )
+    edges, stubs = resolve(defs, files, refs, _gomods(root, indexed["path"].to_list()))
+    nodes = (
+        pl.concat([file_nodes.cast(_DEF_SCHEMA), defs])
+        .with_columns(producer=pl.lit(PRODUCER))
+        .pipe(lambda n: pl.concat([n, stubs]))
+        .select(NODES.names())
+        .sort("id")
+    )
+    tokens = build_tokens(nodes)
+    report = IndexReport(
+        root=root,
+        store=store,
+        files=indexed.height,
+        parsed=len(reparsed),
+        reused=kept.height + len(unchanged),
+        deleted=(prev_files.height - prev_files.join(files, on="path", how="semi").height)
+        if prev
+        else 0,
+        nodes_by_kind=dict(nodes.group_by("kind").len().iter_rows()),
+        edges_by_kind=dict(edges.group_by("kind").len().iter_rows()),
+        edges_by_confidence={
+            (k or "UNRESOLVED"): v for k, v in edges.group_by("confidence").len().iter_rows()
+        },
+        skipped_by_reason=dict(
+            files.filter(pl.col("skip_reason").is_not_null())
+            .group_by("skip_reason")
+            .len()
+            .iter_rows()
+        ),
+        parse_errors=int(files["parse_errors"].fill_null(0).sum()),
+    )
+    from ctxframe import __version__
+
+    meta = {
+        "ctxframe_version": __version__,
+        "root": root,
+        "git_head": git_head(root),
+        "indexed_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "counts": {"files": report.files, "nodes": nodes.height, "edges": edges.height},
+    }
+    try:
+        _store.write(
+            store,
+            {"nodes": nodes, "edges": edges, "files": files, "tokens": tokens, "refs": refs},
+            meta,
+        )
+    except CtxframeError:
+        raise
+    report.seconds = time.perf_counter() - t0
+    return report

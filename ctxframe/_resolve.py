@@ -1,0 +1,366 @@
+"""Resolve raw references into edges with confidence, as Polars joins over the whole repo.
+
+EXTRACTED: resolved through scope (self/this/receiver, same file or package) or imports.
+INFERRED: matched by name to exactly one candidate in the same language family.
+AMBIGUOUS: several candidates (2..AMBIGUOUS_CAP), one row per candidate.
+Unresolved references keep the written name with a null `dst` and null `confidence`.
+Resolution always runs over every reference, so an incremental index equals a full rebuild.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ctxframe._languages import LANGUAGES
+from ctxframe._schema import EDGES, NODES
+
+AMBIGUOUS_CAP = 8
+PRODUCER = "ctxframe"
+_FAMILY = {lang.name: lang.family for lang in LANGUAGES}
+_CALLABLE = ["function", "method", "class", "struct"]
+_TYPES = ["class", "struct", "interface", "enum", "type"]
+# Names that are the language's own, never a repo symbol when called bare.
+_BUILTINS = {
+    "python": set(
+        "print len range str int float bool dict list set tuple isinstance issubclass getattr "
+        "setattr hasattr super type open repr sorted reversed enumerate zip map filter min max "
+        "sum any all abs iter next id hash format vars callable object property staticmethod "
+        "classmethod round divmod chr ord hex bin oct bytes bytearray memoryview frozenset "
+        "delattr globals locals input exec eval compile NotImplementedError ValueError "
+        "TypeError KeyError RuntimeError Exception AttributeError IndexError".split()
+    ),
+    "js": set(
+        "require fetch setTimeout setInterval clearTimeout clearInterval parseInt parseFloat "
+        "String Number Boolean Array Object Promise Error Map Set Date JSON isNaN "
+        "encodeURIComponent decodeURIComponent Symbol BigInt structuredClone".split()
+    ),
+    "go": set(
+        "len cap make new append copy delete panic recover print println close complex real "
+        "imag min max clear string int int64 int32 uint uint64 float64 byte rune error".split()
+    ),
+}
+
+
+def _dirname(col: str) -> pl.Expr:
+    return pl.col(col).str.extract(r"^(.*)/[^/]*$", 1).fill_null("")
+
+
+def _family() -> pl.Expr:
+    return pl.col("language").replace_strict(_FAMILY, default=pl.col("language"))
+
+
+def _first_match(rows: pl.DataFrame, col: str, targets: pl.DataFrame) -> pl.DataFrame:
+    """For each ref_id, the first entry of list column `col` that is a path in `targets`."""
+    exploded = (
+        rows.select("ref_id", pl.col(col).str.split("\n").alias("cand"))
+        .explode("cand")
+        .drop_nulls("cand")
+        .with_columns(order=pl.int_range(pl.len()).over("ref_id"))
+    )
+    return (
+        exploded.join(targets, left_on="cand", right_on="path", how="inner")
+        .sort("ref_id", "order")
+        .unique("ref_id", keep="first", maintain_order=True)
+        .select("ref_id", pl.col("cand").alias("target_path"))
+    )
+
+
+def _go_dirs(modules: pl.Series, gomods: dict[str, str]) -> pl.DataFrame:
+    """Map Go import paths to repo directories through the go.mod files found in the repo."""
+    rows = []
+    for mod in modules.unique().to_list():
+        for moddir, modpath in gomods.items():
+            if mod == modpath or mod.startswith(modpath + "/"):
+                rest = mod[len(modpath) :].strip("/")
+                rows.append((mod, "/".join(p for p in (moddir, rest) if p)))
+                break
+    return pl.DataFrame(rows, schema={"module": pl.String, "target_dir": pl.String}, orient="row")
+
+
+def resolve(
+    defs: pl.DataFrame, files: pl.DataFrame, refs: pl.DataFrame, gomods: dict[str, str]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Edges (contains, imports, calls, extends, implements) and module-stub nodes."""
+    # A fixed row order makes every keep="first" below independent of how refs were gathered.
+    refs = refs.sort(
+        "path", "line", "kind", "src", "name", "receiver", "module", "alias", nulls_last=True
+    ).with_columns(family=_family(), dir=_dirname("path"))
+    indexed = files.filter(pl.col("skip_reason").is_null()).select("path", "language")
+    edges_imports, bindings, stubs = _imports(
+        refs.filter(pl.col("kind") == "import"), indexed, gomods
+    )
+    targets = defs.with_columns(family=_family(), dir=_dirname("path")).select(
+        pl.col("id").alias("dst"),
+        "kind",
+        "label",
+        "qualname",
+        pl.col("path").alias("dpath"),
+        pl.col("dir").alias("ddir"),
+        "family",
+        (pl.col("parent") == pl.col("path")).alias("top"),
+    )
+    inherits = _resolve_refs(
+        refs.filter(pl.col("kind").is_in(["extends", "implements"])),
+        targets,
+        bindings,
+        _TYPES,
+        _TYPES,
+    )
+    calls = _resolve_refs(
+        refs.filter(pl.col("kind") == "call").with_columns(kind=pl.lit("calls")),
+        targets,
+        bindings,
+        _CALLABLE,
+        ["method"],
+        bases=inherits.filter(pl.col("dst").is_not_null()).select("src", "dst"),
+    )
+    contains = defs.select(
+        pl.col("parent").alias("src"),
+        pl.col("id").alias("dst"),
+        pl.lit("contains").alias("kind"),
+        pl.lit("EXTRACTED").alias("confidence"),
+        pl.col("label").alias("name"),
+        "path",
+        pl.col("line_start").alias("line"),
+    )
+    edges = pl.concat(
+        [
+            e.select(list(EDGES.names())[:-1]).cast(dict(list(EDGES.items())[:-1]))
+            for e in (contains, edges_imports, calls, inherits)
+        ]
+    ).with_columns(producer=pl.lit(PRODUCER))
+    return edges.sort("src", "kind", "line", "dst", "name", nulls_last=True), stubs
+
+
+def _imports(
+    imports: pl.DataFrame, indexed: pl.DataFrame, gomods: dict[str, str]
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    imports = imports.unique(
+        ["path", "module", "name", "alias"], keep="first", maintain_order=True
+    ).with_row_index("ref_id")
+    sub = _first_match(imports, "sub_candidates", indexed)
+    main = _first_match(imports, "candidates", indexed)
+    go_dirs = _go_dirs(imports.filter(pl.col("family") == "go")["module"], gomods)
+    go_files = indexed.filter(
+        (pl.col("language") == "go") & ~pl.col("path").str.ends_with("_test.go")
+    ).select(pl.col("path").alias("go_path"), _dirname("path").alias("target_dir"))
+    r = (
+        imports.join(sub.rename({"target_path": "sub_path"}), on="ref_id", how="left")
+        .join(main, on="ref_id", how="left")
+        .join(go_dirs, on="module", how="left")
+        .with_columns(
+            target_dir=pl.when(pl.col("family") == "go").then(pl.col("target_dir")),
+            local=pl.coalesce("alias", "name"),
+        )
+    )
+    r = r.with_columns(
+        resolved=pl.coalesce("sub_path", "target_path", "target_dir").is_not_null(),
+        dst_file=pl.coalesce("sub_path", "target_path"),
+    )
+    stub_id = pl.concat_str(pl.lit("module://"), pl.col("module"))
+    file_edges = r.filter(pl.col("dst_file").is_not_null()).select(
+        pl.col("path").alias("src"), pl.col("dst_file").alias("dst"), "module", "line"
+    )
+    go_edges = (
+        r.filter(pl.col("target_dir").is_not_null())
+        .join(go_files, on="target_dir", how="inner")
+        .select(pl.col("path").alias("src"), pl.col("go_path").alias("dst"), "module", "line")
+    )
+    stub_edges = r.filter(~pl.col("resolved")).select(
+        pl.col("path").alias("src"), stub_id.alias("dst"), "module", "line"
+    )
+    edges = (
+        pl.concat([file_edges, go_edges, stub_edges])
+        .sort("src", "dst", "line", "module")
+        .unique(["src", "dst"], keep="first", maintain_order=True)
+        .select(
+            "src",
+            "dst",
+            pl.lit("imports").alias("kind"),
+            pl.lit("EXTRACTED").alias("confidence"),
+            pl.col("module").alias("name"),
+            pl.col("src").alias("path"),
+            "line",
+        )
+    )
+    # What each imported local name stands for, for call resolution.
+    is_module = pl.col("name").is_null() | pl.col("sub_path").is_not_null()
+    bindings = (
+        r.filter(pl.col("local").is_not_null())
+        .select(
+            "path",
+            "local",
+            pl.when(is_module)
+            .then(pl.coalesce("sub_path", "target_path"))
+            .otherwise(pl.col("target_path"))
+            .alias("target_path"),
+            "target_dir",
+            pl.when(is_module).then(None).otherwise(pl.col("name")).alias("remote"),
+            (~pl.col("resolved")).alias("external"),
+            "line",
+        )
+        # One meaning per local name: a repo binding beats an external one, then earliest line.
+        .sort("path", "local", "external", "line", "target_path", "target_dir", nulls_last=True)
+        .unique(["path", "local"], keep="first", maintain_order=True)
+        .drop("line")
+    )
+    stubs = (
+        r.filter(~pl.col("resolved"))
+        .select(
+            stub_id.alias("id"),
+            pl.lit("module").alias("kind"),
+            pl.col("module").alias("label"),
+            pl.col("module").alias("qualname"),
+            "language",
+        )
+        .sort("id", "language", nulls_last=True)
+        .unique("id", keep="first", maintain_order=True)
+    )
+    stubs = (
+        pl.DataFrame(schema=NODES)
+        .drop("producer")
+        .pipe(lambda empty: pl.concat([empty, stubs], how="diagonal_relaxed"))
+        .with_columns(producer=pl.lit(PRODUCER))
+    )
+    return edges, bindings, stubs.select(NODES.names()).cast(NODES)
+
+
+def _resolve_refs(
+    refs: pl.DataFrame,
+    targets: pl.DataFrame,
+    bindings: pl.DataFrame,
+    bare_kinds: list[str],
+    recv_kinds: list[str],
+    bases: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """One edge row per resolved (or unresolved) reference, trying scope, imports, then names."""
+    refs = refs.with_row_index("ref_id").with_columns(
+        ctx=pl.when(pl.col("family") == "go").then(pl.col("dir")).otherwise(pl.col("path"))
+    )
+    targets = targets.with_columns(
+        ctx=pl.when(pl.col("family") == "go").then(pl.col("ddir")).otherwise(pl.col("dpath"))
+    )
+    out = ["ref_id", "dst", "confidence"]
+    found: list[pl.DataFrame] = []
+
+    def pending() -> pl.DataFrame:
+        done = pl.concat([f.select("ref_id") for f in found]) if found else None
+        return refs if done is None else refs.join(done, on="ref_id", how="anti")
+
+    # A. super: a member of a resolved base class of the enclosing class.
+    if bases is not None:
+        sup = (
+            refs.filter(pl.col("receiver") == "super")
+            .with_columns(cls=pl.concat_str("path", pl.lit("::"), "scope"))
+            .join(bases.rename({"src": "cls", "dst": "base"}), on="cls", how="inner")
+            .with_columns(
+                qualname=pl.concat_str(
+                    pl.col("base").str.extract(r"::(.*)$", 1), pl.lit("."), "name"
+                )
+            )
+            .join(
+                targets.select(pl.col("dpath").alias("bpath"), "qualname", "dst"),
+                on="qualname",
+                how="inner",
+            )
+            .filter(pl.col("base").str.starts_with(pl.col("bpath") + "::"))
+        )
+        found.append(sup.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
+    refs = refs.with_columns(
+        scope=pl.when(pl.col("receiver") == "super").then(None).otherwise(pl.col("scope"))
+    )
+
+    # A. self / this / Go receiver: a member of the enclosing type in the same file (package).
+    scoped = (
+        pending()
+        .filter(pl.col("scope").is_not_null())
+        .with_columns(qualname=pl.concat_str("scope", pl.lit("."), "name"))
+        .join(targets.select("ctx", "qualname", "dst"), on=["ctx", "qualname"], how="inner")
+    )
+    found.append(scoped.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
+
+    # B. a bare name defined in the same file (package, for Go): unique match only.
+    local = (
+        pending()
+        .filter(pl.col("receiver").is_null())
+        .join(
+            targets.filter(pl.col("kind").is_in(bare_kinds)).select(
+                "ctx", pl.col("label").alias("name"), "dst", "top"
+            ),
+            on=["ctx", "name"],
+            how="inner",
+        )
+        .sort("ref_id", pl.col("top").not_(), "dst")
+        .unique("ref_id", keep="first", maintain_order=True)
+    )
+    found.append(local.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
+
+    # C. through an import binding: `name()` from `from m import name`, or `mod.name()`.
+    rest = pending().with_columns(
+        local=pl.coalesce("receiver", "name"), bare=pl.col("receiver").is_null()
+    )
+    bound = rest.join(bindings, on=["path", "local"], how="inner").filter(
+        pl.col("bare") | pl.col("remote").is_null()
+    )
+    external = bound.filter(pl.col("external")).select("ref_id")
+    want = (
+        pl.when(pl.col("bare") & (pl.col("remote") != "default"))
+        .then(pl.col("remote"))
+        .otherwise(pl.col("name"))
+    )
+    top = targets.filter(pl.col("top")).select("dpath", "ddir", "label", "dst")
+    via_file = bound.with_columns(label=want).join(
+        top, left_on=["target_path", "label"], right_on=["dpath", "label"], how="inner"
+    )
+    via_dir = bound.with_columns(label=want).join(
+        top, left_on=["target_dir", "label"], right_on=["ddir", "label"], how="inner"
+    )
+    imported = (
+        pl.concat([via_file.select("ref_id", "dst"), via_dir.select("ref_id", "dst")])
+        .sort("ref_id", "dst")
+        .unique("ref_id", keep="first", maintain_order=True)
+    )
+    found.append(imported.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
+    found.append(
+        external.join(imported, on="ref_id", how="anti")
+        .with_columns(dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String))
+        .select(out)
+    )
+
+    # D. by name within the language family: one candidate INFERRED, a few AMBIGUOUS.
+    rest = pending()
+    builtin = pl.lit(False)
+    for fam, names in _BUILTINS.items():
+        builtin = builtin | ((pl.col("family") == fam) & pl.col("name").is_in(list(names)))
+    rest = rest.filter(
+        ~(pl.col("receiver").is_null() & builtin) & (pl.col("receiver") != "super").fill_null(True)
+    )
+
+    def by_name(rows: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:
+        # Count candidates per name first, so a name with hundreds of definitions never joins.
+        cand = targets.filter(pl.col("kind").is_in(kinds)).select(
+            "family", pl.col("label").alias("name"), "dst"
+        )
+        cand = cand.with_columns(n=pl.len().over("family", "name")).filter(
+            pl.col("n") <= AMBIGUOUS_CAP
+        )
+        return rows.join(cand, on=["family", "name"], how="inner")
+
+    cands = pl.concat(
+        [
+            by_name(rest.filter(pl.col("receiver").is_null()), bare_kinds),
+            by_name(rest.filter(pl.col("receiver").is_not_null()), recv_kinds),
+        ]
+    )
+    named = cands.with_columns(
+        confidence=pl.when(pl.col("n") == 1).then(pl.lit("INFERRED")).otherwise(pl.lit("AMBIGUOUS"))
+    )
+    found.append(named.select(out))
+
+    resolved = pl.concat(found)
+    edges = refs.join(resolved, on="ref_id", how="left").select(
+        "src", "dst", "kind", "confidence", "name", "path", "line"
+    )
+    return edges.sort("src", "kind", "name", "dst", "line", nulls_last=True).unique(
+        ["src", "dst", "kind", "name"], keep="first", maintain_order=True
+    )

@@ -1,0 +1,66 @@
+"""The on-disk contract: column names and types of every table in the store (see docs/schema.md)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+SCHEMA_VERSION = 1
+
+NODE_KINDS = (
+    "file",
+    "module",
+    "class",
+    "struct",
+    "interface",
+    "enum",
+    "type",
+    "function",
+    "method",
+)
+EDGE_KINDS = ("contains", "imports", "calls", "extends", "implements")
+CONFIDENCES = ("EXTRACTED", "INFERRED", "AMBIGUOUS")
+
+NODES = pl.Schema(
+    {
+        "id": pl.String,  # path::Qualified.Name | path (file) | module://name (stub)
+        "kind": pl.String,
+        "label": pl.String,  # short name as written: ProcessRefund
+        "qualname": pl.String,  # PaymentRefundProcessor.ProcessRefund
+        "language": pl.String,
+        "path": pl.String,  # repo-relative, posix; null for module stubs
+        "line_start": pl.Int32,
+        "line_end": pl.Int32,
+        "signature": pl.String,
+        "doc": pl.String,
+        "parent": pl.String,  # id of the enclosing node; null for files and stubs
+        "producer": pl.String,
+    }
+)
+
+EDGES = pl.Schema(
+    {
+        "src": pl.String,
+        "dst": pl.String,  # null when the target resolves to nothing in the repo
+        "kind": pl.String,
+        "confidence": pl.String,
+        "name": pl.String,  # the target as written at the site (callee, module, base)
+        "path": pl.String,  # file the edge was read from
+        "line": pl.Int32,
+        "producer": pl.String,
+    }
+)
+
+FILES = pl.Schema(
+    {
+        "path": pl.String,
+        "language": pl.String,  # null when no grammar applies
+        "size": pl.Int64,
+        "mtime_ns": pl.Int64,
+        "lines": pl.Int32,
+        "hash": pl.String,  # blake2b-128 hex of the bytes; null when skipped before reading
+        "parse_errors": pl.Int32,
+        "skip_reason": pl.String,  # null when indexed
+    }
+)
+
+TOKENS = pl.Schema({"node_id": pl.String, "token": pl.String})

@@ -1,0 +1,130 @@
+"""The `ctxframe` command: a thin layer over the library; errors become one line and exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+
+def _add_repo(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repo", default=".", help="repository root (default: current directory)")
+    p.add_argument("--store", default=None, help="store directory (default: REPO/.ctxframe/graph)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def _parser() -> argparse.ArgumentParser:
+    from ctxframe import __version__
+
+    ap = argparse.ArgumentParser(
+        prog="ctxframe", description="A repository as a code graph you can question."
+    )
+    ap.add_argument("--version", action="version", version=f"ctxframe {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("index", help="index a repository (incremental)")
+    p.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
+    p.add_argument("--store", default=None, help="store directory (default: PATH/.ctxframe/graph)")
+    p.add_argument("--rebuild", action="store_true", help="ignore the old store, index everything")
+    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    p = sub.add_parser("status", help="is the index fresh against git HEAD and the work tree?")
+    p.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
+    p.add_argument("--store", default=None)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("query", help="rank the graph's nodes for a question in words")
+    p.add_argument("text", help="the question")
+    _add_repo(p)
+    p.add_argument("--limit", type=int, default=20)
+    p.add_argument("--rule", default=None, help="idf-tiers (default), bm25, flat-name-bonus")
+    p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
+    p.add_argument("--include-ambiguous", action="store_true")
+
+    p = sub.add_parser("demo", help="index the bundled sample shop and ask it a question")
+    p.add_argument("--keep", default=None, help="copy the sample here instead of a temp dir")
+    return ap
+
+
+def _emit(obj, as_json: bool) -> None:
+    if as_json:
+        data = obj.to_dict() if hasattr(obj, "to_dict") else obj
+        print(json.dumps(data, indent=2, default=str))
+    else:
+        print(obj)
+
+
+def _cmd_index(a) -> None:
+    from ctxframe._indexer import index
+
+    report = index(
+        a.path, store=a.store, rebuild=a.rebuild, progress=False if a.no_progress else None
+    )
+    _emit(report, a.json)
+
+
+def _cmd_status(a) -> None:
+    from ctxframe._status import status
+
+    _emit(status(a.path, store=a.store), a.json)
+
+
+def _cmd_query(a) -> None:
+    from ctxframe._graph import open_graph
+
+    g = open_graph(a.repo, store=a.store)
+    res = g.query(
+        a.text, limit=a.limit, rule=a.rule, within=a.within, include_ambiguous=a.include_ambiguous
+    )
+    _emit(res, a.json)
+
+
+def sample_path() -> str:
+    """The bundled sample shop: packaged with the wheel, or data-samples/ in a source tree."""
+    from importlib import resources
+
+    packaged = resources.files("ctxframe").joinpath("_sample").joinpath("shop")
+    if packaged.is_dir():
+        return str(packaged)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return os.path.join(here, "data-samples", "shop")
+
+
+def _cmd_demo(a) -> None:
+    from ctxframe._graph import Graph
+    from ctxframe._indexer import index
+
+    dest = a.keep or os.path.join(tempfile.mkdtemp(prefix="ctxframe-demo-"), "shop")
+    if not os.path.isdir(dest):
+        shutil.copytree(sample_path(), dest)
+    report = index(dest, progress=False)
+    print(report)
+    g = Graph(report.store, root=report.root)
+    question = "where is refund processing implemented"
+    print(f'\n$ ctxframe query "{question}" --repo {dest}\n')
+    print(g.query(question, limit=5))
+
+
+_COMMANDS = {"index": _cmd_index, "status": _cmd_status, "query": _cmd_query, "demo": _cmd_demo}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script."""
+    from ctxframe._errors import CtxframeError
+
+    args = _parser().parse_args(argv)
+    try:
+        _COMMANDS[args.command](args)
+    except CtxframeError as exc:
+        print(f"ctxframe: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ctxframe: interrupted; the previous store is untouched", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    return 0

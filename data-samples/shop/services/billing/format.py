@@ -1,0 +1,21 @@
+"""Formatting helpers for invoices and billing statements."""
+
+
+def format_amount(cents, currency="USD"):
+    """Format an invoice amount with a currency symbol, e.g. ``$12.50``."""
+    symbol = "$" if currency == "USD" else f"{currency} "
+    return f"{symbol}{cents / 100:,.2f}"
+
+
+class InvoiceLine:
+    """One line on a customer invoice."""
+
+    def __init__(self, description, cents):
+        self.description = description
+        self.cents = cents
+
+    def normalize(self):
+        """Trim the description and round the amount to whole cents."""
+        self.description = " ".join(self.description.split())
+        self.cents = int(round(self.cents))
+        return self

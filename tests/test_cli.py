@@ -1,0 +1,79 @@
+"""The CLI: thin over the library, `--json` everywhere, bad input → one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxframe.cli import main
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_index_json_and_summary(capsys, shop: Path) -> None:
+    code, out, _ = run(capsys, "index", str(shop), "--json", "--no-progress")
+    assert code == 0
+    data = json.loads(out)
+    assert data["files"] > 30 and data["nodes"] > data["files"]
+    assert data["edges_by_confidence"]["EXTRACTED"] > 0
+    code, out, _ = run(capsys, "index", str(shop), "--no-progress")
+    assert code == 0 and out.startswith("indexed ") and "0 parsed" in out
+
+
+def test_status_json(capsys, shop: Path) -> None:
+    run(capsys, "index", str(shop), "--no-progress")
+    code, out, _ = run(capsys, "status", str(shop), "--json")
+    assert code == 0 and json.loads(out)["fresh"] is True
+    (shop / "services" / "payments" / "gateway.py").write_text("x = 1\n")
+    code, out, _ = run(capsys, "status", str(shop))
+    assert out.startswith("stale") and "M services/payments/gateway.py" in out
+
+
+def test_query_json(capsys, shop: Path) -> None:
+    run(capsys, "index", str(shop), "--no-progress")
+    code, out, _ = run(capsys, "query", "refund processor", "--repo", str(shop), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["query"] == "refund processor" and data["hits"]
+    assert {"id", "kind", "label", "path", "line_start", "line_end", "score", "tier"} <= set(
+        data["hits"][0]
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["index", "/definitely/not/here"], "not a directory"),
+        (["status", "/definitely/not/here"], "ctxframe index"),
+        (["query", "x", "--repo", "/definitely/not/here"], "ctxframe index"),
+    ],
+)
+def test_bad_input_is_one_line(capsys, argv: list[str], needle: str) -> None:
+    code, _out, err = run(capsys, *argv)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("ctxframe: error:") and needle in err
+    assert "Traceback" not in err
+
+
+def test_module_entry_point(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def f():\n    return g()\n\ndef g():\n    return 1\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "ctxframe", "index", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(proc.stdout)["edges_by_kind"]["calls"] == 1
+
+
+def test_demo_runs(capsys) -> None:
+    code, out, _ = run(capsys, "demo")
+    assert code == 0
+    assert "ProcessRefund" in out

@@ -1,0 +1,213 @@
+"""Indexing end to end: store layout, incremental == full rebuild, atomicity, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import ctxframe as cf
+from ctxframe import _extract, _store
+from ctxframe._schema import EDGES, FILES, NODES, TOKENS
+
+
+def _tables(store: str) -> dict[str, pl.DataFrame]:
+    return {n: _store.read_table(store, n) for n in ("nodes", "edges", "files", "tokens")}
+
+
+def _canonical(t: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    files = t["files"].drop("mtime_ns")  # stat facts differ between copies, content does not
+    return {
+        "nodes": t["nodes"].sort(pl.all()),
+        "edges": t["edges"].sort(pl.all(), nulls_last=True),
+        "files": files.sort(pl.all(), nulls_last=True),
+        "tokens": t["tokens"].sort(pl.all()),
+    }
+
+
+def test_store_tables_match_schema(shop_graph) -> None:
+    assert shop_graph.nodes.schema == NODES
+    assert shop_graph.edges.schema == EDGES
+    assert shop_graph.files.schema == FILES
+    assert shop_graph.tokens.schema == TOKENS
+    meta = json.loads((Path(shop_graph.store) / "meta.json").read_text())
+    assert {"schema_version", "ctxframe_version", "git_head", "indexed_at", "root"} <= set(meta)
+
+
+def test_sample_has_the_refund_flow(shop_graph) -> None:
+    ids = set(shop_graph.nodes["id"])
+    proc = "services/payments/refund_processor.py::PaymentRefundProcessor.ProcessRefund"
+    assert proc in ids
+    assert "module://requests" in ids
+    calls = shop_graph.edges.filter(pl.col("kind") == "calls")
+    callers = set(calls.filter(pl.col("dst") == proc)["src"])
+    assert "services/payments/checkout.py::CheckoutHandler.handle_refund_request" in callers
+    callees = set(calls.filter(pl.col("src") == proc)["dst"].drop_nulls())
+    assert "services/payments/gateway.py::PaymentGateway.Refund" in callees
+
+
+def test_sql_runs_duckdb_over_frames(shop_graph) -> None:
+    out = shop_graph.sql("select kind, count(*) as n from nodes group by kind order by kind")
+    assert isinstance(out, pl.DataFrame)
+    assert dict(out.iter_rows())["file"] == shop_graph.nodes.filter(pl.col("kind") == "file").height
+
+
+def _edit_sequence(root: Path):
+    """Scripted edits: add a file, modify one, rename a function, delete a file."""
+    pay = root / "services" / "payments"
+    yield lambda: (pay / "audit.py").write_text(
+        "from services.payments.refund_processor import validate_refund_amount\n\n"
+        "def audit_refund(amount):\n    return validate_refund_amount(amount, amount)\n"
+    )
+    yield lambda: (pay / "checkout.py").write_text(
+        (pay / "checkout.py").read_text()
+        + "\n\ndef checkout_summary():\n    return audit_refund(1)\n"
+    )
+    yield lambda: (pay / "refund_processor.py").write_text(
+        (pay / "refund_processor.py")
+        .read_text()
+        .replace("validate_refund_amount", "check_refund_amount")
+    )
+    yield lambda: (root / "services" / "billing" / "format.py").unlink()
+
+
+def test_incremental_equals_full_rebuild(shop: Path, tmp_path: Path) -> None:
+    inc_store = str(tmp_path / "inc")
+    cf.index(str(shop), store=inc_store, progress=False)
+    for n, edit in enumerate(_edit_sequence(shop)):
+        edit()
+        report = cf.index(str(shop), store=inc_store, progress=False).report
+        assert report.parsed <= 2, f"step {n} re-parsed {report.parsed} files"
+        full_store = str(tmp_path / f"full{n}")
+        cf.index(str(shop), store=full_store, rebuild=True, progress=False)
+        inc, full = _canonical(_tables(inc_store)), _canonical(_tables(full_store))
+        for name in inc:
+            assert inc[name].equals(full[name]), f"step {n}: {name} differs from a full rebuild"
+
+
+def test_unchanged_run_reparses_nothing(shop: Path) -> None:
+    cf.index(str(shop), progress=False)
+    os.utime(shop / "services" / "payments" / "gateway.py")  # new mtime, same bytes
+    report = cf.index(str(shop), progress=False).report
+    assert report.parsed == 0
+
+
+def test_failed_write_leaves_previous_store(shop: Path, monkeypatch) -> None:
+    g = cf.index(str(shop), progress=False)
+    before = _canonical(_tables(g.store))
+    (shop / "services" / "payments" / "new.py").write_text("def fresh():\n    pass\n")
+    calls = {"n": 0}
+    real = pl.DataFrame.write_parquet
+
+    def dying(self, *a, **kw):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt  # killed mid-write
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", dying)
+    with pytest.raises(KeyboardInterrupt):
+        cf.index(str(shop), progress=False)
+    monkeypatch.undo()
+    after = _canonical(_tables(g.store))
+    for name in before:
+        assert before[name].equals(after[name])
+
+
+def test_killed_between_renames_recovers(shop: Path) -> None:
+    g = cf.index(str(shop), progress=False)
+    os.replace(g.store, g.store + ".old-12345")  # the state a kill between renames leaves
+    again = cf.open(str(shop))
+    assert again.nodes.height == g.nodes.height
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        ("bin.py", b"\x00\x01\x02binary", "binary"),
+        ("latin.py", "caf\xe9 = 1\n".encode("latin-1"), "invalid UTF-8"),
+        ("huge.js", b"// x\n" * 250_000, "too large (> 1 MB)"),
+    ],
+)
+def test_bad_files_are_skipped_with_reason(tmp_path: Path, name, content, reason) -> None:
+    (tmp_path / name).write_bytes(content)
+    (tmp_path / "ok.py").write_text("def ok():\n    pass\n")
+    g = cf.index(str(tmp_path), progress=False)
+    row = g.files.filter(pl.col("path") == name)
+    assert row["skip_reason"].to_list() == [reason]
+    assert "ok.py::ok" in set(g.nodes["id"])
+    assert name not in set(g.nodes["id"])
+
+
+def test_syntax_errors_keep_what_parses(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("def good():\n    return 1\n\ndef bad(:\n    pass\n")
+    g = cf.index(str(tmp_path), progress=False)
+    assert g.files.filter(pl.col("path") == "broken.py")["parse_errors"][0] > 0
+    assert "broken.py::good" in set(g.nodes["id"])
+
+
+def test_unreadable_and_vanished_files(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "locked.py").write_text("x = 1\n")
+    real_open = open
+
+    def guarded(path, *a, **kw):
+        if str(path).endswith("locked.py"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *a, **kw)
+
+    monkeypatch.setattr(_extract, "open", guarded, raising=False)
+    assert _extract.extract_file(str(tmp_path), "locked.py").skip_reason.startswith("unreadable")
+    assert _extract.extract_file(str(tmp_path), "gone.py").skip_reason == "vanished while reading"
+
+
+def test_not_a_directory(tmp_path: Path) -> None:
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    with pytest.raises(cf.RepoNotFound, match="not a directory"):
+        cf.index(str(f))
+    with pytest.raises(cf.RepoNotFound):
+        cf.index(str(tmp_path / "missing"))
+
+
+def test_unwritable_store_leaves_old_store(shop: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a directory should be")
+    with pytest.raises(cf.StoreWriteError, match="--store"):
+        cf.index(str(shop), store=str(blocker / "store"), progress=False)
+
+
+def test_other_schema_version_fails_with_fix(shop: Path) -> None:
+    g = cf.index(str(shop), progress=False)
+    meta_path = Path(g.store) / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["schema_version"] = 999
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(cf.StoreVersionError, match="--rebuild"):
+        cf.open(str(shop))
+    cf.index(str(shop), rebuild=True, progress=False)  # the named fix works
+    assert cf.open(str(shop)).nodes.height == g.nodes.height
+
+
+def test_store_is_not_indexed_into_itself(shop: Path) -> None:
+    store = shop / "custom-store"
+    cf.index(str(shop), store=str(store), progress=False)
+    g = cf.index(str(shop), store=str(store), progress=False)
+    assert not g.files.filter(pl.col("path").str.starts_with("custom-store")).height
+
+
+def test_status_fresh_then_stale(shop: Path) -> None:
+    cf.index(str(shop), progress=False)
+    assert cf.status(str(shop)).fresh
+    (shop / "services" / "payments" / "gateway.py").write_text("x = 2\n")
+    (shop / "new_file.py").write_text("y = 1\n")
+    (shop / "services" / "billing" / "format.py").unlink()
+    st = cf.status(str(shop))
+    assert not st.fresh
+    assert st.modified == ["services/payments/gateway.py"]
+    assert st.added == ["new_file.py"]
+    assert st.deleted == ["services/billing/format.py"]
+    shutil.rmtree(shop / "services" / "billing")
