@@ -107,6 +107,7 @@ def bench_ctxframe(cli: list[str], tree: Path, corpus: c.Corpus, timeout: float)
     result: dict[str, Any] = {
         "cold": cold.to_json(),
         "counts": c.ctxframe_counts(cold.stdout, tree),
+        "cold_output": c.parse_json_output(cold.stdout),
     }
     target = c.pick_edit_target(tree, corpus.edit_target)
     c.append_function(target)
@@ -209,6 +210,9 @@ def summarize(name: str, res: dict[str, Any]) -> dict[str, Any]:
         "edges": _get(cf, "counts", "edges"),
         "cold_s": cold,
         "reindex_s": _get(cf, "reindex", "wall_s"),
+        "cold_inproc_s": _get(cf, "cold_output", "seconds"),
+        "reindex_inproc_s": _get(cf, "reindex_output", "seconds"),
+        "reindex_parsed": _get(cf, "reindex_output", "parsed"),
         "peak_rss_mb": max(peaks) if peaks else None,
         "ctags_s": ctags_s,
         "ctags_rss_mb": _get(ct, "run", "peak_rss_tree_sampled_mb"),
@@ -228,7 +232,9 @@ COLUMNS = [
     ("nodes", "nodes"),
     ("edges", "edges"),
     ("cold s", "cold_s"),
+    ("in-proc", "cold_inproc_s"),
     ("re-index s", "reindex_s"),
+    ("in-proc", "reindex_inproc_s"),
     ("peak RSS MB", "peak_rss_mb"),
     ("ctags s", "ctags_s"),
     ("codegraph s", "codegraph_s"),

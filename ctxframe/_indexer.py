@@ -22,7 +22,7 @@ from ctxframe import _store
 from ctxframe._config import load_config
 from ctxframe._errors import CtxframeError, RepoNotFound, StoreNotFound
 from ctxframe._extract import _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
-from ctxframe._resolve import PRODUCER, resolve
+from ctxframe._resolve import PRODUCER, Previous, resolve
 from ctxframe._schema import FILES, NODES
 from ctxframe._tokens import build_tokens
 
@@ -113,7 +113,9 @@ def _empty(schema: dict) -> pl.DataFrame:
 def _load_previous(store: str) -> dict[str, pl.DataFrame] | None:
     try:
         _store.read_meta(store)
-        return {n: _store.read_table(store, n) for n in ("nodes", "files", "refs")}
+        return {
+            n: _store.read_table(store, n) for n in ("nodes", "files", "refs", "edges", "tokens")
+        }
     except (StoreNotFound, FileNotFoundError):
         return None
 
@@ -237,10 +239,14 @@ def index(
             how="left",
         )
         .with_columns(
-            language=pl.when(pl.col("path").is_in(list(unchanged)))
+            language=pl.when(
+                pl.col("path").is_in(pl.Series(sorted(unchanged), dtype=pl.String).implode())
+            )
             .then("pl_")
             .otherwise("language"),
-            parse_errors=pl.when(pl.col("path").is_in(list(unchanged)))
+            parse_errors=pl.when(
+                pl.col("path").is_in(pl.Series(sorted(unchanged), dtype=pl.String).implode())
+            )
             .then("pe_")
             .otherwise("parse_errors"),
         )
@@ -257,7 +263,9 @@ def index(
     files = files.sort("path")
 
     reparsed = [r.path for r in fresh]
-    stay = pl.col("path").is_in(files["path"].implode()) & ~pl.col("path").is_in(reparsed)
+    stay = pl.col("path").is_in(files["path"].implode()) & ~pl.col("path").is_in(
+        pl.Series(reparsed, dtype=pl.String).implode()
+    )
     old_defs = (
         prev["nodes"]
         .filter(~pl.col("kind").is_in(["file", "module"]) & (pl.col("producer") == PRODUCER))
@@ -288,7 +296,14 @@ def index(
         pl.lit(None, pl.String).alias("doc"),
         pl.lit(None, pl.String).alias("parent"),
     )
-    edges, stubs = resolve(defs, files, refs, _gomods(root, indexed["path"].to_list()))
+    previous = None
+    if prev is not None:
+        before = prev_files.filter(pl.col("skip_reason").is_null())["path"]
+        if before.sort().equals(indexed["path"].sort()):  # same file set: resolve incrementally
+            previous = Previous(prev["edges"], old_defs, reparsed)
+    edges, stubs = resolve(
+        defs, files, refs, _gomods(root, indexed["path"].to_list()), previous=previous
+    )
     nodes = (
         pl.concat([file_nodes.cast(_DEF_SCHEMA), defs])
         .with_columns(producer=pl.lit(PRODUCER))
@@ -296,7 +311,21 @@ def index(
         .select(NODES.names())
         .sort("id")
     )
-    tokens = build_tokens(nodes)
+    if previous is not None:  # a node's tokens depend only on its label and path
+        same = nodes.filter(
+            ~pl.col("path").is_in(pl.Series(reparsed, dtype=pl.String).implode())
+            & (pl.col("kind") != "module")
+        )
+        tokens = pl.concat(
+            [
+                prev["tokens"].join(
+                    same.select(pl.col("id").alias("node_id")), on="node_id", how="semi"
+                ),
+                build_tokens(nodes.join(same, on="id", how="anti")),
+            ]
+        )
+    else:
+        tokens = build_tokens(nodes)
     report = IndexReport(
         root=root,
         store=store,

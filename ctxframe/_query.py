@@ -197,36 +197,45 @@ def _display_label_expr() -> pl.Expr:
 
 
 class _EdgeIndex:
-    """Edges sorted by src and by dst, with display labels, for 1-hop lookups by binary search."""
+    """Edges sorted by source row and by target row, with display labels, for 1-hop lookups.
+
+    Lookups are binary searches over integer node rows, so a query never scans the edges.
+    """
 
     def __init__(self, edges: pl.DataFrame, nodes: pl.DataFrame):
-        disp = nodes.select("id", display=_display_label_expr(), nkind=pl.col("kind"))
-        base = edges.select(
-            "src",
-            "dst",
-            "kind",
-            "confidence",
-            "name",
-            pl.col("line").cast(pl.Int32),
+        rows = nodes.select("id", _r=pl.int_range(pl.len(), dtype=pl.UInt32))
+        disp = nodes.select(_display_label_expr())["id"]
+        kinds = nodes["kind"]
+
+        def pick(values: pl.Series, row: str) -> pl.Expr:
+            if values.is_empty():
+                return pl.lit(None, pl.String)
+            return pl.when(pl.col(row).is_not_null()).then(
+                pl.lit(values).gather(pl.col(row).fill_null(0))
+            )
+
+        base = (
+            edges.lazy()
+            .select("src", "dst", "kind", "confidence", "name", pl.col("line").cast(pl.Int32))
+            .join(rows.lazy().rename({"id": "src", "_r": "_s"}), on="src", how="left")
+            .join(rows.lazy().rename({"id": "dst", "_r": "_d"}), on="dst", how="left")
+            .with_columns(
+                src_label=pick(disp, "_s"),
+                src_kind=pick(kinds, "_s"),
+                dst_label=pick(disp, "_d"),
+                dst_kind=pick(kinds, "_d"),
+            )
+            .collect()
         )
-        base = base.join(
-            disp.rename({"id": "src", "display": "src_label", "nkind": "src_kind"}),
-            on="src",
-            how="left",
-        ).join(
-            disp.rename({"id": "dst", "display": "dst_label", "nkind": "dst_kind"}),
-            on="dst",
-            how="left",
-        )
-        self.out = base.filter(pl.col("src").is_not_null()).sort("src", "dst", "line")
-        self.inn = base.filter(pl.col("dst").is_not_null()).sort("dst", "src", "line")
-        self._src = self.out["src"]
-        self._dst = self.inn["dst"]
+        self.out = base.filter(pl.col("_s").is_not_null()).sort("_s", "dst", "line")
+        self.inn = base.filter(pl.col("_d").is_not_null()).sort("_d", "src", "line")
+        self._src = self.out["_s"]
+        self._dst = self.inn["_d"]
 
     @staticmethod
-    def _rows(keys: pl.Series, ids: pl.Series) -> pl.Series:
-        lo = keys.search_sorted(ids, side="left")
-        hi = keys.search_sorted(ids, side="right")
+    def _rows(keys: pl.Series, rows: pl.Series) -> pl.Series:
+        lo = keys.search_sorted(rows, side="left")
+        hi = keys.search_sorted(rows, side="right")
         return (
             pl.DataFrame({"lo": lo, "hi": hi})
             .select(row=pl.int_ranges("lo", "hi"))
@@ -234,12 +243,12 @@ class _EdgeIndex:
             .drop_nulls()["row"]
         )
 
-    def arrows(self, ids: Sequence[str]) -> pl.DataFrame:
-        """All 1-hop arrows of the given node ids, both directions (uncapped, unfiltered)."""
-        if not ids:
+    def arrows(self, rows: pl.Series) -> pl.DataFrame:
+        """All 1-hop arrows of the nodes at the given rows, both directions (uncapped)."""
+        if rows.is_empty():
             return pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
-        keys = pl.Series(sorted(set(ids)), dtype=pl.String)
-        out = self.out[self._rows(self._src, keys)].select(
+        rows = rows.cast(pl.UInt32).unique().sort()
+        out = self.out[self._rows(self._src, rows)].lazy().select(
             hit_id="src",
             direction=pl.lit("out"),
             edge_kind="kind",
@@ -249,7 +258,7 @@ class _EdgeIndex:
             other_kind="dst_kind",
             line="line",
         )
-        inn = self.inn[self._rows(self._dst, keys)].select(
+        inn = self.inn[self._rows(self._dst, rows)].lazy().select(
             hit_id="dst",
             direction=pl.lit("in"),
             edge_kind="kind",
@@ -259,7 +268,7 @@ class _EdgeIndex:
             other_kind="src_kind",
             line="line",
         )
-        return pl.concat([out, inn]).cast(dict(NEIGHBOURS_SCHEMA))
+        return pl.concat([out, inn]).cast(dict(NEIGHBOURS_SCHEMA)).collect()
 
 
 def neighbours_of(
@@ -269,19 +278,25 @@ def neighbours_of(
     include_ambiguous: bool = False,
     cap: int = MAX_NEIGHBOURS,
 ) -> pl.DataFrame:
-    """Deduplicate, filter and cap the arrows: at most ``cap`` per hit, best-first, stable."""
+    """Deduplicate, filter and cap the arrows: at most ``cap`` per hit, best-first, stable.
+
+    Selection order: confidence (EXTRACTED first), edge kind (calls, extends, implements,
+    imports, others, contains), direction, label; display order: in-arrows first.
+    """
     if arrows.is_empty():
         return pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
+    lf = arrows.lazy()
     if not include_ambiguous:
-        arrows = arrows.filter(pl.col("confidence").fill_null("") != "AMBIGUOUS")
-    order = pl.DataFrame(
+        lf = lf.filter(pl.col("confidence").fill_null("") != "AMBIGUOUS")
+    order = pl.LazyFrame(
         {"hit_id": list(hit_ids), "_hit": range(len(hit_ids))},
         schema={"hit_id": pl.String, "_hit": pl.Int64},
     )
     conf = pl.col("confidence").replace_strict(_CONF_RANK, default=3, return_dtype=pl.Int8)
     kind = pl.col("edge_kind").replace_strict(_KIND_RANK, default=4, return_dtype=pl.Int8)
+    back = {v: k for k, v in _CONF_RANK.items()}
     return (
-        arrows.with_columns(_conf=conf, _kind=kind)
+        lf.with_columns(_conf=conf, _kind=kind)
         .group_by("hit_id", "direction", "edge_kind", "other_id", "other_label")
         .agg(
             pl.col("_conf").min(),
@@ -290,9 +305,7 @@ def neighbours_of(
             pl.col("line").min(),
         )
         .with_columns(
-            confidence=pl.col("_conf").replace_strict(
-                {v: k for k, v in _CONF_RANK.items()}, default=None, return_dtype=pl.String
-            )
+            confidence=pl.col("_conf").replace_strict(back, default=None, return_dtype=pl.String)
         )
         .join(order, on="hit_id", how="inner")
         .sort(
@@ -303,6 +316,7 @@ def neighbours_of(
         .sort(["_hit", "direction", "_kind", "other_label", "other_id", "line"], nulls_last=True)
         .select(list(NEIGHBOURS_SCHEMA))
         .cast(dict(NEIGHBOURS_SCHEMA))
+        .collect()
     )
 
 

@@ -9,6 +9,8 @@ Resolution always runs over every reference, so an incremental index equals a fu
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import polars as pl
 
 from ctxframe._languages import LANGUAGES
@@ -77,17 +79,37 @@ def _go_dirs(modules: pl.Series, gomods: dict[str, str]) -> pl.DataFrame:
     return pl.DataFrame(rows, schema={"module": pl.String, "target_dir": pl.String}, orient="row")
 
 
+@dataclass(frozen=True)
+class Previous:
+    """What an incremental run knows from the last one: its edges and definitions, and which
+    files were re-parsed. Only valid when no file was added or removed."""
+
+    edges: pl.DataFrame
+    defs: pl.DataFrame
+    changed: list[str]
+
+
+_KEY = ["id", "kind", "label", "qualname", "path", "parent"]
+
+
 def resolve(
-    defs: pl.DataFrame, files: pl.DataFrame, refs: pl.DataFrame, gomods: dict[str, str]
+    defs: pl.DataFrame,
+    files: pl.DataFrame,
+    refs: pl.DataFrame,
+    gomods: dict[str, str],
+    previous: Previous | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Edges (contains, imports, calls, extends, implements) and module-stub nodes."""
+    """Edges (contains, imports, calls, extends, implements) and module-stub nodes.
+
+    With `previous`, only references whose resolution can change are resolved again: those in
+    re-parsed files and in files importing them, and those naming a definition that changed.
+    """
     # A fixed row order makes every keep="first" below independent of how refs were gathered.
-    refs = refs.sort(
-        "path", "line", "kind", "src", "name", "receiver", "module", "alias", nulls_last=True
-    ).with_columns(family=_family(), dir=_dirname("path"))
+    order = ["path", "line", "kind", "src", "name", "receiver", "module", "alias"]
+    refs = refs.with_columns(family=_family(), dir=_dirname("path"))
     indexed = files.filter(pl.col("skip_reason").is_null()).select("path", "language")
     edges_imports, bindings, stubs = _imports(
-        refs.filter(pl.col("kind") == "import"), indexed, gomods
+        refs.filter(pl.col("kind") == "import").sort(order, nulls_last=True), indexed, gomods
     )
     targets = defs.with_columns(family=_family(), dir=_dirname("path")).select(
         pl.col("id").alias("dst"),
@@ -99,20 +121,41 @@ def resolve(
         "family",
         (pl.col("parent") == pl.col("path")).alias("top"),
     )
+    kept = None
+    symbolic = refs.filter(pl.col("kind") != "import")
+    if previous is not None:
+        changed = pl.Series(previous.changed, dtype=pl.String)
+        changed_defs = pl.concat(
+            [
+                defs.filter(pl.col("path").is_in(changed.implode())).select(_KEY),
+                previous.defs.filter(pl.col("path").is_in(changed.implode())).select(_KEY),
+            ]
+        )
+        moved = changed_defs.group_by(_KEY).len().filter(pl.col("len") == 1)["label"].unique()
+        importers = edges_imports.filter(pl.col("dst").is_in(changed.implode()))["src"].unique()
+        touched = changed.append(importers).unique()
+        redo = pl.col("path").is_in(touched.implode()) | pl.col("name").is_in(moved.implode())
+        old = previous.edges.filter(pl.col("kind").is_in(["calls", "extends", "implements"]))
+        kept = old.filter(~redo).drop("producer")
+        symbolic = symbolic.filter(redo)
+    symbolic = symbolic.sort(order, nulls_last=True)
     inherits = _resolve_refs(
-        refs.filter(pl.col("kind").is_in(["extends", "implements"])),
+        symbolic.filter(pl.col("kind").is_in(["extends", "implements"])),
         targets,
         bindings,
         _TYPES,
         _TYPES,
     )
+    bases = (
+        inherits if kept is None else pl.concat([inherits, kept.filter(pl.col("kind") != "calls")])
+    )
     calls = _resolve_refs(
-        refs.filter(pl.col("kind") == "call").with_columns(kind=pl.lit("calls")),
+        symbolic.filter(pl.col("kind") == "call").with_columns(kind=pl.lit("calls")),
         targets,
         bindings,
         _CALLABLE,
         ["method"],
-        bases=inherits.filter(pl.col("dst").is_not_null()).select("src", "dst"),
+        bases=bases.filter(pl.col("dst").is_not_null()).select("src", "dst"),
     )
     contains = defs.select(
         pl.col("parent").alias("src"),
@@ -123,11 +166,9 @@ def resolve(
         "path",
         pl.col("line_start").alias("line"),
     )
+    parts = [contains, edges_imports, calls, inherits] + ([kept] if kept is not None else [])
     edges = pl.concat(
-        [
-            e.select(list(EDGES.names())[:-1]).cast(dict(list(EDGES.items())[:-1]))
-            for e in (contains, edges_imports, calls, inherits)
-        ]
+        [e.select(list(EDGES.names())[:-1]).cast(dict(list(EDGES.items())[:-1])) for e in parts]
     ).with_columns(producer=pl.lit(PRODUCER))
     return edges.sort("src", "kind", "line", "dst", "name", nulls_last=True), stubs
 

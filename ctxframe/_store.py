@@ -10,6 +10,7 @@ import glob
 import json
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 
 import polars as pl
 
@@ -63,8 +64,18 @@ def write(path: str, tables: dict[str, pl.DataFrame], meta: dict) -> None:
         os.makedirs(parent, exist_ok=True)
         shutil.rmtree(tmp, ignore_errors=True)
         os.makedirs(tmp)
-        for name, frame in tables.items():
-            frame.write_parquet(os.path.join(tmp, f"{name}.parquet"), statistics=False)
+        with ThreadPoolExecutor(max_workers=len(tables)) as pool:  # Polars releases the GIL
+            futures = [
+                pool.submit(
+                    frame.write_parquet,
+                    os.path.join(tmp, f"{name}.parquet"),
+                    compression="snappy",
+                    statistics=False,
+                )
+                for name, frame in tables.items()
+            ]
+            for f in futures:
+                f.result()
         with open(os.path.join(tmp, META), "w", encoding="utf-8") as fh:
             json.dump({**meta, "schema_version": SCHEMA_VERSION}, fh, indent=2, sort_keys=True)
         old = f"{path}.old-{os.getpid()}"

@@ -107,16 +107,19 @@ def walk(root: str, exclude: list[str] | tuple[str, ...] = ()) -> WalkResult:
             return
         seen_dirs.add((st.st_dev, st.st_ino))
         prefix = f"{dir_rel}/" if dir_rel else ""
-        local = [
-            s for name in IGNORE_FILES if (s := _spec(_read_lines(os.path.join(dir_abs, name))))
-        ]
-        if local:
-            specs = specs + [(prefix, s) for s in local]
         try:
             entries = sorted(os.scandir(dir_abs), key=lambda e: e.name)
         except OSError as exc:
             out.skipped.append((dir_rel or ".", f"unreadable directory: {exc.strerror}"))
             return
+        names = {e.name for e in entries}
+        local = [
+            s
+            for name in IGNORE_FILES
+            if name in names and (s := _spec(_read_lines(os.path.join(dir_abs, name))))
+        ]
+        if local:
+            specs = specs + [(prefix, s) for s in local]
         for entry in entries:
             rel = prefix + entry.name
             try:

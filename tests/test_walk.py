@@ -90,6 +90,8 @@ def test_symlinks_stay_inside_and_loops_end(tmp_path: Path) -> None:
 
 
 def test_sample_ignores(shop: Path) -> None:
+    for rel in ("tmp/scratch.py", "debug.log", "legacy/old_refunds.py"):
+        assert (shop / rel).is_file(), f"sample lost {rel}: the ignore test would be vacuous"
     found = _paths(shop)
     assert "tmp/scratch.py" not in found  # .gitignore
     assert "debug.log" not in found  # .gitignore
