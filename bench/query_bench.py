@@ -185,7 +185,9 @@ def describe_hits(result: Any, limit: int = 3) -> dict[str, Any]:
 
 def time_rule(graph: Any, rule: Any, repeat: int) -> dict[str, Any]:
     """Warm latency of every query under one rule (first call discarded as warm-up)."""
+    start = time.perf_counter()
     graph.query(QUERIES[0], rule=rule)
+    warmup_ms = (time.perf_counter() - start) * 1000
     samples: list[float] = []
     per_query: list[dict[str, Any]] = []
     for text in QUERIES:
@@ -200,6 +202,7 @@ def time_rule(graph: Any, rule: Any, repeat: int) -> dict[str, Any]:
             {"query": text, "median_ms": round(statistics.median(runs), 3), **describe_hits(result)}
         )
     return {
+        "warmup_ms": warmup_ms,
         "runs": len(samples),
         "median_ms": statistics.median(samples),
         "p95_ms": c.percentile(samples, 95),
@@ -279,32 +282,33 @@ def cold_bench(args: argparse.Namespace, corpus: c.Corpus, cf_tree: Path | None)
 # --------------------------------------------------------------------------- report
 
 
+def _rule_row(name: str, res: dict[str, Any] | str) -> list[Any]:
+    """One row of the warm table."""
+    if isinstance(res, str):
+        return [name, None, None, None, None, res]
+    note = f"warm-up query {res['warmup_ms']:.0f} ms"
+    return [name, res["runs"], res["median_ms"], res["p95_ms"], res["max_ms"], note]
+
+
+def _cli_row(tool: str, res: dict[str, Any] | str | None) -> list[Any]:
+    """One row of the cold CLI table."""
+    if isinstance(res, dict) and "error" not in res:
+        return [tool, res["median_s"], res["min_s"], res["max_s"], res["peak_rss_tree_mb"], ""]
+    note = res.get("error") if isinstance(res, dict) else res or "not run"
+    return [tool, None, None, None, None, note]
+
+
 def print_report(warm: dict[str, Any] | str, cold: dict[str, Any]) -> None:
     """Tables of warm latency per rule and cold CLI latency, with the targets."""
     print(f"warm in-process latency ({len(QUERIES)} queries):")
     if isinstance(warm, str):
         print(f"  {warm}")
     else:
-        rows: list[list[Any]] = []
-        for name in RULE_NAMES:
-            res = warm["rules"].get(name, "not run")
-            if isinstance(res, str):
-                rows.append([name, None, None, None, None, res])
-            else:
-                rows.append([name, res["runs"], res["median_ms"], res["p95_ms"], res["max_ms"], ""])
+        rows = [_rule_row(name, warm["rules"].get(name, "not run")) for name in RULE_NAMES]
         print(c.format_table(["rule", "runs", "median ms", "p95 ms", "max ms", "note"], rows))
         print(f"  graph load (ctxframe.open): {warm['open_s']:.3f} s")
     print(f'\ncold CLI latency, query "{cold["query"]}":')
-    cli_rows = []
-    for tool in ("ctxframe", "codegraph"):
-        res = cold.get(tool)
-        if not isinstance(res, dict) or "error" in res:
-            note = res if isinstance(res, str) else res.get("error") if res else "not run"
-            cli_rows.append([tool, None, None, None, None, note])
-        else:
-            cli_rows.append(
-                [tool, res["median_s"], res["min_s"], res["max_s"], res["peak_rss_tree_mb"], ""]
-            )
+    cli_rows = [_cli_row(tool, cold.get(tool)) for tool in ("ctxframe", "codegraph")]
     print(c.format_table(["tool", "median s", "min s", "max s", "peak RSS MB", "note"], cli_rows))
     print("targets (informational):")
     for line in target_lines(warm, cold):

@@ -597,23 +597,28 @@ class RankIndex:
     def named(self, text: str) -> pl.Series:
         """Row indices of the nodes the whole query names (tier 0)."""
         keys = {text.strip().lower(), " ".join(tokenize(text))} - {""}
-        if not keys:
+        if not keys or self._names.is_empty():
             return pl.Series("_idx", [], dtype=pl.UInt32)
         k = pl.Series(sorted(keys), dtype=pl.String)
         lo = self._names.search_sorted(k, side="left")
         hi = self._names.search_sorted(k, side="right")
-        rows = pl.DataFrame({"lo": lo, "hi": hi}).select(r=pl.int_ranges("lo", "hi")).explode("r")
-        rows = rows.drop_nulls()["r"]
-        return self._name_idx.gather(rows).unique().sort().alias("_idx")
+        found = [i for a, b in zip(lo.to_list(), hi.to_list(), strict=True) for i in range(a, b)]
+        if not found:
+            return pl.Series("_idx", [], dtype=pl.UInt32)
+        return self._name_idx.gather(found).unique().sort().alias("_idx")
 
     def _vocab_matches(
         self, counts: dict[str, int], *, fuzzy: bool, dice: float, min_prefix: int
-    ) -> pl.DataFrame:
-        """(qtoken, token_id, tier, dice) for every vocabulary token each query token matches."""
+    ) -> pl.LazyFrame:
+        """(qtoken, token_id, tier, dice) for every vocabulary token each query token matches.
+
+        Exact and prefix matches are ranges of the sorted vocabulary found by bisection;
+        trigram candidates share trigrams with the query token (sorted trigram table spans).
+        """
         vocab = self._vocab_list
         exact_q, exact_t = [], []
         pre_q, pre_lo, pre_hi = [], [], []
-        tri_q, tri_nq, tri_lo, tri_hi, tri_a, tri_b = [], [], [], [], [], []
+        tri: dict[str, list] = {k: [] for k in ("qtoken", "nq", "lo", "hi", "a", "b")}
         for q in sorted(counts):
             lo = bisect_left(vocab, q)
             is_exact = lo < len(vocab) and vocab[lo] == q
@@ -632,62 +637,42 @@ class RankIndex:
             for g in sorted(grams):
                 span = self._tri_span.get(g)
                 if span is not None:
-                    tri_q.append(q)
-                    tri_nq.append(len(grams))
-                    tri_lo.append(lo)
-                    tri_hi.append(hi)
-                    tri_a.append(span[0])
-                    tri_b.append(span[1])
+                    for key, val in zip(tri, (q, len(grams), lo, hi, *span), strict=True):
+                        tri[key].append(val)
 
-        schema = {"qtoken": pl.String, "token_id": pl.UInt32, "tier": pl.Int8, "dice": pl.Float64}
+        u32 = pl.UInt32
+        schema = {"qtoken": pl.String, "token_id": u32, "tier": pl.Int8, "dice": pl.Float64}
         parts = [
-            pl.DataFrame(
+            pl.LazyFrame(
                 {"qtoken": exact_q, "token_id": exact_t},
-                schema={"qtoken": pl.String, "token_id": pl.UInt32},
+                schema={"qtoken": pl.String, "token_id": u32},
             ).with_columns(tier=pl.lit(EXACT, pl.Int8), dice=pl.lit(1.0))
         ]
         if pre_q:
             parts.append(
-                pl.DataFrame(
+                pl.LazyFrame(
                     {"qtoken": pre_q, "lo": pre_lo, "hi": pre_hi},
-                    schema={"qtoken": pl.String, "lo": pl.UInt32, "hi": pl.UInt32},
+                    schema={"qtoken": pl.String, "lo": u32, "hi": u32},
                 )
-                .select("qtoken", token_id=pl.int_ranges("lo", "hi", dtype=pl.UInt32))
+                .select("qtoken", token_id=pl.int_ranges("lo", "hi", dtype=u32))
                 .explode("token_id")
                 .with_columns(tier=pl.lit(PREFIX, pl.Int8), dice=pl.lit(1.0))
             )
-        if tri_q:
-            spans = pl.DataFrame(
-                {
-                    "qtoken": tri_q,
-                    "nq": tri_nq,
-                    "lo": tri_lo,
-                    "hi": tri_hi,
-                    "a": tri_a,
-                    "b": tri_b,
-                },
-                schema={
-                    "qtoken": pl.String,
-                    "nq": pl.UInt32,
-                    "lo": pl.UInt32,
-                    "hi": pl.UInt32,
-                    "a": pl.UInt32,
-                    "b": pl.UInt32,
-                },
-            )
-            rows = spans.with_columns(r=pl.int_ranges("a", "b", dtype=pl.UInt32)).explode("r")
-            rows = rows.with_columns(token_id=self._tri_tok.gather(rows["r"]))
-            shared = (
-                rows.group_by("qtoken", "token_id")
-                .agg(shared=pl.len(), nq=pl.col("nq").first(), lo=pl.first("lo"), hi=pl.first("hi"))
-                .filter((pl.col("token_id") < pl.col("lo")) | (pl.col("token_id") >= pl.col("hi")))
-            )
-            shared = shared.with_columns(nt=self._n_tri.gather(shared["token_id"]))
+        if tri["qtoken"]:
             sim = 2 * pl.col("shared").cast(pl.Float64) / (pl.col("nq") + pl.col("nt"))
+            outside = (pl.col("token_id") < pl.col("lo")) | (pl.col("token_id") >= pl.col("hi"))
             parts.append(
-                shared.with_columns(dice=sim)
+                pl.LazyFrame(tri, schema={"qtoken": pl.String} | {k: u32 for k in list(tri)[1:]})
+                .with_columns(r=pl.int_ranges("a", "b", dtype=u32))
+                .explode("r")
+                .with_columns(token_id=pl.lit(self._tri_tok).gather(pl.col("r")))
+                .group_by("qtoken", "token_id")
+                .agg(shared=pl.len(), nq=pl.first("nq"), lo=pl.first("lo"), hi=pl.first("hi"))
+                .filter(outside)
+                .with_columns(nt=pl.lit(self._n_tri).gather(pl.col("token_id")))
+                .with_columns(dice=sim)
                 .filter(pl.col("dice") >= dice)
-                .select("qtoken", "token_id", tier=pl.lit(TRIGRAM, pl.Int8), dice="dice")
+                .with_columns(tier=pl.lit(TRIGRAM, pl.Int8))
             )
         return pl.concat([p.select(list(schema)).cast(schema) for p in parts])
 
@@ -701,20 +686,11 @@ class RankIndex:
         project_tokens: Iterable[str] = (),
         project_factor: float = DEFAULT_PROJECT_FACTOR,
     ) -> pl.DataFrame:
-        """The match table rules score (columns documented in :mod:`ctxframe.rules`)."""
+        """The match table rules score (columns documented in :mod:`ctxframe.rules`).
+
+        Also carries ``_idx``, the node's row in ``nodes`` (dropped before rules see it).
+        """
         counts = dict(Counter(tokenize_query(text)))
-        vm = self._vocab_matches(counts, fuzzy=fuzzy, dice=dice, min_prefix=min_prefix)
-        vm = vm.with_columns(
-            df=self._df.gather(vm["token_id"]), start=self._start.gather(vm["token_id"])
-        )
-        m = (
-            vm.with_columns(
-                _p=pl.int_ranges("start", pl.col("start") + pl.col("df"), dtype=pl.UInt32)
-            )
-            .explode("_p")
-            .drop_nulls("_p")
-        )
-        m = m.with_columns(_idx=self._post_node.gather(m["_p"]))
         project = sorted({t for p in project_tokens for t in tokenize(p)})
         factor = (
             pl.when(pl.col("qtoken").is_in(project)).then(project_factor).otherwise(1.0)
@@ -722,27 +698,45 @@ class RankIndex:
             else pl.lit(1.0)
         )
         n = float(self.n_nodes)
-        return m.select(
-            node_id=self._ids.gather(m["_idx"]),
-            qtoken="qtoken",
-            token=self._vocab_token.gather(m["token_id"]),
-            tier="tier",
-            dice="dice",
-            df="df",
-            n_nodes=pl.lit(self.n_nodes, pl.UInt32),
-            factor=factor,
-            tf=pl.lit(1, pl.UInt32),
-            doc_len=self._doc_len.gather(m["_idx"]),
-            avg_doc_len=pl.lit(self.avg_doc_len),
-            query_tf=pl.col("qtoken").replace_strict(counts, return_dtype=pl.UInt32),
-            label=self._labels.gather(m["_idx"]),
-            query=pl.lit(text, pl.String),
-            _idx="_idx",
-        ).with_columns(
-            idf=(0.1 + (n / (1 + pl.col("df").cast(pl.Float64))).log()).clip(
-                lower_bound=_rules.MIN_WEIGHT
+        tid, row = pl.col("token_id"), pl.col("_idx")
+        start = pl.col("start")
+        idf = (0.1 + (n / (1 + pl.col("df").cast(pl.Float64))).log()).clip(
+            lower_bound=_rules.MIN_WEIGHT
+        )
+        empty = self.n_nodes == 0 or not self._vocab_list
+        vm = self._vocab_matches(counts, fuzzy=fuzzy, dice=dice, min_prefix=min_prefix)
+        if empty:
+            vm = vm.clear()
+            gather = lambda s, col: pl.lit(None, s.dtype)  # noqa: E731
+        else:
+            gather = lambda s, col: pl.lit(s).gather(col)  # noqa: E731
+        return (
+            vm.with_columns(df=gather(self._df, tid), start=gather(self._start, tid))
+            .with_columns(_p=pl.int_ranges(start, start + pl.col("df"), dtype=pl.UInt32))
+            .explode("_p")
+            .drop_nulls("_p")
+            .with_columns(_idx=gather(self._post_node, pl.col("_p")))
+            .select(
+                node_id=gather(self._ids, row),
+                qtoken="qtoken",
+                token=gather(self._vocab_token, tid),
+                tier="tier",
+                dice="dice",
+                df="df",
+                n_nodes=pl.lit(self.n_nodes, pl.UInt32),
+                factor=factor,
+                tf=pl.lit(1, pl.UInt32),
+                doc_len=gather(self._doc_len, row),
+                avg_doc_len=pl.lit(self.avg_doc_len, pl.Float64),
+                query_tf=pl.col("qtoken").replace_strict(
+                    counts, default=1, return_dtype=pl.UInt32
+                ),
+                label=gather(self._labels, row),
+                query=pl.lit(text, pl.String),
+                _idx="_idx",
             )
-            * pl.col("factor")
+            .with_columns(idf=idf * pl.col("factor"))
+            .collect()
         )
 
     # ------------------------------------------------------------------- query
@@ -777,43 +771,38 @@ class RankIndex:
         scored = rule.score(matches.drop("_idx"))
         if "tier" not in scored.columns:
             scored = scored.with_columns(tier=pl.lit(None, pl.Int8))
-        scored = scored.select(
-            "node_id", score=pl.col("score").cast(pl.Float64), rtier=pl.col("tier").cast(pl.Int8)
+        scored = scored.lazy().select(
+            pl.col("node_id").cast(pl.String),
+            score=pl.col("score").cast(pl.Float64),
+            rtier=pl.col("tier").cast(pl.Int8),
         )
 
-        cand = matches.group_by("_idx").agg(
-            node_id=pl.col("node_id").first(), mtier=pl.col("tier").min()
-        )
+        cand = matches.lazy().group_by("_idx").agg(node_id=pl.first("node_id"), mtier=pl.min("tier"))
         named = self.named(text)
         if named.len():
-            extra = pl.DataFrame({"_idx": named}).select(
-                "_idx", node_id=self._ids.gather(named), mtier=pl.lit(None, pl.Int8)
+            extra = pl.LazyFrame({"_idx": named}).select(
+                "_idx", node_id=pl.lit(self._ids).gather(pl.col("_idx")), mtier=pl.lit(None, pl.Int8)
             )
             cand = pl.concat([cand, extra]).unique("_idx", keep="first")
+        flag = lambda s: pl.lit(s).gather(pl.col("_idx"))  # noqa: E731
+        path = pl.col("path")
         cand = cand.join(scored, on="node_id", how="left").with_columns(
             named=pl.col("_idx").is_in(named.implode()),
             score=pl.col("score").fill_null(0.0),
-        )
-
-        path = pl.col("path")
-        cand = cand.with_columns(
-            path=self._paths.gather(cand["_idx"]),
-            _stub=self._is_stub.gather(cand["_idx"]),
-            _test=self._is_test.gather(cand["_idx"]),
-            _doc=self._is_doc.gather(cand["_idx"]),
+            path=flag(self._paths),
         )
         if within:
             cand = cand.filter(path.str.contains(glob_to_regex(within)).fill_null(False))
         mult = pl.lit(1.0)
         if not words & IMPORT_WORDS:
             stub = getattr(rule, "stub", _rules.DEFAULT_STUB)
-            mult = mult * pl.when("_stub").then(stub).otherwise(1.0)
+            mult = mult * pl.when(flag(self._is_stub)).then(stub).otherwise(1.0)
         if not words & TEST_WORDS:
             test = getattr(rule, "test", _rules.DEFAULT_TEST)
-            mult = mult * pl.when("_test").then(test).otherwise(1.0)
+            mult = mult * pl.when(flag(self._is_test)).then(test).otherwise(1.0)
         if not words & DOC_WORDS:
             doc = getattr(rule, "doc", _rules.DEFAULT_DOC)
-            mult = mult * pl.when("_doc").then(doc).otherwise(1.0)
+            mult = mult * pl.when(flag(self._is_doc)).then(doc).otherwise(1.0)
         dep = _globs_expr(deprioritize, path)
         if dep is not None:
             mult = mult * pl.when(dep).then(deprioritize_factor).otherwise(1.0)
@@ -827,10 +816,13 @@ class RankIndex:
                 .otherwise(pl.coalesce("rtier", "mtier"))
                 .cast(pl.Int8)
             )
-            .sort(["named", "score", "node_id"], descending=[True, True, False])
+            .select("_idx", "node_id", "named", "score", "tier")
+            .collect()
         )
         total = ranked.height
-        top = ranked.head(max(0, limit))
+        top = ranked.sort(["named", "score", "node_id"], descending=[True, True, False]).head(
+            max(0, limit)
+        )
         hits = (
             self.nodes[top["_idx"]]
             .with_columns(
@@ -842,9 +834,13 @@ class RankIndex:
         )
 
         eidx = self._edge_index_for(edges)
-        ids = hits["id"].to_list()
-        arrows = eidx.arrows(ids) if eidx is not None else pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
-        neighbours = neighbours_of(arrows, ids, include_ambiguous=include_ambiguous)
+        if eidx is not None:
+            arrows = eidx.arrows(top["_idx"])
+        else:
+            arrows = pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
+        neighbours = neighbours_of(
+            arrows, hits["id"].to_list(), include_ambiguous=include_ambiguous
+        )
         return QueryResult(
             query=text,
             hits=hits,

@@ -42,6 +42,16 @@
     object: (_) @receiver
     property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
 
+; tree-sitter-typescript parses `await f<T>(x)` with the await inside the callee (grammar #282).
+(call_expression
+  function: (await_expression (identifier) @name)) @reference.call
+
+(call_expression
+  function: (await_expression
+    (member_expression
+      object: (_) @receiver
+      property: [(property_identifier) (private_property_identifier)] @name))) @reference.call
+
 (new_expression
   constructor: (identifier) @name) @reference.call
 
