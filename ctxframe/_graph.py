@@ -95,6 +95,100 @@ class Graph:
         name = os.path.basename(self.root.rstrip("/")) if self.root else ""
         return tuple(tokenize(name))
 
+    # -- shared indexes for the verbs (built once per Graph) --------------------------------------
+    @cached_property
+    def _symbols(self):
+        from ctxframe._lookup import SymbolIndex
+
+        return SymbolIndex(self.nodes)
+
+    @cached_property
+    def _row_of(self) -> dict[str, int]:
+        return {node_id: i for i, node_id in enumerate(self.nodes["id"].to_list())}
+
+    @cached_property
+    def _file_ids(self) -> set[str]:
+        return set(self.nodes.filter(pl.col("kind") == "file")["id"].to_list())
+
+    def _node_rows(self, ids: list[str]) -> pl.DataFrame:
+        rows = [self._row_of[i] for i in ids if i in self._row_of]
+        return self.nodes[rows]
+
+    @cached_property
+    def _edge_index(self):
+        from ctxframe._query import _EdgeIndex
+
+        return _EdgeIndex(self.edges, self.nodes)
+
+    def _arrows(self, ids: list[str], include_ambiguous: bool = False) -> pl.DataFrame:
+        rows = pl.Series([self._row_of[i] for i in ids if i in self._row_of], dtype=pl.UInt32)
+        arrows = self._edge_index.arrows(rows)
+        if not include_ambiguous:
+            arrows = arrows.filter(pl.col("confidence").fill_null("") != "AMBIGUOUS")
+        return arrows.sort("direction", "edge_kind", "other_label", "other_id", nulls_last=True)
+
+    @cached_property
+    def _con(self):
+        import duckdb
+
+        return duckdb.connect()
+
+    def _dep_edges(self, include_ambiguous: bool) -> pl.DataFrame:
+        return self._dep_edges_all if include_ambiguous else self._dep_edges_sure
+
+    @cached_property
+    def _dep_edges_all(self) -> pl.DataFrame:
+        from ctxframe._traverse import DEPENDENCY_KINDS
+
+        return self.edges.filter(
+            pl.col("dst").is_not_null() & pl.col("kind").is_in(list(DEPENDENCY_KINDS))
+        ).select("src", "dst", "kind", "confidence")
+
+    @cached_property
+    def _dep_edges_sure(self) -> pl.DataFrame:
+        return self._dep_edges_all.filter(pl.col("confidence") != "AMBIGUOUS")
+
+    @cached_property
+    def _amb_edges(self) -> pl.DataFrame:
+        return self._dep_edges_all.filter(pl.col("confidence") == "AMBIGUOUS")
+
+    # -- verbs ---------------------------------------------------------------------------------
+    def card(self, name: str, include_ambiguous: bool = False):
+        """A known symbol: kind, place, signature, doc, parent, callers, callees, members."""
+        from ctxframe import _verbs
+
+        return _verbs.card(self, name, include_ambiguous=include_ambiguous)
+
+    def affected(self, target: str, depth: int = 3, include_ambiguous: bool = False):
+        """Blast radius of a symbol or file: who depends on it, by depth (a floor)."""
+        from ctxframe import _verbs
+
+        return _verbs.affected(self, target, depth=depth, include_ambiguous=include_ambiguous)
+
+    def path(self, a: str, b: str, undirected: bool = False, include_ambiguous: bool = False):
+        """Shortest paths from symbol A to symbol B, each hop with kind and confidence."""
+        from ctxframe import _verbs
+
+        return _verbs.path(self, a, b, undirected=undirected, include_ambiguous=include_ambiguous)
+
+    def change_plan(self, name: str, depth: int = 2):
+        """An ordered checklist of what to look at before editing a symbol."""
+        from ctxframe import _verbs
+
+        return _verbs.change_plan(self, name, depth=depth)
+
+    def explain(self, target: str):
+        """A plain-language paragraph about a symbol or file, from graph facts only."""
+        from ctxframe import _verbs
+
+        return _verbs.explain(self, target)
+
+    def hubs(self, top: int = 10):
+        """Orientation: most depended-on symbols, largest files, entry points, directories."""
+        from ctxframe import _verbs
+
+        return _verbs.hubs(self, top=top)
+
     def summary(self) -> dict:
         """Counts by kind and confidence, for display."""
         return {

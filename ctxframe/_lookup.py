@@ -8,14 +8,6 @@ from dataclasses import dataclass
 import polars as pl
 
 
-def _trigrams(expr: pl.Expr) -> pl.Expr:
-    """Character trigram sets of a lowercased string column, as a list column."""
-    s = expr.str.to_lowercase()
-    return pl.int_ranges(0, (s.str.len_chars() - 2).clip(lower_bound=0)).list.eval(
-        pl.element()
-    ).alias("_starts"), s
-
-
 @dataclass(frozen=True)
 class Match:
     """How a name matched: the node ids, and which index found them."""
@@ -33,7 +25,9 @@ class SymbolIndex:
         self._ids = set(ids)
         self._by_qual = self._group(nodes, "qualname")
         self._by_label = self._group(nodes, "label")
-        self._by_lower = self._group(nodes.with_columns(pl.col("label").str.to_lowercase()), "label")
+        self._by_lower = self._group(
+            nodes.with_columns(pl.col("label").str.to_lowercase()), "label"
+        )
         self._labels: pl.DataFrame | None = None
 
     @staticmethod
@@ -64,11 +58,15 @@ class SymbolIndex:
             labels = self._nodes.select(pl.col("label").drop_nulls().unique()).with_columns(
                 low=pl.col("label").str.to_lowercase()
             )
-            self._labels = labels.with_columns(
-                tri=pl.int_ranges(0, (pl.col("low").str.len_chars() - 2).clip(lower_bound=1))
-            ).explode("tri").with_columns(
-                tri=pl.col("low").str.slice(pl.col("tri"), 3)
-            ).unique(["label", "tri"]).with_columns(n=pl.len().over("label"))
+            self._labels = (
+                labels.with_columns(
+                    tri=pl.int_ranges(0, (pl.col("low").str.len_chars() - 2).clip(lower_bound=1))
+                )
+                .explode("tri")
+                .with_columns(tri=pl.col("low").str.slice(pl.col("tri"), 3))
+                .unique(["label", "tri"])
+                .with_columns(n=pl.len().over("label"))
+            )
         q = name.lower()
         qtri = {q[i : i + 3] for i in range(max(1, len(q) - 2))}
         scores = (

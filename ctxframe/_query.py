@@ -43,6 +43,7 @@ import polars as pl
 from ctxframe import rules as _rules
 from ctxframe._budget import DEFAULT_BUDGET_TOKENS, fit_blocks
 from ctxframe._tokens import (
+    ENGINE,
     tokenize,
     tokenize_expr,
     tokenize_query,
@@ -225,7 +226,7 @@ class _EdgeIndex:
                 dst_label=pick(disp, "_d"),
                 dst_kind=pick(kinds, "_d"),
             )
-            .collect()
+            .collect(engine=ENGINE)
         )
         self.out = base.filter(pl.col("_s").is_not_null()).sort("_s", "dst", "line")
         self.inn = base.filter(pl.col("_d").is_not_null()).sort("_d", "src", "line")
@@ -248,27 +249,35 @@ class _EdgeIndex:
         if rows.is_empty():
             return pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
         rows = rows.cast(pl.UInt32).unique().sort()
-        out = self.out[self._rows(self._src, rows)].lazy().select(
-            hit_id="src",
-            direction=pl.lit("out"),
-            edge_kind="kind",
-            confidence="confidence",
-            other_id="dst",
-            other_label=pl.coalesce("dst_label", "name", "dst"),
-            other_kind="dst_kind",
-            line="line",
+        out = (
+            self.out[self._rows(self._src, rows)]
+            .lazy()
+            .select(
+                hit_id="src",
+                direction=pl.lit("out"),
+                edge_kind="kind",
+                confidence="confidence",
+                other_id="dst",
+                other_label=pl.coalesce("dst_label", "name", "dst"),
+                other_kind="dst_kind",
+                line="line",
+            )
         )
-        inn = self.inn[self._rows(self._dst, rows)].lazy().select(
-            hit_id="dst",
-            direction=pl.lit("in"),
-            edge_kind="kind",
-            confidence="confidence",
-            other_id="src",
-            other_label=pl.coalesce("src_label", "src"),
-            other_kind="src_kind",
-            line="line",
+        inn = (
+            self.inn[self._rows(self._dst, rows)]
+            .lazy()
+            .select(
+                hit_id="dst",
+                direction=pl.lit("in"),
+                edge_kind="kind",
+                confidence="confidence",
+                other_id="src",
+                other_label=pl.coalesce("src_label", "src"),
+                other_kind="src_kind",
+                line="line",
+            )
         )
-        return pl.concat([out, inn]).cast(dict(NEIGHBOURS_SCHEMA)).collect()
+        return pl.concat([out, inn]).cast(dict(NEIGHBOURS_SCHEMA)).collect(engine=ENGINE)
 
 
 def neighbours_of(
@@ -316,7 +325,7 @@ def neighbours_of(
         .sort(["_hit", "direction", "_kind", "other_label", "other_id", "line"], nulls_last=True)
         .select(list(NEIGHBOURS_SCHEMA))
         .cast(dict(NEIGHBOURS_SCHEMA))
-        .collect()
+        .collect(engine=ENGINE)
     )
 
 
@@ -497,7 +506,7 @@ class RankIndex:
             .join(idx_of.lazy(), on="node_id", how="inner")
             .select("_idx", "token")
             .unique()
-            .collect()
+            .collect(engine=ENGINE)
         )
         vocab = (
             tok.group_by("token")
@@ -728,15 +737,13 @@ class RankIndex:
                 tf=pl.lit(1, pl.UInt32),
                 doc_len=gather(self._doc_len, row),
                 avg_doc_len=pl.lit(self.avg_doc_len, pl.Float64),
-                query_tf=pl.col("qtoken").replace_strict(
-                    counts, default=1, return_dtype=pl.UInt32
-                ),
+                query_tf=pl.col("qtoken").replace_strict(counts, default=1, return_dtype=pl.UInt32),
                 label=gather(self._labels, row),
                 query=pl.lit(text, pl.String),
                 _idx="_idx",
             )
             .with_columns(idf=idf * pl.col("factor"))
-            .collect()
+            .collect(engine=ENGINE)
         )
 
     # ------------------------------------------------------------------- query
@@ -777,11 +784,15 @@ class RankIndex:
             rtier=pl.col("tier").cast(pl.Int8),
         )
 
-        cand = matches.lazy().group_by("_idx").agg(node_id=pl.first("node_id"), mtier=pl.min("tier"))
+        cand = (
+            matches.lazy().group_by("_idx").agg(node_id=pl.first("node_id"), mtier=pl.min("tier"))
+        )
         named = self.named(text)
         if named.len():
             extra = pl.LazyFrame({"_idx": named}).select(
-                "_idx", node_id=pl.lit(self._ids).gather(pl.col("_idx")), mtier=pl.lit(None, pl.Int8)
+                "_idx",
+                node_id=pl.lit(self._ids).gather(pl.col("_idx")),
+                mtier=pl.lit(None, pl.Int8),
             )
             cand = pl.concat([cand, extra]).unique("_idx", keep="first")
         flag = lambda s: pl.lit(s).gather(pl.col("_idx"))  # noqa: E731
@@ -817,7 +828,7 @@ class RankIndex:
                 .cast(pl.Int8)
             )
             .select("_idx", "node_id", "named", "score", "tier")
-            .collect()
+            .collect(engine=ENGINE)
         )
         total = ranked.height
         top = ranked.sort(["named", "score", "node_id"], descending=[True, True, False]).head(

@@ -47,6 +47,8 @@ _PY_ACRONYM = re.compile(r"[uU][uU][lU]")
 _PY_TOKEN = re.compile(r"[^ ]+")
 
 MIN_TOKEN_LEN = 2
+# Small query-time frames: the in-memory engine avoids the streaming engine's start-up cost.
+ENGINE = "in-memory"
 
 QUERY_STOPWORDS = frozenset(
     [
@@ -227,7 +229,7 @@ def build_tokens(nodes: pl.DataFrame) -> pl.DataFrame:
         .drop_nulls()
         .unique()
         .sort("node_id", "token")
-        .collect()
+        .collect(engine=ENGINE)
         .cast(dict(TOKENS))
         .select(list(TOKENS))
     )
@@ -263,7 +265,7 @@ def trigram_table(tokens: pl.DataFrame, token_col: str = "token") -> pl.DataFram
         .with_columns(tri=pl.col("_p").str.slice(pl.col("_o"), 3))
         .drop("_p", "_o")
         .unique()
-        .collect()
+        .collect(engine=ENGINE)
     )
 
 

@@ -45,6 +45,37 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
     p.add_argument("--include-ambiguous", action="store_true")
 
+    p = sub.add_parser("card", help="a known symbol: place, signature, callers, callees")
+    p.add_argument("name", help="id, qualified name (Class.method) or label")
+    _add_repo(p)
+    p.add_argument("--include-ambiguous", action="store_true")
+
+    p = sub.add_parser("affected", help="blast radius of a symbol or file")
+    p.add_argument("target", help="symbol name or repo-relative file path")
+    _add_repo(p)
+    p.add_argument("--depth", type=int, default=3)
+    p.add_argument("--include-ambiguous", action="store_true")
+
+    p = sub.add_parser("path", help="shortest paths from symbol A to symbol B")
+    p.add_argument("a")
+    p.add_argument("b")
+    _add_repo(p)
+    p.add_argument("--undirected", action="store_true")
+    p.add_argument("--include-ambiguous", action="store_true")
+
+    p = sub.add_parser("change-plan", help="what to check before editing a symbol")
+    p.add_argument("name")
+    _add_repo(p)
+    p.add_argument("--depth", type=int, default=2)
+
+    p = sub.add_parser("explain", help="a plain-language paragraph about a symbol or file")
+    p.add_argument("target")
+    _add_repo(p)
+
+    p = sub.add_parser("hubs", help="orientation: hubs, largest files, entry points, dirs")
+    _add_repo(p)
+    p.add_argument("--top", type=int, default=10)
+
     p = sub.add_parser("demo", help="index the bundled sample shop and ask it a question")
     p.add_argument("--keep", default=None, help="copy the sample here instead of a temp dir")
     return ap
@@ -109,7 +140,30 @@ def _cmd_demo(a) -> None:
     print(g.query(question, limit=5))
 
 
+def _verb(a) -> int:
+    from ctxframe._graph import open_graph
+
+    g = open_graph(a.repo, store=a.store)
+    if a.command == "card":
+        res = g.card(a.name, include_ambiguous=a.include_ambiguous)
+    elif a.command == "affected":
+        res = g.affected(a.target, depth=a.depth, include_ambiguous=a.include_ambiguous)
+    elif a.command == "path":
+        res = g.path(a.a, a.b, undirected=a.undirected, include_ambiguous=a.include_ambiguous)
+    elif a.command == "change-plan":
+        res = g.change_plan(a.name, depth=a.depth)
+    elif a.command == "explain":
+        res = g.explain(a.target)
+    else:
+        res = g.hubs(top=a.top)
+    _emit(res, a.json)
+    card = res if a.command == "card" else getattr(res, "card", None)
+    return 1 if card is not None and card.status != "found" else 0
+
+
+_VERBS = ("card", "affected", "path", "change-plan", "explain", "hubs")
 _COMMANDS = {"index": _cmd_index, "status": _cmd_status, "query": _cmd_query, "demo": _cmd_demo}
+_COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = _parser().parse_args(argv)
     try:
-        _COMMANDS[args.command](args)
+        return _COMMANDS[args.command](args) or 0
     except CtxframeError as exc:
         print(f"ctxframe: error: {exc}", file=sys.stderr)
         return 2
@@ -127,4 +181,3 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    return 0

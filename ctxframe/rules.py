@@ -26,6 +26,7 @@ from typing import Any, Protocol, runtime_checkable
 import polars as pl
 
 from ctxframe._errors import CtxframeError
+from ctxframe._tokens import ENGINE
 
 __all__ = [
     "BM25",
@@ -85,7 +86,7 @@ class IdfTiers:
     min_prefix: int = 3  # query tokens shorter than this get no prefix/trigram matches
     name: str = "idf-tiers"
 
-    def weighted(self, matches: pl.DataFrame) -> pl.DataFrame:
+    def weighted(self, matches: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
         """Add ``weight`` (IDF with this rule's floor) and ``value`` (tier weight x weight)."""
         weight = (
             (self.floor + (pl.col("n_nodes").cast(pl.Float64) / (1 + pl.col("df"))).log())
@@ -100,7 +101,8 @@ class IdfTiers:
             .otherwise(self.trigram)
         )
         return (
-            matches.filter((pl.col("tier") != 3) | (pl.col("dice") >= self.dice))
+            matches.lazy()
+            .filter((pl.col("tier") != 3) | (pl.col("dice") >= self.dice))
             .with_columns(weight=weight)
             .with_columns(value=tier_w * pl.col("weight"))
         )
@@ -114,19 +116,28 @@ class IdfTiers:
                 descending=[False, False, False, True, False],
             )
             .unique(["node_id", "qtoken"], keep="first", maintain_order=True)
+            .collect(engine=ENGINE)
         )
 
     def score(self, matches: pl.DataFrame) -> pl.DataFrame:
         """Sum of the best tier value per query token, per node."""
         if matches.is_empty():
             return _empty_scores()
+        tier = pl.col("tier")
         return (
-            self.best_matches(matches)
+            self.weighted(matches)
+            .group_by("node_id", "qtoken")
+            .agg(
+                tier=tier.min(),
+                value=pl.col("value").filter(tier == tier.min()).max(),
+                query_tf=pl.col("query_tf").first(),
+            )
             .group_by("node_id")
             .agg(
                 score=(pl.col("value") * pl.col("query_tf")).sum(),
                 tier=pl.col("tier").min().cast(pl.Int8),
             )
+            .collect(engine=ENGINE)
         )
 
 
@@ -154,9 +165,11 @@ class BM25:
         norm = 1 - self.b + self.b * pl.col("doc_len") / pl.col("avg_doc_len")
         term = idf * tf * (self.k1 + 1) / (tf + self.k1 * norm) * pl.col("query_tf")
         return (
-            exact.unique(["node_id", "qtoken"], keep="first")
+            exact.lazy()
+            .unique(["node_id", "qtoken"], keep="first")
             .group_by("node_id")
             .agg(score=term.sum(), tier=pl.lit(1, pl.Int8).first())
+            .collect(engine=ENGINE)
         )
 
 
@@ -186,7 +199,8 @@ class FlatNameBonus:
             return base
         label = pl.col("label").fill_null("").str.to_lowercase()
         bonus = (
-            matches.group_by("node_id")
+            matches.lazy()
+            .group_by("node_id")
             .agg(
                 whole=(pl.col("query").str.strip_chars().str.to_lowercase() == label).any(),
                 tok=(pl.col("qtoken") == label).any(),

@@ -26,3 +26,29 @@ def shop_graph(tmp_path_factory):
     dest = tmp_path_factory.mktemp("shared") / "shop"
     shutil.copytree(SAMPLE, dest)
     return cf.index(str(dest), progress=False)
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite tests/golden/* from the current output instead of comparing",
+    )
+
+
+@pytest.fixture
+def golden(request):
+    """Compare text with tests/golden/NAME, or rewrite it under --update-golden."""
+    update = request.config.getoption("--update-golden")
+    root = Path(__file__).resolve().parent / "golden"
+
+    def check(name: str, text: str) -> None:
+        path = root / name
+        if update or not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            if not update:
+                pytest.fail(f"golden file {name} was missing and has been written; re-run")
+        assert text == path.read_text(), f"output differs from tests/golden/{name}"
+
+    return check

@@ -1,0 +1,768 @@
+"""The graph verbs beyond `query`: card, affected, path, change-plan, explain, hubs.
+
+Each returns a result object: DataFrames first, then `to_dict()` (the CLI's `--json`), text
+within the output budget (`str()`), and `_repr_html_` for notebooks.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from ctxframe._budget import DEFAULT_BUDGET_TOKENS, fit_blocks
+
+if TYPE_CHECKING:
+    from ctxframe._graph import Graph
+
+_TEST_PATH = (
+    r"(^|/)(tests?|__tests__)/|(^|/)test_[^/]*\.py$|_test\.(py|go)$|(^|/)conftest\.py$"
+    r"|\.(test|spec)\.[jt]sx?$"
+)
+_NODE_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end"]
+
+
+def is_test_path() -> pl.Expr:
+    """True for paths that follow a test-file convention of Python, JS/TS or Go."""
+    return pl.col("path").fill_null("").str.contains(_TEST_PATH)
+
+
+def _loc(row: dict) -> str:
+    if not row.get("path"):
+        return "(outside the repo)"
+    if row.get("line_start") is None:
+        return row["path"]
+    return f"{row['path']} L{row['line_start']}-L{row['line_end']}"
+
+
+def _name(row: dict) -> str:
+    return row.get("qualname") or row.get("label") or row["id"]
+
+
+def _frame_html(df: pl.DataFrame, cols: list[str], limit: int = 50) -> str:
+    if df.is_empty():
+        return "<p><i>none</i></p>"
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in cols) + "</tr>"
+        for r in df.head(limit).iter_rows(named=True)
+    )
+    more = f"<p>… {df.height - limit} more</p>" if df.height > limit else ""
+    return f"<table><tr>{head}</tr>{body}</table>{more}"
+
+
+def _jsonable(df: pl.DataFrame) -> list[dict]:
+    return df.to_dicts()
+
+
+@dataclass
+class VerbResult:
+    """Shared rendering: subclasses give a header, blocks of lines and a dict."""
+
+    verb = "verb"
+    budget_tokens: int = field(default=DEFAULT_BUDGET_TOKENS, kw_only=True)
+
+    def header(self) -> list[str]:
+        return []
+
+    def blocks(self) -> list[list[str]]:
+        return []
+
+    noun = "lines"
+
+    def render(self, budget_tokens: int | None = None) -> str:
+        """The text form, never over the budget, with a marker when cut."""
+        fitted = fit_blocks(
+            self.blocks(),
+            budget_tokens=budget_tokens or self.budget_tokens,
+            noun=self.noun,
+            header=self.header(),
+        )
+        return fitted.text
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {"text/plain": self.render(), "text/html": self._repr_html_()}
+
+    def _repr_html_(self) -> str:
+        return f"<pre>{html.escape(self.render())}</pre>"
+
+
+# -- card ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Card(VerbResult):
+    """A known symbol: where it is, what it is, who calls it, what it calls, what it holds."""
+
+    verb = "card"
+    name: str = ""
+    status: str = "found"  # found | ambiguous | not-found
+    node: dict | None = None
+    arrows: pl.DataFrame = field(default_factory=pl.DataFrame)
+    candidates: pl.DataFrame = field(default_factory=pl.DataFrame)
+    suggestions: list[str] = field(default_factory=list)
+    noun = "lines"
+
+    def section(self, direction: str, kinds: tuple[str, ...]) -> pl.DataFrame:
+        if self.arrows.is_empty():
+            return self.arrows
+        return self.arrows.filter(
+            (pl.col("direction") == direction) & pl.col("edge_kind").is_in(list(kinds))
+        )
+
+    @property
+    def callers(self) -> pl.DataFrame:
+        return self.section("in", ("calls",))
+
+    @property
+    def callees(self) -> pl.DataFrame:
+        return self.section("out", ("calls",))
+
+    @property
+    def members(self) -> pl.DataFrame:
+        return self.section("out", ("contains",))
+
+    def header(self) -> list[str]:
+        if self.status == "not-found":
+            near = ", ".join(self.suggestions) or "nothing close"
+            return [f"no symbol named {self.name!r}; closest names: {near}"]
+        if self.status == "ambiguous":
+            return [
+                f"{self.candidates.height} symbols are named {self.name!r}; "
+                "ask again with a qualified name or an id:"
+            ]
+        n = self.node
+        lines = [f"{_name(n)}  [{n['kind']}]  {_loc(n)}", f"  id: {n['id']}"]
+        if n.get("signature"):
+            lines.append(f"  sig: {n['signature']}")
+        if n.get("doc"):
+            lines.append(f"  doc: {n['doc'].splitlines()[0]}")
+        parent = self.section("in", ("contains",))
+        if not parent.is_empty():
+            lines.append(f"  parent: {parent['other_label'][0]}")
+        return lines
+
+    def blocks(self) -> list[list[str]]:
+        if self.status == "ambiguous":
+            return [[f"  {r['id']}  [{r['kind']}]"] for r in self.candidates.iter_rows(named=True)]
+        if self.status != "found":
+            return []
+        out = []
+        for title, frame, arrow in (
+            ("callers", self.callers, "←"),
+            ("callees", self.callees, "→"),
+            ("members", self.members, "→"),
+            ("extends/implements", self.section("out", ("extends", "implements")), "→"),
+            ("subtypes", self.section("in", ("extends", "implements")), "←"),
+            ("imports", self.section("out", ("imports",)), "→"),
+            ("imported by", self.section("in", ("imports",)), "←"),
+            ("mentioned by", self.section("in", ("mentions",)), "←"),
+        ):
+            if frame.is_empty():
+                continue
+            out.append([f"  {title} ({frame.height}):"])
+            for r in frame.iter_rows(named=True):
+                conf = r["confidence"]
+                tag = "" if conf == "EXTRACTED" else f" ({(conf or 'unresolved').lower()})"
+                out.append([f"    {arrow} {r['edge_kind']} {r['other_label']}{tag}"])
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verb": "card",
+            "name": self.name,
+            "status": self.status,
+            "node": self.node,
+            "arrows": _jsonable(self.arrows) if self.status == "found" else [],
+            "candidates": _jsonable(self.candidates) if self.status == "ambiguous" else [],
+            "suggestions": self.suggestions,
+        }
+
+
+# -- affected -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Affected(VerbResult):
+    """Blast radius: everything that depends on the target, by depth (a floor, not a ceiling)."""
+
+    verb = "affected"
+    target: str = ""
+    start: list[str] = field(default_factory=list)
+    depth: int = 3
+    nodes: pl.DataFrame = field(default_factory=pl.DataFrame)  # id, kind, label, path, depth…
+    ambiguous_left_out: int = 0
+    include_ambiguous: bool = False
+    card: Card | None = None  # set when the target did not name exactly one symbol
+    noun = "nodes"
+
+    @property
+    def tests(self) -> list[str]:
+        """Test files reached."""
+        return sorted(set(self.nodes.filter(is_test_path())["path"].drop_nulls().to_list()))
+
+    def by_depth_kind(self) -> pl.DataFrame:
+        return (
+            self.nodes.filter(pl.col("depth") > 0)
+            .group_by("depth", "kind")
+            .len()
+            .sort("depth", "kind")
+        )
+
+    def header(self) -> list[str]:
+        if self.card is not None:
+            return self.card.header()
+        reached = self.nodes.filter(pl.col("depth") > 0)
+        floor = (
+            "AMBIGUOUS edges included"
+            if self.include_ambiguous
+            else f"{self.ambiguous_left_out} AMBIGUOUS edges left out (--include-ambiguous)"
+        )
+        lines = [
+            f"affected by {self.target}: {reached.height} nodes within depth {self.depth} "
+            f"— blast radius is a floor: {floor}",
+        ]
+        summary = ", ".join(f"d{d} {k} {n}" for d, k, n in self.by_depth_kind().iter_rows())
+        if summary:
+            lines.append(f"  by depth and kind: {summary}")
+        tests = self.tests
+        lines.append(f"  tests reached ({len(tests)}): {', '.join(tests) if tests else 'none'}")
+        return lines
+
+    def blocks(self) -> list[list[str]]:
+        if self.card is not None:
+            return self.card.blocks()
+        rows = self.nodes.filter(pl.col("depth") > 0).sort("depth", "kind", "id")
+        return [
+            [f"  d{r['depth']} {r['kind']:<9} {_name(r)}  {_loc(r)}  ({r['via']})"]
+            for r in rows.iter_rows(named=True)
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.card is not None:
+            return {"verb": "affected", "target": self.target, "error": self.card.to_dict()}
+        return {
+            "verb": "affected",
+            "target": self.target,
+            "start": self.start,
+            "depth": self.depth,
+            "nodes": _jsonable(self.nodes.filter(pl.col("depth") > 0)),
+            "tests": self.tests,
+            "ambiguous_left_out": self.ambiguous_left_out,
+            "include_ambiguous": self.include_ambiguous,
+        }
+
+    def _repr_html_(self) -> str:
+        head = "<br>".join(html.escape(x) for x in self.header())
+        body = _frame_html(
+            self.nodes.filter(pl.col("depth") > 0).sort("depth", "kind", "id"),
+            ["depth", "kind", "qualname", "path", "via", "confidence"],
+        )
+        return f"<div><p>{head}</p>{body}</div>"
+
+
+# -- path ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class PathResult(VerbResult):
+    """Shortest paths from A to B, hop by hop, or where the graph stops from each side."""
+
+    verb = "path"
+    a: str = ""
+    b: str = ""
+    paths: list[list[dict]] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
+    stops_a: list[str] = field(default_factory=list)
+    stops_b: list[str] = field(default_factory=list)
+    reach_a: int = 0
+    reach_b: int = 0
+    undirected: bool = False
+    card: Card | None = None  # set when A or B did not name exactly one symbol
+    noun = "paths"
+
+    @property
+    def hops(self) -> pl.DataFrame:
+        rows = [
+            {"path": i, "hop": j, **{k: s[k] for k in ("src", "dst", "kind", "confidence")}}
+            for i, p in enumerate(self.paths)
+            for j, s in enumerate(p)
+        ]
+        schema = {"path": pl.Int32, "hop": pl.Int32, "src": pl.String, "dst": pl.String,
+                  "kind": pl.String, "confidence": pl.String}  # fmt: skip
+        return pl.DataFrame(rows, schema=schema)
+
+    def header(self) -> list[str]:
+        if self.card is not None:
+            return self.card.header()
+        how = "undirected" if self.undirected else "directed"
+        if not self.paths:
+            return [
+                f"no {how} path from {self.a} to {self.b}",
+                f"  from {self.a}: reaches {self.reach_a} nodes; the graph stops at "
+                + (", ".join(self.stops_a) or "the start itself (no outgoing edges)"),
+                f"  into {self.b}: reached from {self.reach_b} nodes; the graph stops at "
+                + (", ".join(self.stops_b) or "the end itself (no incoming edges)"),
+            ]
+        return [f"{len(self.paths)} shortest {how} path(s), {len(self.paths[0])} hops:"]
+
+    def blocks(self) -> list[list[str]]:
+        if self.card is not None:
+            return self.card.blocks()
+        out = []
+        for i, p in enumerate(self.paths, 1):
+            lines = [f"  path {i}: {self.labels.get(p[0]['src'], p[0]['src'])}"]
+            for s in p:
+                lines.append(
+                    f"    → {s['kind']} ({s['confidence']}) {self.labels.get(s['dst'], s['dst'])}"
+                )
+            out.append(lines)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.card is not None:
+            return {"verb": "path", "a": self.a, "b": self.b, "error": self.card.to_dict()}
+        return {
+            "verb": "path",
+            "a": self.a,
+            "b": self.b,
+            "undirected": self.undirected,
+            "paths": self.paths,
+            "stops_a": self.stops_a,
+            "stops_b": self.stops_b,
+        }
+
+
+# -- change-plan --------------------------------------------------------------------------------
+
+
+@dataclass
+class ChangePlan(VerbResult):
+    """What to look at before editing a symbol, as an ordered checklist."""
+
+    verb = "change-plan"
+    card: Card | None = None
+    affected: Affected | None = None
+    touches: pl.DataFrame = field(default_factory=pl.DataFrame)  # env vars, routes…
+    noun = "checklist items"
+
+    def header(self) -> list[str]:
+        return self.card.header()
+
+    def blocks(self) -> list[list[str]]:
+        if self.card.status != "found":
+            return self.card.blocks()
+        callers = self.card.callers
+        docs = self.card.section("in", ("mentions",))
+        items: list[list[str]] = []
+        n = 1
+
+        def item(title: str, lines: list[str]) -> None:
+            nonlocal n
+            items.append([f"[ ] {n}. {title}"] + [f"      {x}" for x in lines])
+            n += 1
+
+        item(
+            f"check the {callers.height} direct caller(s)",
+            [
+                f"{r['other_label']} ({r['confidence'] or 'unresolved'})"
+                for r in callers.iter_rows(named=True)
+            ]
+            or ["none found"],
+        )
+        a = self.affected
+        item(
+            f"review the blast radius: {a.nodes.filter(pl.col('depth') > 0).height} nodes "
+            f"within depth {a.depth} (a floor; {a.ambiguous_left_out} AMBIGUOUS edges left out)",
+            [", ".join(f"d{d} {k} {c}" for d, k, c in a.by_depth_kind().iter_rows()) or "none"],
+        )
+        item(f"run the {len(a.tests)} test file(s) reached", a.tests or ["none reached"])
+        item(
+            f"update the {docs.height} doc section(s) that mention it",
+            [r["other_label"] for r in docs.iter_rows(named=True)] or ["none"],
+        )
+        if not self.touches.is_empty():
+            item(
+                "mind the boundaries it touches",
+                [
+                    f"{r['edge_kind']} {r['other_label']}"
+                    for r in self.touches.iter_rows(named=True)
+                ],
+            )
+        return items
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verb": "change-plan",
+            "card": self.card.to_dict(),
+            "affected": self.affected.to_dict() if self.affected else None,
+            "touches": _jsonable(self.touches),
+        }
+
+
+# -- explain ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Explanation(VerbResult):
+    """A plain-language paragraph built from graph facts by templates — no model."""
+
+    verb = "explain"
+    card: Card | None = None
+    text: str = ""
+    tests: list[str] = field(default_factory=list)
+
+    def header(self) -> list[str]:
+        if self.card is not None and self.card.status != "found":
+            return self.card.header()
+        return [self.text]
+
+    def blocks(self) -> list[list[str]]:
+        return self.card.blocks() if self.card and self.card.status == "ambiguous" else []
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verb": "explain", "text": self.text, "card": self.card.to_dict()}
+
+
+def _list(names: list[str], limit: int = 5) -> str:
+    names = sorted(dict.fromkeys(names))
+    if not names:
+        return ""
+    shown = names[:limit]
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    if len(shown) == 1:
+        return shown[0] + more
+    return ", ".join(shown[:-1]) + (" and " if not more else ", ") + shown[-1] + more
+
+
+def explain_text(card: Card, tests: list[str]) -> str:
+    """Compose the paragraph from the card's facts."""
+    n = card.node
+    article = "an" if n["kind"][0] in "aeiou" else "a"
+    parts = [f"{_name(n)} is {article} {n['kind']} in {_loc(n)}"]
+    if n.get("language"):
+        parts[0] += f" ({n['language']})"
+    parts[0] += "."
+    if n.get("doc"):
+        parts.append(f"Its documentation says: “{n['doc'].splitlines()[0]}”")
+    callers = [r["other_label"] for r in card.callers.iter_rows(named=True)]
+    callees = [r["other_label"] for r in card.callees.iter_rows(named=True) if r["other_id"]]
+    external = [r["other_label"] for r in card.callees.iter_rows(named=True) if not r["other_id"]]
+    members = [r["other_label"] for r in card.members.iter_rows(named=True)]
+    if n["kind"] == "file":
+        importers = [
+            r["other_label"] for r in card.section("in", ("imports",)).iter_rows(named=True)
+        ]
+        imported = [
+            r["other_label"] for r in card.section("out", ("imports",)).iter_rows(named=True)
+        ]
+        parts.append(
+            f"It is imported by {_list(importers)}." if importers else "No file imports it."
+        )
+        if imported:
+            parts.append(f"It imports {_list(imported)}.")
+    else:
+        parts.append(
+            f"It is called by {_list(callers)}." if callers else "Nothing in the repo calls it."
+        )
+    if callees:
+        parts.append(f"It calls {_list(callees)} in the repo.")
+    if external:
+        parts.append(f"It also calls {_list(external)}, which resolve outside the repo.")
+    if members:
+        parts.append(f"It contains {_list(members)}.")
+    bases = [
+        r["other_label"]
+        for r in card.section("out", ("extends", "implements")).iter_rows(named=True)
+    ]
+    if bases:
+        parts.append(f"It builds on {_list(bases)}.")
+    parts.append(
+        f"Tests that reach it: {_list(tests)}." if tests else "No test reaches it in the graph."
+    )
+    return " ".join(parts)
+
+
+# -- hubs ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Hubs(VerbResult):
+    """Orientation: most depended-on symbols, largest files, entry points, biggest directories."""
+
+    verb = "hubs"
+    top: int = 10
+    depended: pl.DataFrame = field(default_factory=pl.DataFrame)
+    largest_files: pl.DataFrame = field(default_factory=pl.DataFrame)
+    entry_points: pl.DataFrame = field(default_factory=pl.DataFrame)
+    directories: pl.DataFrame = field(default_factory=pl.DataFrame)
+    noun = "tables"
+
+    def blocks(self) -> list[list[str]]:
+        out = [["most depended-on (in-degree over calls + imports, PageRank):"]]
+        for r in self.depended.iter_rows(named=True):
+            out[-1].append(
+                f"  {r['in_degree']:>5}  {r['pagerank']:.4f}  {r['kind']:<9} {_name(r)}  "
+                f"{r['path'] or ''}"
+            )
+        out.append(["largest files (lines):"])
+        for r in self.largest_files.iter_rows(named=True):
+            out[-1].append(f"  {r['lines']:>6}  {r['path']}")
+        out.append(["entry points:"])
+        for r in self.entry_points.iter_rows(named=True):
+            out[-1].append(f"  {r['why']:<12} {_name(r)}  {_loc(r)}")
+        if self.entry_points.is_empty():
+            out[-1].append("  none found")
+        out.append(["directories by size:"])
+        for r in self.directories.iter_rows(named=True):
+            out[-1].append(
+                f"  {r['files']:>5} files {r['lines']:>7} lines {r['symbols']:>6} symbols  "
+                f"{r['directory']}"
+            )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verb": "hubs",
+            "depended": _jsonable(self.depended),
+            "largest_files": _jsonable(self.largest_files),
+            "entry_points": _jsonable(self.entry_points),
+            "directories": _jsonable(self.directories),
+        }
+
+    def _repr_html_(self) -> str:
+        return (
+            "<div><h4>most depended-on</h4>"
+            + _frame_html(self.depended, ["in_degree", "pagerank", "kind", "qualname", "path"])
+            + "<h4>largest files</h4>"
+            + _frame_html(self.largest_files, ["lines", "path"])
+            + "<h4>entry points</h4>"
+            + _frame_html(self.entry_points, ["why", "kind", "qualname", "path"])
+            + "<h4>directories by size</h4>"
+            + _frame_html(self.directories, ["directory", "files", "lines", "symbols"])
+            + "</div>"
+        )
+
+
+# -- the verbs ----------------------------------------------------------------------------------
+
+
+def card(g: Graph, name: str, *, include_ambiguous: bool = False) -> Card:
+    """Look a symbol up by id, qualified name or label; list candidates rather than guess."""
+    match = g._symbols.find(name)
+    if not match.ids:
+        return Card(name=name, status="not-found", suggestions=g._symbols.suggest(name))
+    if len(match.ids) > 1:
+        cands = g._node_rows(match.ids).select("id", "kind", "path", "line_start")
+        return Card(name=name, status="ambiguous", candidates=cands)
+    node = g._node_rows(match.ids).row(0, named=True)
+    arrows = g._arrows([node["id"]], include_ambiguous=include_ambiguous)
+    return Card(name=name, node=node, arrows=arrows)
+
+
+def start_ids(g: Graph, target: str) -> tuple[list[str], Card | None]:
+    """A symbol's id, or a file's node and every symbol in it."""
+    files = g._file_ids
+    t = target.strip().removeprefix("./")
+    if t in files:
+        return [t, *g.nodes.filter(pl.col("path") == t)["id"].to_list()], None
+    c = card(g, target)
+    return ([c.node["id"]] if c.status == "found" else []), c
+
+
+def affected(g: Graph, target: str, *, depth: int = 3, include_ambiguous: bool = False) -> Affected:
+    """Reverse transitive closure over calls/imports/extends/implements/contains."""
+    from ctxframe._traverse import reach
+
+    ids, c = start_ids(g, target)
+    if not ids:
+        return Affected(target=target, depth=depth, nodes=_empty_nodes(), start=[], card=c)
+    r = reach(
+        g._con,
+        g._dep_edges(include_ambiguous),
+        ids,
+        reverse=True,
+        depth=depth,
+        include_ambiguous=True,
+    )
+    nodes = r.join(g.nodes.select(_NODE_COLS), on="id", how="left")
+    left_out = 0
+    if not include_ambiguous:
+        amb = g._amb_edges
+        left_out = amb.filter(
+            pl.col("dst").is_in(r["id"].implode()) & ~pl.col("src").is_in(r["id"].implode())
+        ).height
+    return Affected(
+        target=target,
+        depth=depth,
+        nodes=nodes,
+        start=ids,
+        ambiguous_left_out=left_out,
+        include_ambiguous=include_ambiguous,
+    )
+
+
+def _empty_nodes() -> pl.DataFrame:
+    return pl.DataFrame(
+        schema={
+            "id": pl.String,
+            "depth": pl.Int32,
+            "prev": pl.String,
+            "via": pl.String,
+            "confidence": pl.String,
+            "kind": pl.String,
+            "label": pl.String,
+            "qualname": pl.String,
+            "path": pl.String,
+            "line_start": pl.Int32,
+            "line_end": pl.Int32,
+        }
+    )
+
+
+def path(
+    g: Graph, a: str, b: str, *, undirected: bool = False, include_ambiguous: bool = False
+) -> PathResult:
+    """Shortest paths between two symbols, each hop with its edge kind and confidence."""
+    from ctxframe._traverse import shortest_paths
+
+    ca, cb = card(g, a), card(g, b)
+    for c in (ca, cb):
+        if c.status != "found":
+            return PathResult(a=a, b=b, undirected=undirected, card=c)
+    ia, ib = ca.node["id"], cb.node["id"]
+    paths, fwd, bwd = shortest_paths(
+        g._con,
+        g._dep_edges(include_ambiguous),
+        ia,
+        ib,
+        undirected=undirected,
+        include_ambiguous=True,
+    )
+    ids = {s["src"] for p in paths for s in p} | {s["dst"] for p in paths for s in p}
+    labels = dict(
+        g._node_rows(sorted(ids | {ia, ib}))
+        .select("id", pl.coalesce("qualname", "label", "id"))
+        .iter_rows()
+    )
+    res = PathResult(
+        a=ia,
+        b=ib,
+        paths=paths,
+        labels=labels,
+        undirected=undirected,
+        reach_a=fwd.height - 1,
+        reach_b=bwd.height - 1,
+    )
+    if not paths:
+        res.stops_a = _frontier(g, fwd)
+        res.stops_b = _frontier(g, bwd)
+    return res
+
+
+def _frontier(g: Graph, r: pl.DataFrame, k: int = 5) -> list[str]:
+    far = r.filter(pl.col("depth") == r["depth"].max()).sort("id").head(k)
+    return (
+        g._node_rows(far["id"].to_list())
+        .select(pl.coalesce("qualname", "label", "id"))[:, 0]
+        .to_list()
+    )
+
+
+def change_plan(g: Graph, name: str, *, depth: int = 2) -> ChangePlan:
+    """The card, callers to check, blast radius, tests to run, docs and boundaries to update."""
+    c = card(g, name)
+    if c.status != "found":
+        return ChangePlan(card=c)
+    a = affected(g, c.node["id"], depth=depth)
+    touches = (
+        c.arrows.filter(
+            (pl.col("direction") == "out") & pl.col("edge_kind").is_in(["reads", "handles", "uses"])
+        )
+        if not c.arrows.is_empty()
+        else c.arrows
+    )
+    handled = c.section("in", ("handles",))
+    return ChangePlan(card=c, affected=a, touches=pl.concat([touches, handled]))
+
+
+def explain(g: Graph, target: str) -> Explanation:
+    """Plain language from graph facts: what it is, where, who calls it, what it calls, tests."""
+    t = target.strip().removeprefix("./")
+    c = card(g, t)
+    if c.status != "found":
+        return Explanation(card=c)
+    tests = affected(g, c.node["id"], depth=3).tests
+    return Explanation(card=c, text=explain_text(c, tests), tests=tests)
+
+
+def hubs(g: Graph, top: int = 10) -> Hubs:
+    """Most depended-on symbols, largest files, entry points and directories by size."""
+    from ctxframe._traverse import pagerank
+
+    dep = g.edges.filter(
+        pl.col("kind").is_in(["calls", "imports"])
+        & pl.col("dst").is_not_null()
+        & (pl.col("confidence") != "AMBIGUOUS")
+    )
+    indeg = dep.group_by("dst").agg(in_degree=pl.col("src").n_unique()).rename({"dst": "id"})
+    ranked = (
+        indeg.join(pagerank(dep), on="id", how="left")
+        .join(g.nodes.select(_NODE_COLS), on="id", how="inner")
+        .filter(pl.col("kind") != "module")
+        .sort(["in_degree", "pagerank", "id"], descending=[True, True, False])
+        .head(top)
+    )
+    files = g.files.filter(pl.col("skip_reason").is_null())
+    largest = (
+        files.sort(["lines", "path"], descending=[True, False]).select("path", "lines").head(top)
+    )
+    toplevel_callers = g.edges.filter(
+        (pl.col("kind") == "calls")
+        & (pl.col("src") == pl.col("path"))
+        & pl.col("dst").is_not_null()
+        & ~is_test_path()
+    )
+    entries = (
+        pl.concat(
+            [
+                g.nodes.filter(pl.col("label") == "main").with_columns(why=pl.lit("main")),
+                g.nodes.join(
+                    toplevel_callers.select(pl.col("dst").alias("id")).unique(), on="id"
+                ).with_columns(why=pl.lit("run at import")),
+                g.nodes.join(
+                    g.edges.filter(pl.col("kind") == "handles").select(pl.col("dst").alias("id")),
+                    on="id",
+                ).with_columns(why=pl.lit("route handler")),
+            ]
+        )
+        .filter(~is_test_path())
+        .unique("id", keep="first")
+        .sort("why", "id")
+        .head(top)
+    )
+    symbols = (
+        g.nodes.filter(~pl.col("kind").is_in(["file", "module"])).group_by("path").len("symbols")
+    )
+    dirs = (
+        files.join(symbols, on="path", how="left")
+        .with_columns(
+            directory=pl.col("path").str.extract(r"^([^/]+(?:/[^/]+)?)/", 1).fill_null(".")
+        )
+        .group_by("directory")
+        .agg(files=pl.len(), lines=pl.col("lines").sum(), symbols=pl.col("symbols").sum())
+        .sort(["lines", "directory"], descending=[True, False])
+        .head(top)
+    )
+    return Hubs(
+        top=top,
+        depended=ranked.select("in_degree", "pagerank", *_NODE_COLS),
+        largest_files=largest,
+        entry_points=entries.select("why", *_NODE_COLS),
+        directories=dirs,
+    )
