@@ -128,29 +128,20 @@ class Graph:
         return arrows.sort("direction", "edge_kind", "other_label", "other_id", nulls_last=True)
 
     @cached_property
-    def _con(self):
-        import duckdb
+    def _traversal(self):
+        from ctxframe._traverse import Traversal
 
-        return duckdb.connect()
-
-    def _dep_edges(self, include_ambiguous: bool) -> pl.DataFrame:
-        return self._dep_edges_all if include_ambiguous else self._dep_edges_sure
-
-    @cached_property
-    def _dep_edges_all(self) -> pl.DataFrame:
-        from ctxframe._traverse import DEPENDENCY_KINDS
-
-        return self.edges.filter(
-            pl.col("dst").is_not_null() & pl.col("kind").is_in(list(DEPENDENCY_KINDS))
-        ).select("src", "dst", "kind", "confidence")
-
-    @cached_property
-    def _dep_edges_sure(self) -> pl.DataFrame:
-        return self._dep_edges_all.filter(pl.col("confidence") != "AMBIGUOUS")
+        return Traversal(self.nodes, self.edges)
 
     @cached_property
     def _amb_edges(self) -> pl.DataFrame:
-        return self._dep_edges_all.filter(pl.col("confidence") == "AMBIGUOUS")
+        from ctxframe._traverse import DEPENDENCY_KINDS
+
+        return self.edges.filter(
+            pl.col("dst").is_not_null()
+            & pl.col("kind").is_in(DEPENDENCY_KINDS)
+            & (pl.col("confidence") == "AMBIGUOUS")
+        ).select("src", "dst")
 
     # -- verbs ---------------------------------------------------------------------------------
     def card(self, name: str, include_ambiguous: bool = False):

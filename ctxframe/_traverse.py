@@ -9,136 +9,151 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
-DEPENDENCY_KINDS = ("calls", "imports", "extends", "implements", "contains")
+DEPENDENCY_KINDS = ["calls", "imports", "extends", "implements", "contains"]
 
 
-def _edges_view(edges: pl.DataFrame, include_ambiguous: bool, kinds: tuple[str, ...]):
-    keep = pl.col("dst").is_not_null() & pl.col("kind").is_in(list(kinds))
-    if not include_ambiguous:
-        keep = keep & (pl.col("confidence") != "AMBIGUOUS")
-    return edges.filter(keep).select("src", "dst", "kind", "confidence").unique()
+class Traversal:
+    """Edge tables keyed by integer node rows, materialised once in DuckDB, and the walks."""
 
-
-def reach(
-    con: duckdb.DuckDBPyConnection,
-    edges: pl.DataFrame,
-    start: list[str],
-    *,
-    reverse: bool,
-    depth: int,
-    include_ambiguous: bool = False,
-    kinds: tuple[str, ...] = DEPENDENCY_KINDS,
-) -> pl.DataFrame:
-    """Nodes reachable from `start` within `depth` hops: (id, depth, prev, via, confidence).
-
-    reverse=True walks edges backwards (dst → src): who depends on the start nodes.
-    """
-    view = _edges_view(edges, include_ambiguous, kinds)
-    frm, to = ("dst", "src") if reverse else ("src", "dst")
-    con.register("_reach_edges", view)
-    con.register("_reach_start", pl.DataFrame({"id": start}, schema={"id": pl.String}))
-    sql = f"""
-    WITH RECURSIVE r(id, depth, prev, via, confidence) USING KEY (id) AS (
-        SELECT id, 0, NULL::VARCHAR, NULL::VARCHAR, NULL::VARCHAR FROM _reach_start
-        UNION
-        SELECT id, depth, step.prev, step.via, step.confidence FROM (
-            -- one row per newly reached node: the smallest (prev, via) wins, deterministically
-            SELECT e.{to} AS id, min(r.depth) + 1 AS depth,
-                   min({{'prev': r.id, 'via': e.kind, 'confidence': e.confidence}}) AS step
-            FROM r JOIN _reach_edges e ON e.{frm} = r.id
-            WHERE r.depth < $depth
-              AND NOT EXISTS (SELECT 1 FROM recurring.r seen WHERE seen.id = e.{to})
-            GROUP BY e.{to}
+    def __init__(self, nodes: pl.DataFrame, edges: pl.DataFrame):
+        self.ids = nodes["id"]
+        rows = nodes.select("id", r=pl.int_range(pl.len(), dtype=pl.Int32))
+        dep = (
+            edges.filter(pl.col("dst").is_not_null() & pl.col("kind").is_in(DEPENDENCY_KINDS))
+            .join(rows.rename({"id": "src", "r": "s"}), on="src")
+            .join(rows.rename({"id": "dst", "r": "d"}), on="dst")
+            .select("s", "d", "kind", "confidence")
+            .unique()
         )
-    )
-    SELECT * FROM r
-    """
-    out = con.sql(sql, params={"depth": depth}).pl()
-    # Several edges can reach a node at the same depth; keep the smallest, deterministically.
-    return (
-        out.sort("depth", "id", "prev", "via", nulls_last=False)
-        .unique("id", keep="first", maintain_order=True)
-        .cast({"depth": pl.Int32})
-    )
+        self.con = duckdb.connect()
+        self.con.execute("SET threads = 1")  # small recursive steps: threads cost more than win
+        for name, frame in (
+            ("dep_all", dep),
+            ("dep_sure", dep.filter(pl.col("confidence") != "AMBIGUOUS")),
+        ):
+            self.con.register("_frame", frame)
+            self.con.execute(f"CREATE TABLE {name} AS SELECT * FROM _frame")
+            self.con.unregister("_frame")
+        for name in ("dep_all", "dep_sure"):  # both directions, for undirected paths
+            self.con.execute(
+                f"CREATE TABLE {name}_both AS SELECT s, d, kind, confidence FROM {name} "
+                f"UNION SELECT d AS s, s AS d, kind, confidence FROM {name}"
+            )
 
+    def _table(self, include_ambiguous: bool, undirected: bool = False) -> str:
+        return ("dep_all" if include_ambiguous else "dep_sure") + ("_both" if undirected else "")
 
-def shortest_paths(
-    con: duckdb.DuckDBPyConnection,
-    edges: pl.DataFrame,
-    a: str,
-    b: str,
-    *,
-    undirected: bool = False,
-    include_ambiguous: bool = False,
-    max_depth: int = 12,
-    max_paths: int = 5,
-) -> tuple[list[list[dict]], pl.DataFrame, pl.DataFrame]:
-    """Up to `max_paths` shortest paths a → b (each a list of hops), plus both reach frames.
+    def reach(
+        self,
+        start: list[int],
+        *,
+        reverse: bool,
+        depth: int,
+        include_ambiguous: bool = False,
+        undirected: bool = False,
+        stop_at: int | None = None,
+    ) -> pl.DataFrame:
+        """Rows reachable from `start` within `depth` hops: (row, depth, prev, via, confidence).
 
-    Nodes on some shortest path satisfy dist(a, n) + dist(n, b) = dist(a, b); paths are
-    enumerated only inside that small sub-graph, in a fixed order.
-    """
-    view = _edges_view(edges, include_ambiguous, DEPENDENCY_KINDS)
-    if undirected:
-        flipped = view.select(
-            pl.col("dst").alias("src"), pl.col("src").alias("dst"), "kind", "confidence"
+        reverse=True walks edges backwards (who depends on the start); `stop_at` ends the walk
+        at the first depth that reaches that row.
+        """
+        frm, to = ("d", "s") if reverse else ("s", "d")
+        table = self._table(include_ambiguous, undirected)
+        stop = (
+            ""
+            if stop_at is None
+            else "AND NOT EXISTS (SELECT 1 FROM recurring.r x WHERE x.row = $stop)"
         )
-        view = pl.concat([view, flipped]).unique()
-    fwd = reach(
-        con,
-        view,
-        [a],
-        reverse=False,
-        depth=max_depth,
-        include_ambiguous=True,
-        kinds=DEPENDENCY_KINDS,
-    )
-    bwd = reach(
-        con,
-        view,
-        [b],
-        reverse=True,
-        depth=max_depth,
-        include_ambiguous=True,
-        kinds=DEPENDENCY_KINDS,
-    )
-    hit = fwd.filter(pl.col("id") == b)
-    if hit.is_empty():
-        return [], fwd, bwd
-    total = hit["depth"][0]
-    on_path = (
-        fwd.select("id", da="depth")
-        .join(bwd.select("id", db="depth"), on="id")
-        .filter(pl.col("da") + pl.col("db") == total)
-    )
-    dist = dict(on_path.select("id", "da").iter_rows())
-    steps = (
-        view.filter(pl.col("src").is_in(list(dist)) & pl.col("dst").is_in(list(dist)))
-        .with_columns(
-            ds=pl.col("src").replace_strict(dist, default=None),
-            dd=pl.col("dst").replace_strict(dist, default=None),
+        sql = f"""
+        WITH RECURSIVE r(row, depth, prev, via, confidence) USING KEY (row) AS (
+            SELECT unnest($start::INTEGER[]), 0, NULL::INTEGER, NULL::VARCHAR, NULL::VARCHAR
+            UNION
+            SELECT row, depth, step.prev, step.via, step.confidence FROM (
+                -- one row per newly reached node: the smallest (prev, via) wins, deterministically
+                SELECT e.{to} AS row, min(r.depth) + 1 AS depth,
+                       min({{'prev': r.row, 'via': e.kind, 'confidence': e.confidence}}) AS step
+                FROM r JOIN {table} e ON e.{frm} = r.row
+                WHERE r.depth < $depth
+                  AND NOT EXISTS (SELECT 1 FROM recurring.r seen WHERE seen.row = e.{to})
+                  {stop}
+                GROUP BY e.{to}
+            )
         )
-        .filter(pl.col("dd") == pl.col("ds") + 1)
-        .sort("src", "dst", "kind")
-    )
-    nxt: dict[str, list[dict]] = {}
-    for row in steps.iter_rows(named=True):
-        nxt.setdefault(row["src"], []).append(row)
-    paths: list[list[dict]] = []
+        SELECT * FROM r
+        """
+        params = {"start": start, "depth": depth}
+        if stop_at is not None:
+            params["stop"] = stop_at
+        out = self.con.sql(sql, params=params).pl()
+        return out.sort("depth", "row").cast({"depth": pl.Int32, "row": pl.Int32})
 
-    def walk(node: str, acc: list[dict]) -> None:
-        if len(paths) >= max_paths:
-            return
-        if node == b:
-            paths.append(list(acc))
-            return
-        for step in nxt.get(node, []):
-            acc.append(step)
-            walk(step["dst"], acc)
-            acc.pop()
+    def with_ids(self, r: pl.DataFrame) -> pl.DataFrame:
+        """Replace integer rows by node ids."""
+        ids = self.ids
+        return r.with_columns(
+            id=ids.gather(r["row"]),
+            prev=pl.when(pl.col("prev").is_not_null()).then(
+                pl.lit(ids).gather(pl.col("prev").fill_null(0))
+            ),
+        ).select("id", "depth", "prev", "via", "confidence")
 
-    walk(a, [])
-    return paths, fwd, bwd
+    def shortest_paths(
+        self,
+        a: int,
+        b: int,
+        *,
+        undirected: bool = False,
+        include_ambiguous: bool = False,
+        max_depth: int = 12,
+        max_paths: int = 5,
+    ) -> tuple[list[list[dict]], pl.DataFrame, pl.DataFrame]:
+        """Up to `max_paths` shortest paths a → b (lists of hops), and both reach frames.
+
+        Nodes on a shortest path satisfy dist(a, n) + dist(n, b) = dist(a, b); paths are
+        enumerated only inside that small sub-graph, in a fixed order.
+        """
+        kw = {"include_ambiguous": include_ambiguous, "undirected": undirected}
+        fwd = self.reach([a], reverse=False, depth=max_depth, stop_at=b, **kw)
+        hit = fwd.filter(pl.col("row") == b)
+        if hit.is_empty():
+            bwd = self.reach([b], reverse=True, depth=max_depth, **kw)
+            return [], fwd, bwd
+        total = int(hit["depth"][0])
+        bwd = self.reach([b], reverse=True, depth=total, **kw)
+        on_path = (
+            fwd.select("row", da="depth")
+            .join(bwd.select("row", db="depth"), on="row")
+            .filter(pl.col("da") + pl.col("db") == total)
+        )
+        self.con.register("_on", on_path)
+        steps = self.con.sql(
+            f"""SELECT e.s, e.d, e.kind, e.confidence FROM {self._table(**kw)} e
+                JOIN _on x ON x.row = e.s JOIN _on y ON y.row = e.d
+                WHERE y.da = x.da + 1 ORDER BY e.s, e.d, e.kind"""
+        ).pl()
+        self.con.unregister("_on")
+        ids = self.ids
+        nxt: dict[int, list[dict]] = {}
+        for s_, d_, kind, conf in steps.iter_rows():
+            nxt.setdefault(s_, []).append(
+                {"src": ids[s_], "dst": ids[d_], "kind": kind, "confidence": conf, "_d": d_}
+            )
+        paths: list[list[dict]] = []
+
+        def walk(node: int, acc: list[dict]) -> None:
+            if len(paths) >= max_paths:
+                return
+            if node == b:
+                paths.append([{k: v for k, v in h.items() if k != "_d"} for h in acc])
+                return
+            for hop in nxt.get(node, []):
+                acc.append(hop)
+                walk(hop["_d"], acc)
+                acc.pop()
+
+        walk(a, [])
+        return paths, fwd, bwd
 
 
 def pagerank(edges: pl.DataFrame, damping: float = 0.85, iterations: int = 30) -> pl.DataFrame:

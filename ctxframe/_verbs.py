@@ -577,25 +577,18 @@ def start_ids(g: Graph, target: str) -> tuple[list[str], Card | None]:
 
 def affected(g: Graph, target: str, *, depth: int = 3, include_ambiguous: bool = False) -> Affected:
     """Reverse transitive closure over calls/imports/extends/implements/contains."""
-    from ctxframe._traverse import reach
-
     ids, c = start_ids(g, target)
     if not ids:
         return Affected(target=target, depth=depth, nodes=_empty_nodes(), start=[], card=c)
-    r = reach(
-        g._con,
-        g._dep_edges(include_ambiguous),
-        ids,
-        reverse=True,
-        depth=depth,
-        include_ambiguous=True,
-    )
+    t = g._traversal
+    rows = [g._row_of[i] for i in ids]
+    r = t.with_ids(t.reach(rows, reverse=True, depth=depth, include_ambiguous=include_ambiguous))
     nodes = r.join(g.nodes.select(_NODE_COLS), on="id", how="left")
     left_out = 0
     if not include_ambiguous:
-        amb = g._amb_edges
-        left_out = amb.filter(
-            pl.col("dst").is_in(r["id"].implode()) & ~pl.col("src").is_in(r["id"].implode())
+        reached = r["id"].implode()
+        left_out = g._amb_edges.filter(
+            pl.col("dst").is_in(reached) & ~pl.col("src").is_in(reached)
         ).height
     return Affected(
         target=target,
@@ -629,20 +622,14 @@ def path(
     g: Graph, a: str, b: str, *, undirected: bool = False, include_ambiguous: bool = False
 ) -> PathResult:
     """Shortest paths between two symbols, each hop with its edge kind and confidence."""
-    from ctxframe._traverse import shortest_paths
-
     ca, cb = card(g, a), card(g, b)
     for c in (ca, cb):
         if c.status != "found":
             return PathResult(a=a, b=b, undirected=undirected, card=c)
     ia, ib = ca.node["id"], cb.node["id"]
-    paths, fwd, bwd = shortest_paths(
-        g._con,
-        g._dep_edges(include_ambiguous),
-        ia,
-        ib,
-        undirected=undirected,
-        include_ambiguous=True,
+    t = g._traversal
+    paths, fwd, bwd = t.shortest_paths(
+        g._row_of[ia], g._row_of[ib], undirected=undirected, include_ambiguous=include_ambiguous
     )
     ids = {s["src"] for p in paths for s in p} | {s["dst"] for p in paths for s in p}
     labels = dict(
@@ -660,18 +647,15 @@ def path(
         reach_b=bwd.height - 1,
     )
     if not paths:
-        res.stops_a = _frontier(g, fwd)
-        res.stops_b = _frontier(g, bwd)
+        res.stops_a = _frontier(g, t.with_ids(fwd))
+        res.stops_b = _frontier(g, t.with_ids(bwd))
     return res
 
 
 def _frontier(g: Graph, r: pl.DataFrame, k: int = 5) -> list[str]:
     far = r.filter(pl.col("depth") == r["depth"].max()).sort("id").head(k)
-    return (
-        g._node_rows(far["id"].to_list())
-        .select(pl.coalesce("qualname", "label", "id"))[:, 0]
-        .to_list()
-    )
+    rows = g._node_rows(far["id"].to_list())
+    return rows.select(pl.coalesce("qualname", "label", "id"))[:, 0].to_list()
 
 
 def change_plan(g: Graph, name: str, *, depth: int = 2) -> ChangePlan:
