@@ -115,24 +115,29 @@ class Traversal:
         """
         kw = {"include_ambiguous": include_ambiguous, "undirected": undirected}
         fwd = self.reach([a], reverse=False, depth=max_depth, stop_at=b, **kw)
-        hit = fwd.filter(pl.col("row") == b)
-        if hit.is_empty():
+        if fwd.filter(pl.col("row") == b).is_empty():
             bwd = self.reach([b], reverse=True, depth=max_depth, **kw)
             return [], fwd, bwd
-        total = int(hit["depth"][0])
-        bwd = self.reach([b], reverse=True, depth=total, **kw)
-        on_path = (
-            fwd.select("row", da="depth")
-            .join(bwd.select("row", db="depth"), on="row")
-            .filter(pl.col("da") + pl.col("db") == total)
-        )
-        self.con.register("_on", on_path)
-        steps = self.con.sql(
+        # Edges between consecutive BFS layers form a DAG holding every shortest path from a;
+        # keep the part that leads to b.
+        self.con.register("_fwd", fwd.select("row", "depth"))
+        layered = self.con.sql(
             f"""SELECT e.s, e.d, e.kind, e.confidence FROM {self._table(**kw)} e
-                JOIN _on x ON x.row = e.s JOIN _on y ON y.row = e.d
-                WHERE y.da = x.da + 1 ORDER BY e.s, e.d, e.kind"""
+                JOIN _fwd x ON x.row = e.s JOIN _fwd y ON y.row = e.d
+                WHERE y.depth = x.depth + 1 ORDER BY e.s, e.d, e.kind"""
         ).pl()
-        self.con.unregister("_on")
+        self.con.unregister("_fwd")
+        into: dict[int, list[int]] = {}
+        for s_, d_ in layered.select("s", "d").iter_rows():
+            into.setdefault(d_, []).append(s_)
+        useful, todo = {b}, [b]
+        while todo:
+            for s_ in into.get(todo.pop(), []):
+                if s_ not in useful:
+                    useful.add(s_)
+                    todo.append(s_)
+        steps = layered.filter(pl.col("s").is_in(useful) & pl.col("d").is_in(useful))
+        bwd = fwd.filter(pl.col("row").is_in(useful))
         ids = self.ids
         nxt: dict[int, list[dict]] = {}
         for s_, d_, kind, conf in steps.iter_rows():
