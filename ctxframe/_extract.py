@@ -12,6 +12,7 @@ import bisect
 import hashlib
 import os
 import posixpath
+import re
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -20,9 +21,16 @@ from ctxframe._languages import BY_NAME, Language, language_for, query_source
 MAX_FILE_BYTES = 1_000_000
 _SIG_CHARS = 200
 _DOC_CHARS = 1000
-_CLASS_LIKE = {"class", "struct", "interface", "enum"}
+_CLASS_LIKE = {"class", "struct", "interface", "enum", "trait"}
 _SELF_NAMES = {"self", "cls", "this"}
 _JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
+# Languages added after the foundation: comment node types that carry doc comments, siblings
+# skipped between a doc comment and its definition, wrappers a doc comment sits above.
+_COMMENT_TYPES = {"comment", "line_comment", "block_comment", "doc_comment"}
+_SKIP_SIBLINGS = {"attribute_item", "inner_attribute_item"}
+_WRAPPERS = ("export_statement", "decorator", "template_declaration")
+_ANNOTATED = {"java", "csharp", "rust"}  # signatures skip leading @Annotation / [Attr] / #[attr]
+_RUST_STD = {"std", "core", "alloc"}
 
 DEF_COLUMNS = (
     "id", "kind", "label", "qualname", "language", "path",
@@ -76,11 +84,16 @@ def _compiled(lang_name: str):
     return get_parser(lang.grammar), Query(ts_lang, query_source(lang.query))
 
 
+_PACKS: dict = {}  # extension -> Pack, set by extract_batch for the packs of the indexed repo
 _UNCHANGED = "\0unchanged"  # internal marker: same bytes as the stored version, not re-parsed
 
 
-def extract_batch(root: str, jobs: list[tuple[str, str | None]]) -> Batch:
-    """Extract every (path, known hash) under root; never raises for a bad file."""
+def extract_batch(root: str, jobs: list[tuple[str, str | None]], packs: tuple = ()) -> Batch:
+    """Extract every (path, known hash) under root; never raises for a bad file.
+
+    `packs` are user language packs (ctxframe._packs.Pack) for extensions no built-in owns."""
+    global _PACKS
+    _PACKS = {ext: pack for pack in packs for ext in pack.language.extensions}
     files = [extract_file(root, p, h) for p, h in jobs]
     defs = [row for f in files for row in f.defs]
     refs = [row for f in files for row in f.refs]
@@ -111,6 +124,10 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
         res.skip_reason = "binary"
         return res
     lang = language_for(path)
+    pack = None
+    if lang is None and _PACKS:
+        pack = _PACKS.get(os.path.splitext(path)[1].lower())
+        lang = pack.language if pack is not None else None
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
@@ -123,12 +140,22 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
         return res
     if lang is not None:
         res.language = lang.name
-        _parse_into(res, lang, data)
+        if lang.family == "docs":
+            from ctxframe._docs import extract_document
+
+            extract_document(res, lang, data)
+        else:
+            _parse_into(res, lang, data, pack)
     return res
 
 
-def _parse_into(res: FileResult, lang: Language, data: bytes) -> None:
-    parser, query = _compiled(lang.name)
+def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None:
+    if pack is not None:
+        from ctxframe._packs import compiled
+
+        parser, query = compiled(pack.grammar, pack.query)
+    else:
+        parser, query = _compiled(lang.name)
     from tree_sitter import QueryCursor
 
     tree = parser.parse(data)
@@ -145,6 +172,8 @@ def _parse_into(res: FileResult, lang: Language, data: bytes) -> None:
             defs.append((role[11:], caps))
         else:
             refs.append((role[10:], caps))
+    if lang.name == "sql":
+        defs.extend(_sql_procedures(data, defs))
     _Builder(res, lang, data).build(defs, refs)
 
 
@@ -182,21 +211,23 @@ class _Builder:
             node = caps[f"definition.{kind}"][0]
             name_node = caps["name"][0]
             key = (node.start_byte, node.end_byte)
-            if key in seen:
+            if key in seen and ("receiver.type" not in caps or seen[key]["recv_type"]):
                 continue
             item = {
                 "kind": kind,
                 "node": node,
-                "name": _text(self.data, name_node),
+                "name": _text(self.data, name_node).replace("::", "."),
                 "start": node.start_byte,
                 "end": node.end_byte,
-                "recv_type": _text(self.data, caps["receiver.type"][0])
+                "recv_type": _text(self.data, caps["receiver.type"][0]).replace("::", ".")
                 if "receiver.type" in caps
                 else None,
                 "recv_var": _text(self.data, caps["receiver.var"][0])
                 if "receiver.var" in caps
                 else None,
             }
+            if node.type == "file_scoped_namespace_declaration":  # C#: covers the rest
+                item["end"], item["end_row"] = len(self.data), self.res.lines - 1
             seen[key] = item
         items = sorted(seen.values(), key=lambda d: (d["start"], -d["end"]))
         stack: list[dict] = []
@@ -217,16 +248,26 @@ class _Builder:
             if kind == "function" and parent is not None and parent["kind"] in _CLASS_LIKE:
                 kind = "method"
             if item["recv_type"]:  # Go method: qualified by its receiver type
-                qual = f"{item['recv_type']}.{item['name']}"
-                parent = by_qual.get(item["recv_type"])
+                # (C++ `ns { T::m }` and Rust `mod m { impl T }` prefix the enclosing scope.)
+                rtype = f"{parent['qual']}.{item['recv_type']}" if parent else item["recv_type"]
+                qual = f"{rtype}.{item['name']}"
+                owner = by_qual.get(rtype)
+                if kind == "method" and owner is not None and owner["kind"] == "namespace":
+                    kind = "function"  # C++ `ns::f() {}`: a namespace, not a type
+                parent = owner or parent
             else:
                 qual = f"{parent['qual']}.{item['name']}" if parent else item["name"]
-            item["kind"], item["qual"] = kind, qual
+            item["kind"], item["qual"], item["out_parent"] = kind, qual, parent
+            item["rtype"] = rtype if item["recv_type"] else None
+            by_qual.setdefault(qual, item)
+        # A declaration (C/C++ prototype) never takes the plain id from its definition.
+        for item in sorted(items, key=lambda it: it["kind"] == "declaration"):
+            qual = item["qual"]
             n = used.get(qual, 0) + 1
             used[qual] = n
             item["id"] = f"{path}::{qual}" if n == 1 else f"{path}::{qual}#{n}"
-            by_qual.setdefault(qual, item)
-            node = item["node"]
+        for item in items:
+            parent, kind, qual, node = item["out_parent"], item["kind"], item["qual"], item["node"]
             rows.append(
                 (
                     item["id"],
@@ -236,16 +277,23 @@ class _Builder:
                     self.lang.name,
                     path,
                     node.start_point[0] + 1,
-                    node.end_point[0] + 1,
+                    item.get("end_row", node.end_point[0]) + 1,
                     self._signature(node),
                     self._doc(node),
                     parent["id"] if parent else path,
                 )
             )
         self.starts = [item["start"] for item in items]
+        self.by_qual = by_qual
 
     def _signature(self, node) -> str:
-        line = _text(self.data, node).split("\n", 1)[0].rstrip()
+        text = _text(self.data, node)
+        if self.lang.name in _ANNOTATED:
+            lines = text.split("\n")
+            while len(lines) > 1 and lines[0].lstrip().startswith(("@", "#[", "[")):
+                lines.pop(0)
+            text = "\n".join(lines).lstrip()
+        line = text.split("\n", 1)[0].rstrip()
         return line[:_SIG_CHARS]
 
     def _doc(self, node) -> str | None:
@@ -258,15 +306,22 @@ class _Builder:
                 if first.type == "string":
                     return _clean_docstring(_text(self.data, first))
             return None
+        if self.lang.doc == "none":
+            return None
         anchor = node
-        while anchor.parent is not None and anchor.parent.type in ("export_statement", "decorator"):
+        wrappers = _WRAPPERS + (("statement",) if self.lang.name == "sql" else ())
+        while anchor.parent is not None and anchor.parent.type in wrappers:
             anchor = anchor.parent
         lines: list[str] = []
         prev, row = anchor.prev_named_sibling, anchor.start_point[0]
-        while prev is not None and prev.type == "comment" and prev.end_point[0] >= row - 1:
+        while prev is not None and prev.type in _SKIP_SIBLINGS:
+            prev, row = prev.prev_named_sibling, prev.start_point[0]
+        while prev is not None and prev.type in _COMMENT_TYPES and prev.end_point[0] >= row - 1:
             lines.insert(0, _text(self.data, prev))
             row = prev.start_point[0]
             prev = prev.prev_named_sibling
+        if lines and self.lang.name == "sql":
+            return _clean_comment("\n".join(ln.lstrip().removeprefix("--") for ln in lines))
         return _clean_comment("\n".join(lines)) if lines else None
 
     # -- references ---------------------------------------------------------------------------
@@ -285,12 +340,18 @@ class _Builder:
             return
         if kind in ("extends", "implements"):
             owner = self._enclosing(caps["name"][0].start_byte, items)
+            if "receiver.type" in caps:  # Rust `impl Trait for Type`: the type implements
+                rtype = _text(self.data, caps["receiver.type"][0]).replace("::", ".")
+                owner = self._enclosing(node.start_byte, items)
+                owner = self.by_qual.get(f"{owner['qual']}.{rtype}" if owner else rtype)
             # Go: the struct/interface type node sits inside the declaration we captured.
             if owner is None or owner["kind"] not in _CLASS_LIKE:
                 return
             text = _text(self.data, caps["name"][0])
-            text = text.split("<", 1)[0].split("[", 1)[0].strip()
+            text = text.split("<", 1)[0].split("[", 1)[0].strip().replace("::", ".")
             receiver, _, name = text.rpartition(".")
+            if self.lang.name == "csharp" and owner["kind"] != "interface":
+                kind = "implements" if re.match(r"I[A-Z]", name) else "extends"
             self._ref(owner["id"], kind, name, receiver or None, None, node)
             return
         name = _text(self.data, caps["name"][0])
@@ -301,9 +362,11 @@ class _Builder:
             while method is not None and method["kind"] != "method":
                 method = method["parent"]
             if method is not None and (
-                receiver in _SELF_NAMES or (method["recv_var"] and receiver == method["recv_var"])
+                receiver in _SELF_NAMES
+                or (method["recv_var"] and receiver == method["recv_var"])
+                or (receiver == "Self" and self.lang.name == "rust")
             ):
-                scope = method["recv_type"] or (method["parent"] or {}).get("qual")
+                scope = method.get("rtype") or (method["parent"] or {}).get("qual")
             elif method is not None and receiver in ("super()", "super") and method["parent"]:
                 scope, receiver = method["parent"]["qual"], "super"
         if receiver is not None and len(receiver) > 120:
@@ -347,10 +410,26 @@ class _Builder:
         elif fam == "js":
             module, cands = _js_candidates(raw.strip("'\""), self.res.path)
             sub = ()
-        else:  # go: resolved against go.mod files at resolution time
+        elif fam == "go":  # resolved against go.mod files at resolution time
             module, cands, sub = raw.strip('"`'), (), ()
             if alias is None:
                 alias = module.rsplit("/", 1)[-1]
+        elif fam == "rust":
+            if node.type == "mod_item":
+                moddir = _rust_moddir(self.res.path)
+                cands = (f"{moddir}{raw}.rs", f"{moddir}{raw}/mod.rs")
+                self._ref(self.res.path, "import", None, None, None, node, raw, raw, cands)
+                return
+            for segs, local in _rust_use_tree(raw):
+                module, name, cands, sub = _rust_candidates(segs, self.res.path)
+                self._ref(
+                    self.res.path, "import", name, None, None, node, module, local, cands, sub
+                )
+            return
+        else:
+            module, cands, sub = _other_candidates(fam, raw, self.res.path, node)
+            if fam == "java" and alias is None and not module.endswith(".*"):
+                alias = module.rsplit(".", 1)[-1]
         self._ref(self.res.path, "import", name, None, None, node, module, alias, cands, sub)
 
 
@@ -407,3 +486,171 @@ def _js_candidates(spec: str, path: str) -> tuple[str, tuple[str, ...]]:
         cands += [stem + e for e in (".ts", ".tsx")]
     cands += [target + e for e in _JS_EXTS] + [f"{target}/index{e}" for e in _JS_EXTS]
     return target, tuple(dict.fromkeys(cands))
+
+
+# -- languages added after the foundation --------------------------------------------------------
+# A candidate starting with "/" is a path suffix: any indexed file whose path ends with it
+# (the shortest such path wins), for languages whose import roots are not known up front.
+
+
+def _other_candidates(fam: str, raw: str, path: str, node) -> tuple[str, tuple, tuple]:
+    """(module, candidates, sub-candidates) of a Java/C/C++/C#/Zig import as written."""
+    here = posixpath.dirname(path)
+    if fam == "java":
+        module = raw.strip()
+        if node.text is not None and node.text.rstrip(b"; \n").endswith(b"*"):
+            module += ".*"
+            return module, (), ()
+        parts = module.split(".")
+        cands = ["/" + "/".join(parts) + ".java"]
+        if len(parts) > 1:  # `import static a.B.member;` or a nested class `a.B.Inner`
+            cands.append("/" + "/".join(parts[:-1]) + ".java")
+        return module, tuple(cands), ()
+    if fam == "c" and node.type == "using_declaration":  # C++ `using namespace a::b;`
+        return raw.strip(), (), ()
+    if fam == "c":
+        spec = raw.strip()
+        quoted = spec.startswith('"')
+        spec = spec.strip('"<>').strip()
+        cands = [posixpath.normpath(posixpath.join(here, spec))] if quoted else []
+        cands += [posixpath.normpath(spec), f"include/{spec}"]
+        if "/" in spec:
+            cands.append("/" + posixpath.normpath(spec).lstrip("./"))
+        return spec, tuple(c for c in dict.fromkeys(cands) if not c.startswith("..")), ()
+    if fam == "zig":
+        spec = raw.strip('"')
+        if spec.endswith(".zig"):
+            return (
+                posixpath.normpath(posixpath.join(here, spec)),
+                (posixpath.normpath(posixpath.join(here, spec)),),
+                (),
+            )
+        return spec, (), ()
+    return raw.strip(), (), ()  # C#: a namespace, resolved against namespace nodes
+
+
+def _rust_use_tree(text: str) -> list[tuple[list[str], str | None]]:
+    """Expand a `use` argument (`a::b::{C, d::E as F, self}`) into (segments, local alias)."""
+    text = re.sub(r"\s*(::|[{},])\s*", r"\1", text.strip())
+    out: list[tuple[list[str], str | None]] = []
+
+    def split_top(s: str) -> list[str]:
+        parts, depth, cur = [], 0, ""
+        for ch in s:
+            if ch == "," and depth == 0:
+                parts.append(cur)
+                cur = ""
+                continue
+            depth += (ch == "{") - (ch == "}")
+            cur += ch
+        if cur:
+            parts.append(cur)
+        return parts
+
+    def walk(prefix: list[str], s: str) -> None:
+        if "{" in s and s.endswith("}"):
+            head, _, body = s.partition("{")
+            base = prefix + [p for p in head.split("::") if p]
+            for part in split_top(body[:-1]):
+                walk(base, part)
+            return
+        alias = None
+        m = re.fullmatch(r"(.+?)\s+as\s+(\w+)", s)
+        if m:
+            s, alias = m.group(1), m.group(2)
+        segs = prefix + [p for p in s.split("::") if p]
+        if segs and segs[-1] == "self":
+            segs = segs[:-1]
+        if segs and segs[-1] == "*":
+            out.append((segs, None))
+            return
+        if segs:
+            out.append((segs, alias if alias != "_" else None))
+
+    walk([], text)
+    return out
+
+
+def _rust_moddir(path: str) -> str:
+    """Directory (with a trailing slash) holding the child modules of the file's module."""
+    d = posixpath.dirname(path)
+    base = posixpath.basename(path)
+    prefix = f"{d}/" if d else ""
+    if base in ("mod.rs", "lib.rs", "main.rs"):
+        return prefix
+    return f"{prefix}{base[:-3]}/"
+
+
+def _rust_candidates(segs: list[str], path: str) -> tuple[str, str | None, tuple, tuple]:
+    """(module, name, candidates, sub-candidates) for one `use` path of a Rust file."""
+    glob = segs[-1] == "*"
+    if glob:  # `use a::b::*`: the module a::b itself
+        segs = segs[:-1]
+    module = "::".join(segs[:-1]) if len(segs) > 1 and not glob else "::".join(segs)
+    name = segs[-1] if len(segs) > 1 and not glob else None
+    first = segs[0]
+    if first in _RUST_STD:
+        return module, name, (), ()
+    if first not in ("crate", "self", "super"):  # a child module (or an external crate)
+        segs = ["self", *segs]
+        first = "self"
+    if first == "crate":
+        d, parts = path.split("/"), segs[1:]
+        root = "/".join(d[: len(d) - 1 - d[::-1].index("src")]) + "/" if "src" in d[:-1] else ""
+        base = root
+    else:
+        base, parts = _rust_moddir(path), segs[1:]
+        while parts and parts[0] in ("super", "self"):
+            if parts[0] == "super":
+                base = posixpath.dirname(base.rstrip("/"))
+                base = f"{base}/" if base else ""
+            parts = parts[1:]
+        if first == "super":
+            base = posixpath.dirname(base.rstrip("/"))
+            base = f"{base}/" if base else ""
+
+    def files(ps: list[str]) -> tuple[str, ...]:
+        if not ps:
+            return tuple(f"{base}{f}" for f in ("lib.rs", "main.rs", "mod.rs"))
+        stem = base + "/".join(ps)
+        return (f"{stem}.rs", f"{stem}/mod.rs")
+
+    mod_parts = parts[:-1] if name is not None else parts
+    return module, name, files(mod_parts), files(parts) if name is not None else ()
+
+
+_SQL_PROC = re.compile(
+    rb"^[ \t]*create[ \t]+(?:or[ \t]+replace[ \t]+)?procedure[ \t]+([\w.\"`\[\]]+)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+class _Span:
+    """A stand-in for a tree-sitter node over a byte range (definitions the grammar misses)."""
+
+    def __init__(self, data: bytes, start: int, end: int):
+        self.start_byte, self.end_byte = start, end
+        self.start_point = (data.count(b"\n", 0, start), 0)
+        self.end_point = (data.count(b"\n", 0, max(start, end - 1)), 0)
+        self.parent = self.prev_named_sibling = None
+        self.type = "span"
+
+    def child_by_field_name(self, _name):
+        return None
+
+
+def _sql_procedures(data: bytes, defs: list) -> list:
+    """`CREATE PROCEDURE name …` statements, which tree-sitter-sql does not parse."""
+    del defs
+    out = []
+    for m in _SQL_PROC.finditer(data):
+        start, after = m.start(), m.end()
+        dollar = data.find(b"$$", after)
+        semi = data.find(b";", after)
+        if dollar != -1 and (semi == -1 or dollar < semi):
+            close = data.find(b"$$", dollar + 2)
+            semi = data.find(b";", close if close != -1 else dollar + 2)
+        end = len(data) if semi == -1 else semi + 1
+        span, name = _Span(data, start, end), _Span(data, m.start(1), m.end(1))
+        out.append(("procedure", {"definition.procedure": [span], "name": [name]}))
+    return out

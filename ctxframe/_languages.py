@@ -28,6 +28,23 @@ LANGUAGES: tuple[Language, ...] = (
     Language("typescript", "typescript", "typescript", (".ts", ".mts", ".cts"), "js", "comment"),
     Language("tsx", "tsx", "typescript", (".tsx",), "js", "comment"),
     Language("go", "go", "go", (".go",), "go", "comment"),
+    Language("java", "java", "java", (".java",), "java", "comment"),
+    Language("c", "c", "c", (".c", ".h"), "c", "comment"),  # C and C++ share one family
+    Language(
+        "cpp",
+        "cpp",
+        "cpp",
+        (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".tpp", ".inl"),
+        "c",
+        "comment",
+    ),
+    Language("csharp", "csharp", "csharp", (".cs",), "csharp", "comment"),
+    Language("rust", "rust", "rust", (".rs",), "rust", "comment"),
+    Language("zig", "zig", "zig", (".zig",), "zig", "comment"),
+    Language("sql", "sql", "sql", (".sql",), "sql", "comment"),
+    # Documents: headings become sections by a line scanner (ctxframe/_docs.py), no query.
+    Language("markdown", "markdown", "", (".md", ".markdown"), "docs", "none"),
+    Language("rst", "rst", "", (".rst",), "docs", "none"),
 )
 
 BY_NAME = {lang.name: lang for lang in LANGUAGES}

@@ -20,7 +20,13 @@ AMBIGUOUS_CAP = 8
 PRODUCER = "ctxframe"
 _FAMILY = {lang.name: lang.family for lang in LANGUAGES}
 _CALLABLE = ["function", "method", "class", "struct"]
-_TYPES = ["class", "struct", "interface", "enum", "type"]
+_TYPES = ["class", "struct", "interface", "enum", "type", "trait"]
+# Families added after the foundation: a call on a receiver that names a type (`Item::new()`,
+# `Item.create()`) matches that type's member by qualified name.
+_TYPE_QUALIFIED = {"java", "c", "csharp", "rust", "zig"}
+# Node kinds a document may mention (never files' own rows, stubs, sections or prototypes).
+_MENTIONABLE = ["class", "struct", "interface", "enum", "type", "trait", "function", "method",
+                "namespace", "table", "view", "procedure"]  # fmt: skip
 # Names that are the language's own, never a repo symbol when called bare.
 _BUILTINS = {
     "python": set(
@@ -52,18 +58,42 @@ def _family() -> pl.Expr:
 
 
 def _first_match(rows: pl.DataFrame, col: str, targets: pl.DataFrame) -> pl.DataFrame:
-    """For each ref_id, the first entry of list column `col` that is a path in `targets`."""
+    """For each ref_id, the first entry of list column `col` that is a path in `targets`.
+
+    An entry starting with "/" is a path suffix: it matches every path ending with it (or equal
+    to it without the slash); the shortest such path wins."""
     exploded = (
         rows.select("ref_id", pl.col(col).str.split("\n").alias("cand"))
         .explode("cand")
         .drop_nulls("cand")
         .with_columns(order=pl.int_range(pl.len()).over("ref_id"))
     )
+    suffix = pl.col("cand").str.starts_with("/")
+    exact = exploded.filter(~suffix).join(targets.select("path"), left_on="cand", right_on="path")
+    exact = exact.select("ref_id", "order", pl.col("cand").alias("target_path"))
+    by_suffix = exploded.filter(suffix)
+    if by_suffix.height:
+        by_suffix = by_suffix.join(_suffixes(targets), left_on="cand", right_on="suffix").select(
+            "ref_id", "order", pl.col("path").alias("target_path")
+        )
+        exact = pl.concat([exact, by_suffix])
     return (
-        exploded.join(targets, left_on="cand", right_on="path", how="inner")
-        .sort("ref_id", "order")
+        exact.sort("ref_id", "order", pl.col("target_path").str.len_chars(), "target_path")
         .unique("ref_id", keep="first", maintain_order=True)
-        .select("ref_id", pl.col("cand").alias("target_path"))
+        .select("ref_id", "target_path")
+    )
+
+
+def _suffixes(targets: pl.DataFrame) -> pl.DataFrame:
+    """Every "/"-led tail of every path (`/a/b.h`, `/b.h` for `a/b.h`), for suffix candidates."""
+    parts = targets.select("path", parts=pl.col("path").str.split("/"))
+    return (
+        parts.with_columns(i=pl.int_ranges(0, pl.col("parts").list.len()))
+        .explode("i")
+        .select(
+            "path",
+            suffix=pl.lit("/") + pl.col("parts").list.slice(pl.col("i")).list.join("/"),
+        )
     )
 
 
@@ -108,8 +138,14 @@ def resolve(
     order = ["path", "line", "kind", "src", "name", "receiver", "module", "alias"]
     refs = refs.with_columns(family=_family(), dir=_dirname("path"))
     indexed = files.filter(pl.col("skip_reason").is_null()).select("path", "language")
+    namespaces = defs.filter(pl.col("kind") == "namespace").select(
+        "path", "qualname", family=_family()
+    )
     edges_imports, bindings, stubs = _imports(
-        refs.filter(pl.col("kind") == "import").sort(order, nulls_last=True), indexed, gomods
+        refs.filter(pl.col("kind") == "import").sort(order, nulls_last=True),
+        indexed,
+        gomods,
+        namespaces,
     )
     targets = defs.with_columns(family=_family(), dir=_dirname("path")).select(
         pl.col("id").alias("dst"),
@@ -122,7 +158,7 @@ def resolve(
         (pl.col("parent") == pl.col("path")).alias("top"),
     )
     kept = None
-    symbolic = refs.filter(pl.col("kind") != "import")
+    symbolic = refs.filter(~pl.col("kind").is_in(["import", "mention"]))
     if previous is not None:
         changed = pl.Series(previous.changed, dtype=pl.String)
         changed_defs = pl.concat(
@@ -156,6 +192,7 @@ def resolve(
         _CALLABLE,
         ["method"],
         bases=bases.filter(pl.col("dst").is_not_null()).select("src", "dst"),
+        type_qualified=True,
     )
     contains = defs.select(
         pl.col("parent").alias("src"),
@@ -167,6 +204,7 @@ def resolve(
         pl.col("line_start").alias("line"),
     )
     parts = [contains, edges_imports, calls, inherits] + ([kept] if kept is not None else [])
+    parts += [_declares(defs, edges_imports), _mentions(refs, targets, indexed)]
     edges = pl.concat(
         [e.select(list(EDGES.names())[:-1]).cast(dict(list(EDGES.items())[:-1])) for e in parts]
     ).with_columns(producer=pl.lit(PRODUCER))
@@ -174,7 +212,10 @@ def resolve(
 
 
 def _imports(
-    imports: pl.DataFrame, indexed: pl.DataFrame, gomods: dict[str, str]
+    imports: pl.DataFrame,
+    indexed: pl.DataFrame,
+    gomods: dict[str, str],
+    namespaces: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     imports = imports.unique(
         ["path", "module", "name", "alias"], keep="first", maintain_order=True
@@ -194,8 +235,19 @@ def _imports(
             local=pl.coalesce("alias", "name"),
         )
     )
+    # C# `using A.B;` and C++ `using namespace a::b;`: every file declaring that namespace.
+    ns_edges = pl.DataFrame(schema={"ref_id": pl.UInt32, "ns_path": pl.String})
+    if namespaces is not None and namespaces.height:
+        ns_edges = (
+            r.filter(pl.col("family").is_in(["csharp", "c"]))
+            .with_columns(qualname=pl.col("module").str.replace_all("::", ".", literal=True))
+            .join(namespaces, on=["family", "qualname"], how="inner")
+            .select("ref_id", pl.col("path_right").alias("ns_path"))
+            .unique()
+        )
     r = r.with_columns(
-        resolved=pl.coalesce("sub_path", "target_path", "target_dir").is_not_null(),
+        resolved=pl.coalesce("sub_path", "target_path", "target_dir").is_not_null()
+        | pl.col("ref_id").is_in(ns_edges["ref_id"].implode()),
         dst_file=pl.coalesce("sub_path", "target_path"),
     )
     stub_id = pl.concat_str(pl.lit("module://"), pl.col("module"))
@@ -210,8 +262,13 @@ def _imports(
     stub_edges = r.filter(~pl.col("resolved")).select(
         pl.col("path").alias("src"), stub_id.alias("dst"), "module", "line"
     )
+    ns_file_edges = r.join(ns_edges, on="ref_id", how="inner").select(
+        pl.col("path").alias("src"), pl.col("ns_path").alias("dst"), "module", "line"
+    )
     edges = (
-        pl.concat([file_edges, go_edges, stub_edges])
+        pl.concat(
+            [file_edges, go_edges, stub_edges, ns_file_edges.filter(pl.col("src") != pl.col("dst"))]
+        )
         .sort("src", "dst", "line", "module")
         .unique(["src", "dst"], keep="first", maintain_order=True)
         .select(
@@ -273,6 +330,7 @@ def _resolve_refs(
     bare_kinds: list[str],
     recv_kinds: list[str],
     bases: pl.DataFrame | None = None,
+    type_qualified: bool = False,
 ) -> pl.DataFrame:
     """One edge row per resolved (or unresolved) reference, trying scope, imports, then names."""
     refs = refs.with_row_index("ref_id").with_columns(
@@ -368,6 +426,9 @@ def _resolve_refs(
         .select(out)
     )
 
+    if type_qualified:
+        found.extend(_type_qualified(pending(), targets, out))
+
     # D. by name within the language family: one candidate INFERRED, a few AMBIGUOUS.
     rest = pending()
     builtin = pl.lit(False)
@@ -380,8 +441,13 @@ def _resolve_refs(
     def by_name(rows: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:
         # Count candidates per name first, so a name with hundreds of definitions never joins.
         cand = targets.filter(pl.col("kind").is_in(kinds)).select(
-            "family", pl.col("label").alias("name"), "dst"
+            "family", pl.col("label").alias("name"), "dst", "kind"
         )
+        # Java/C#/C++…: `new Item()` names the class, not also its constructor `Item.Item`.
+        shadowed = pl.col("family").is_in(list(_TYPE_QUALIFIED)) & (
+            (pl.col("kind") == "method") & pl.col("kind").is_in(_TYPES).any().over("family", "name")
+        )
+        cand = cand.filter(~shadowed).drop("kind")
         cand = cand.with_columns(n=pl.len().over("family", "name")).filter(
             pl.col("n") <= AMBIGUOUS_CAP
         )
@@ -404,4 +470,182 @@ def _resolve_refs(
     )
     return edges.sort("src", "kind", "name", "dst", "line", nulls_last=True).unique(
         ["src", "dst", "kind", "name"], keep="first", maintain_order=True
+    )
+
+
+def _type_qualified(rest: pl.DataFrame, targets: pl.DataFrame, out: list[str]) -> list:
+    """C2 (families in _TYPE_QUALIFIED): `Type::m()` / `Type.m()` matches a member `Type.m` by
+    its qualified name (EXTRACTED in the same file, else INFERRED when unique, AMBIGUOUS for a
+    few). A receiver that names a type not in the repo (`HashMap::new`, `Math.max`), and any
+    receiver call in C (no methods there), stays unresolved instead of matching by name."""
+    tq = rest.filter(
+        pl.col("receiver").is_not_null() & pl.col("family").is_in(list(_TYPE_QUALIFIED))
+    )
+    if tq.height == 0:
+        return []
+    recv = pl.col("receiver").str.replace_all("::", ".", literal=True)
+    tq = tq.with_columns(
+        tqual=pl.concat_str(recv.str.extract(r"([^.]+)$", 1), pl.lit("."), "name"),
+        typelike=pl.col("receiver").str.contains("::", literal=True)
+        | pl.col("receiver").str.contains(r"^[A-Z][A-Za-z0-9_]*$")
+        | (pl.col("language") == "c"),
+    )
+    cand = targets.filter(pl.col("kind").is_in(["method", "function"])).select(
+        "family", "dpath", "dst", tqual=pl.col("qualname").str.extract(r"([^.]+\.[^.]+)$", 1)
+    )
+    cand = cand.with_columns(n=pl.len().over("family", "tqual")).filter(
+        pl.col("n") <= AMBIGUOUS_CAP
+    )
+    hit = tq.join(cand, on=["family", "tqual"], how="inner").with_columns(
+        confidence=pl.when(pl.col("dpath") == pl.col("path"))
+        .then(pl.lit("EXTRACTED"))
+        .when(pl.col("n") == 1)
+        .then(pl.lit("INFERRED"))
+        .otherwise(pl.lit("AMBIGUOUS"))
+    )
+    # A same-file match wins over the others.
+    hit = hit.filter(
+        (pl.col("confidence") == "EXTRACTED").any().over("ref_id").not_()
+        | (pl.col("confidence") == "EXTRACTED")
+    )
+    unresolved = (
+        tq.filter(pl.col("typelike"))
+        .join(hit.select("ref_id"), on="ref_id", how="anti")
+        .with_columns(dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String))
+    )
+    return [hit.select(out), unresolved.select(out)]
+
+
+_EDGE_COLS = ["src", "dst", "kind", "confidence", "name", "path", "line"]
+
+
+def _declares(defs: pl.DataFrame, imports: pl.DataFrame) -> pl.DataFrame:
+    """`declares` edges: a C/C++ prototype or in-class method declaration → its definition(s)
+    of the same qualified name. EXTRACTED when in the same file or in a file that includes the
+    declaring one; otherwise INFERRED when unique, AMBIGUOUS for a few."""
+    decl = defs.filter(pl.col("kind") == "declaration").select(
+        pl.col("id").alias("src"),
+        "qualname",
+        pl.col("path").alias("decl_path"),
+        pl.col("label").alias("name"),
+        pl.col("line_start").alias("line"),
+        family=_family(),
+    )
+    if decl.height == 0:
+        return pl.DataFrame(schema={c: EDGES[c] for c in _EDGE_COLS})
+    impl = defs.filter(pl.col("kind").is_in(["function", "method"])).select(
+        pl.col("id").alias("dst"), "qualname", pl.col("path").alias("def_path"), family=_family()
+    )
+    impl = impl.join(decl.select("family", "qualname").unique(), on=["family", "qualname"])
+    impl = impl.with_columns(n=pl.len().over("family", "qualname"))
+    same = decl.join(
+        impl,
+        left_on=["family", "qualname", "decl_path"],
+        right_on=["family", "qualname", "def_path"],
+    ).with_columns(def_path=pl.col("decl_path"))
+    rest = decl.join(same.select("src"), on="src", how="anti").join(
+        impl.filter(pl.col("n") <= AMBIGUOUS_CAP), on=["family", "qualname"]
+    )
+    includes = imports.filter(pl.col("dst").is_not_null()).select(
+        pl.col("src").alias("def_path"), pl.col("dst").alias("decl_path"), linked=pl.lit(True)
+    )
+    rest = rest.join(includes.unique(), on=["def_path", "decl_path"], how="left").with_columns(
+        linked=pl.col("linked").fill_null(False)
+    )
+    rest = rest.filter(pl.col("linked").any().over("src").not_() | pl.col("linked"))
+    rest = rest.with_columns(k=pl.len().over("src")).with_columns(
+        confidence=pl.when(pl.col("linked"))
+        .then(pl.lit("EXTRACTED"))
+        .when(pl.col("k") == 1)
+        .then(pl.lit("INFERRED"))
+        .otherwise(pl.lit("AMBIGUOUS"))
+    )
+    same = same.with_columns(confidence=pl.lit("EXTRACTED"))
+    return pl.concat(
+        [
+            x.select(
+                "src",
+                "dst",
+                kind=pl.lit("declares"),
+                confidence="confidence",
+                name="name",
+                path="decl_path",
+                line="line",
+            )
+            for x in (same, rest)
+        ]
+    )
+
+
+def _mentions(refs: pl.DataFrame, targets: pl.DataFrame, indexed: pl.DataFrame) -> pl.DataFrame:
+    """`mentions` edges from document sections to what their backticks and links name: a file
+    (by path) or a symbol (by qualified name or name; types beat members of the same name).
+    INFERRED when one candidate, AMBIGUOUS for a few; a name matching nothing makes no edge."""
+    m = refs.filter(pl.col("kind") == "mention")
+    if m.height == 0:
+        return pl.DataFrame(schema={c: EDGES[c] for c in _EDGE_COLS})
+    m = m.with_row_index("ref_id")
+    by_path = m.filter(pl.col("candidates").is_not_null())
+    files = by_path.join(_first_match(by_path, "candidates", indexed), on="ref_id").select(
+        "src",
+        pl.col("target_path").alias("dst"),
+        "name",
+        "path",
+        "line",
+        confidence=pl.lit("INFERRED"),
+    )
+    key = (
+        pl.col("name")
+        .str.replace(r"\(.*\)$", "")
+        .str.replace_all("::", ".", literal=True)
+        .str.replace_all("#", ".", literal=True)
+    )
+    sym = m.filter(pl.col("candidates").is_null()).with_columns(key=key)
+    sym = sym.with_columns(tail=pl.col("key").str.extract(r"([^.]+(?:\.[^.]+)?)$", 1))
+    tier = pl.when(pl.col("kind").is_in(_TYPES)).then(0).otherwise(1)
+    cand = targets.filter(pl.col("kind").is_in(_MENTIONABLE)).select(
+        "dst",
+        "qualname",
+        "label",
+        tier=tier,
+        tail=pl.when(pl.col("qualname").str.contains(".", literal=True))
+        .then(pl.col("qualname").str.extract(r"([^.]+\.[^.]+)$", 1))
+        .otherwise(pl.col("qualname")),
+    )
+    dotted = sym.filter(pl.col("key").str.contains(".", literal=True)).join(cand, on="tail")
+    dotted = dotted.filter(
+        (pl.col("qualname") == pl.col("key"))
+        | pl.col("qualname").str.ends_with("." + pl.col("key"))
+    )
+    plain = (
+        sym.filter(~pl.col("key").str.contains(".", literal=True))
+        .drop("tail")
+        .join(cand.drop("tail"), left_on="key", right_on="label")
+    )
+    hits = pl.concat([dotted.select(plain.columns), plain])
+    hits = hits.filter(pl.col("tier") == pl.col("tier").min().over("ref_id"))
+    hits = hits.with_columns(n=pl.len().over("ref_id")).filter(pl.col("n") <= AMBIGUOUS_CAP)
+    syms = hits.select(
+        "src",
+        "dst",
+        "name",
+        "path",
+        "line",
+        confidence=pl.when(pl.col("n") == 1)
+        .then(pl.lit("INFERRED"))
+        .otherwise(pl.lit("AMBIGUOUS")),
+    )
+    return (
+        pl.concat([files, syms])
+        .sort("src", "dst", "line")
+        .unique(["src", "dst"], keep="first", maintain_order=True)
+        .select(
+            "src",
+            "dst",
+            kind=pl.lit("mentions"),
+            confidence="confidence",
+            name="name",
+            path="path",
+            line="line",
+        )
     )

@@ -16,8 +16,18 @@ NODE_KINDS = (
     "type",
     "function",
     "method",
+    "trait",  # Rust
+    "namespace",  # C++, C#, Rust inline `mod m { … }`
+    "declaration",  # C/C++ prototype or in-class method declaration (linked by `declares`)
+    "table",  # SQL
+    "view",
+    "procedure",
+    "document",  # one per Markdown / reStructuredText file
+    "section",  # a heading, nested by level
 )
-EDGE_KINDS = ("contains", "imports", "calls", "extends", "implements")
+EDGE_KINDS = (
+    "contains", "imports", "calls", "extends", "implements", "declares", "mentions",
+)  # fmt: skip
 CONFIDENCES = ("EXTRACTED", "INFERRED", "AMBIGUOUS")
 
 NODES = pl.Schema(
