@@ -91,7 +91,7 @@ def extract_document(res, lang, data: bytes) -> None:
                 seen.add(name)
                 res.refs.append(
                     (src, path, lang.name, "mention", name, None, None, j + 1, None, None,
-                     "\n".join(cands) or None, None)
+                     "\n".join(cands) or None, None, None, None, None)
                 )  # fmt: skip
 
 

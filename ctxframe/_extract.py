@@ -38,7 +38,7 @@ DEF_COLUMNS = (
 )  # fmt: skip
 REF_COLUMNS = (
     "src", "path", "language", "kind", "name", "receiver", "scope", "line",
-    "module", "alias", "candidates", "sub_candidates",
+    "module", "alias", "candidates", "sub_candidates", "arg", "arg_name", "decorates",
 )  # fmt: skip
 
 
@@ -56,6 +56,8 @@ class FileResult:
     skip_reason: str | None = None
     defs: list[tuple] = field(default_factory=list)  # rows in DEF_COLUMNS order
     refs: list[tuple] = field(default_factory=list)  # rows in REF_COLUMNS order
+    boundary_nodes: list[dict] = field(default_factory=list)  # manifests, k8s, env files…
+    boundary_edges: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -66,6 +68,8 @@ class Batch:
     files: list[FileResult]
     defs: dict[str, list]
     refs: dict[str, list]
+    boundary_nodes: list[dict] = field(default_factory=list)
+    boundary_edges: list[dict] = field(default_factory=list)
 
 
 def _columns(rows: list[tuple], names: tuple[str, ...]) -> dict[str, list]:
@@ -97,9 +101,11 @@ def extract_batch(root: str, jobs: list[tuple[str, str | None]], packs: tuple = 
     files = [extract_file(root, p, h) for p, h in jobs]
     defs = [row for f in files for row in f.defs]
     refs = [row for f in files for row in f.refs]
+    bnodes = [row for f in files for row in f.boundary_nodes]
+    bedges = [row for f in files for row in f.boundary_edges]
     for f in files:
-        f.defs, f.refs = [], []
-    return Batch(files, _columns(defs, DEF_COLUMNS), _columns(refs, REF_COLUMNS))
+        f.defs, f.refs, f.boundary_nodes, f.boundary_edges = [], [], [], []
+    return Batch(files, _columns(defs, DEF_COLUMNS), _columns(refs, REF_COLUMNS), bnodes, bedges)
 
 
 def extract_file(root: str, path: str, known_hash: str | None = None) -> FileResult:
@@ -146,6 +152,10 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
             extract_document(res, lang, data)
         else:
             _parse_into(res, lang, data, pack)
+    else:
+        from ctxframe._boundaries.files import read_file
+
+        res.boundary_nodes, res.boundary_edges = read_file(path, data.decode("utf-8"))
     return res
 
 
@@ -372,11 +382,28 @@ class _Builder:
         if receiver is not None and len(receiver) > 120:
             receiver = receiver[:120]
         src = owner["id"] if owner else self.res.path
-        self._ref(src, "call", name, receiver, scope, node)
+        if kind == "env":  # os.environ["X"], process.env.X: the name is the reference
+            self._ref(src, "env", _unquote(name), receiver, None, node)
+            return
+        arg, arg_name = _call_args(self.data, node)
+        self._ref(src, "call", name, receiver, scope, node, arg=arg, arg_name=arg_name,
+                  decorates=self._decorated(node, items))  # fmt: skip
+
+    def _decorated(self, call, items: list[dict]) -> str | None:
+        """Id of the definition a decorator call decorates (`@app.post(...)` over a def)."""
+        parent = call.parent
+        if parent is None or parent.type != "decorator" or parent.parent is None:
+            return None
+        target = parent.parent.child_by_field_name("definition")
+        if target is None:
+            return None
+        item = next((it for it in items if it["start"] == target.start_byte), None)
+        return item["id"] if item else None
 
     def _ref(
-        self, src, kind, name, receiver, scope, node, module=None, alias=None, cands=(), sub=()
-    ):
+        self, src, kind, name, receiver, scope, node, module=None, alias=None, cands=(), sub=(),
+        arg=None, arg_name=None, decorates=None,
+    ):  # fmt: skip
         self.res.refs.append(
             (
                 src,
@@ -391,6 +418,9 @@ class _Builder:
                 alias,
                 "\n".join(cands) or None,
                 "\n".join(sub) or None,
+                arg,
+                arg_name,
+                decorates,
             )
         )
 
@@ -431,6 +461,44 @@ class _Builder:
             if fam == "java" and alias is None and not module.endswith(".*"):
                 alias = module.rsplit(".", 1)[-1]
         self._ref(self.res.path, "import", name, None, None, node, module, alias, cands, sub)
+
+
+_STRINGS = {"string", "string_literal", "interpreted_string_literal", "raw_string_literal",
+            "template_string", "verbatim_string_literal"}  # fmt: skip
+_NAMES = {"identifier", "member_expression", "attribute", "selector_expression", "field_access"}
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if text[:1] in "\"'`" and text[-1:] == text[:1]:
+        return text[1:-1]
+    for prefix in ('r"', 'b"', 'f"', "r'", "b'", "f'", '@"'):
+        if text.startswith(prefix) and text.endswith(text[len(prefix) - 1]):
+            return text[len(prefix) : -1]
+    return text
+
+
+def _call_args(data: bytes, call) -> tuple[str | None, str | None]:
+    """The first string-literal argument (URL, env name, program, route) of a call, and the
+    first argument after it that names something (an Express handler)."""
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return None, None
+    kids = [k.named_children[0] if k.type == "argument" and k.named_child_count else k
+            for k in args.named_children[:4]]  # fmt: skip
+    literal, name = None, None
+    for k in kids:
+        if literal is None and k.type in _STRINGS:
+            text = _text(data, k)
+            if k.type != "template_string" or "${" not in text:
+                literal = _unquote(text)[:300]
+        elif literal is not None and name is None and k.type in _NAMES:
+            name = _text(data, k)[:120]
+    if literal is None and kids and kids[0].type == "list":  # subprocess.run(["psql", ...])
+        first = kids[0].named_children[0] if kids[0].named_child_count else None
+        if first is not None and first.type in _STRINGS:
+            literal = _unquote(_text(data, first))[:300]
+    return literal, name
 
 
 def _clean_docstring(s: str) -> str:

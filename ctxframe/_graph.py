@@ -180,6 +180,19 @@ class Graph:
 
         return _verbs.hubs(self, top=top)
 
+    def boundaries(self, target: str | None = None):
+        """What the repo consumes and provides (routes, env vars, HTTP, exec, deps, k8s)."""
+        from ctxframe import _verbs
+
+        return _verbs.boundaries(self, target)
+
+    def coverage(self) -> pl.DataFrame:
+        """Per language: files, parse errors, nodes (by kind) and the share of call sites
+        resolved EXTRACTED or INFERRED (see ctxframe._coverage)."""
+        from ctxframe._coverage import coverage
+
+        return coverage(self.nodes, self.edges, self.files)
+
     def summary(self) -> dict:
         """Counts by kind and confidence, for display."""
         return {

@@ -19,9 +19,14 @@ from multiprocessing import get_context
 import polars as pl
 
 from ctxframe import _store
+from ctxframe._boundaries import code as boundary_code
+from ctxframe._boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
+from ctxframe._boundaries.merge import merge_boundaries
 from ctxframe._config import load_config
+from ctxframe._coverage import coverage as coverage_table
 from ctxframe._errors import CtxframeError, RepoNotFound, StoreNotFound
 from ctxframe._extract import _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
+from ctxframe._languages import LANGUAGES
 from ctxframe._resolve import PRODUCER, Previous, resolve
 from ctxframe._schema import FILES, NODES
 from ctxframe._tokens import build_tokens
@@ -32,7 +37,8 @@ _REF_SCHEMA = {
     "src": pl.String, "path": pl.String, "language": pl.String, "kind": pl.String,
     "name": pl.String, "receiver": pl.String, "scope": pl.String, "line": pl.Int32,
     "module": pl.String, "alias": pl.String, "candidates": pl.String,
-    "sub_candidates": pl.String,
+    "sub_candidates": pl.String, "arg": pl.String, "arg_name": pl.String,
+    "decorates": pl.String,
 }  # fmt: skip
 _DEF_SCHEMA = {c: NODES[c] for c in DEF_COLUMNS}
 
@@ -53,6 +59,8 @@ class IndexReport:
     skipped_by_reason: dict[str, int] = field(default_factory=dict)
     parse_errors: int = 0
     seconds: float = 0.0
+    coverage: list[dict] = field(default_factory=list)  # ctxframe._coverage rows
+    pack_errors: list[str] = field(default_factory=list)  # broken language packs, one line each
 
     @property
     def nodes(self) -> int:
@@ -78,6 +86,8 @@ class IndexReport:
             "skipped_by_reason": self.skipped_by_reason,
             "parse_errors": self.parse_errors,
             "seconds": round(self.seconds, 3),
+            "coverage": self.coverage,
+            "pack_errors": self.pack_errors,
         }
 
     def __str__(self) -> str:
@@ -92,7 +102,17 @@ class IndexReport:
             f"{fmt(self.edges_by_confidence)}) · {skipped} skipped"
             + (f" ({fmt(self.skipped_by_reason)})" if skipped else "")
             + (f" · {self.parse_errors} parse errors" if self.parse_errors else "")
+            + self._coverage_text()
         )
+
+    def _coverage_text(self) -> str:
+        from ctxframe._coverage import COLUMNS, format_coverage
+
+        text = ""
+        if self.coverage:
+            rows = pl.DataFrame(self.coverage, schema_overrides={"resolved_share": pl.Float64})
+            text += "\n" + format_coverage(rows.select(COLUMNS))
+        return text + "".join(f"\npack error: {e}" for e in self.pack_errors)
 
 
 def git_head(root: str) -> str | None:
@@ -114,13 +134,27 @@ def _load_previous(store: str) -> dict[str, pl.DataFrame] | None:
     try:
         _store.read_meta(store)
         return {
-            n: _store.read_table(store, n) for n in ("nodes", "files", "refs", "edges", "tokens")
+            n: _store.read_table(store, n)
+            for n in ("nodes", "files", "refs", "edges", "tokens", "bnodes", "bedges")
         }
     except (StoreNotFound, FileNotFoundError):
         return None
 
 
-def _extract_all(root: str, jobs: list[tuple[str, str | None]], progress: bool) -> list[Batch]:
+def _extract_all(
+    root: str, jobs: list[tuple[str, str | None]], progress: bool, packs: tuple = ()
+) -> list[Batch]:
+    if packs:  # user language packs: parsed in a guarded child, one file at a time
+        from ctxframe._languages import language_for
+        from ctxframe._packs import extract_guarded
+
+        exts = {ext for p in packs for ext in p.language.extensions}
+        mine = [j for j in jobs if os.path.splitext(j[0])[1].lower() in exts]
+        mine = [j for j in mine if language_for(j[0]) is None]
+        if mine:
+            taken = {p for p, _ in mine}
+            rest = [j for j in jobs if j[0] not in taken]
+            return _extract_all(root, rest, progress) + extract_guarded(root, mine, packs)
     if len(jobs) < _POOL_MIN_FILES or (os.cpu_count() or 1) < 2:
         return [extract_batch(root, jobs)]
     workers = os.cpu_count() or 2
@@ -184,6 +218,9 @@ def index(
     from ctxframe._walk import walk
 
     walked = walk(root, exclude)
+    from ctxframe._packs import load_packs
+
+    packs, pack_errors = load_packs(root)
     prev = None if rebuild else _load_previous(store)
     prev_files = prev["files"] if prev else _empty(FILES)
     current = pl.DataFrame(
@@ -206,10 +243,22 @@ def index(
         how="left",
     )
     same = (pl.col("size") == pl.col("psize")) & (pl.col("mtime_ns") == pl.col("pm"))
+    # A pack added or removed since the last run re-parses the files of its extensions.
+    pack_lang = {ext: p.language.name for p in packs for ext in p.language.extensions}
+    ext = pl.col("path").str.extract(r"(\.[^./]+)$", 1).str.to_lowercase()
+    want_lang = ext.replace_strict(pack_lang, default=None, return_dtype=pl.String)
+    was_pack = pl.col("language").is_not_null() & ~pl.col("language").is_in(
+        [lang.name for lang in LANGUAGES]
+    )
+    same = same & ((want_lang.is_null() & ~was_pack) | (want_lang == pl.col("language")))
     kept = joined.filter(same.fill_null(False))
     todo = joined.filter(~same.fill_null(False))
     jobs = list(zip(todo["path"].to_list(), todo["hash"].to_list(), strict=True))
-    batches = _extract_all(root, jobs, progress)
+    if packs or prev_files["language"].is_in([p.language.name for p in packs]).any():
+        # A pack's language changes what the same bytes yield: never take the hash shortcut.
+        pack_exts = {ext for p in packs for ext in p.language.extensions}
+        jobs = [(p, None if os.path.splitext(p)[1].lower() in pack_exts else h) for p, h in jobs]
+    batches = _extract_all(root, jobs, progress, tuple(packs))
     results = [f for b in batches for f in b.files]
 
     unchanged = {r.path for r in results if r.skip_reason == _UNCHANGED}
@@ -268,7 +317,11 @@ def index(
     )
     old_defs = (
         prev["nodes"]
-        .filter(~pl.col("kind").is_in(["file", "module"]) & (pl.col("producer") == PRODUCER))
+        .filter(
+            ~pl.col("kind").is_in(["file", "module"])
+            & (pl.col("producer") == PRODUCER)
+            & pl.col("transport").is_null()
+        )
         .select(DEF_COLUMNS)
         if prev
         else _empty(_DEF_SCHEMA)
@@ -280,6 +333,14 @@ def index(
     )
     refs = pl.concat(
         [old_refs.filter(stay)] + [pl.DataFrame(b.refs, schema=_REF_SCHEMA) for b in batches]
+    )
+    file_bnodes = pl.concat(
+        [prev["bnodes"].filter(stay) if prev else _empty(BOUNDARY_NODE_COLS)]
+        + [pl.DataFrame(b.boundary_nodes, schema=BOUNDARY_NODE_COLS) for b in batches]
+    )
+    file_bedges = pl.concat(
+        [prev["bedges"].filter(stay) if prev else _empty(BOUNDARY_EDGE_COLS)]
+        + [pl.DataFrame(b.boundary_edges, schema=BOUNDARY_EDGE_COLS) for b in batches]
     )
 
     indexed = files.filter(pl.col("skip_reason").is_null())
@@ -301,20 +362,32 @@ def index(
         before = prev_files.filter(pl.col("skip_reason").is_null())["path"]
         if before.sort().equals(indexed["path"].sort()):  # same file set: resolve incrementally
             previous = Previous(prev["edges"], old_defs, reparsed)
+    code_bnodes, code_bedges, handlers = boundary_code.from_refs(refs)
     edges, stubs = resolve(
-        defs, files, refs, _gomods(root, indexed["path"].to_list()), previous=previous
+        defs,
+        files,
+        refs,
+        _gomods(root, indexed["path"].to_list()),
+        previous=previous,
+        handlers=handlers,
+    )
+    bnodes, bedges = merge_boundaries(
+        pl.concat([file_bnodes, code_bnodes]), pl.concat([file_bedges, code_bedges]), defs, edges
     )
     nodes = (
         pl.concat([file_nodes.cast(_DEF_SCHEMA), defs])
         .with_columns(producer=pl.lit(PRODUCER))
-        .pipe(lambda n: pl.concat([n, stubs]))
+        .pipe(lambda n: pl.concat([n, stubs, bnodes], how="diagonal_relaxed"))
         .select(NODES.names())
+        .cast(NODES)
         .sort("id")
     )
+    edges = pl.concat([edges, bedges]).sort("src", "kind", "line", "dst", "name", nulls_last=True)
     if previous is not None:  # a node's tokens depend only on its label and path
         same = nodes.filter(
             ~pl.col("path").is_in(pl.Series(reparsed, dtype=pl.String).implode())
             & (pl.col("kind") != "module")
+            & pl.col("transport").is_null()  # merged boundary nodes can change path
         )
         tokens = pl.concat(
             [
@@ -347,6 +420,8 @@ def index(
             .iter_rows()
         ),
         parse_errors=int(files["parse_errors"].fill_null(0).sum()),
+        coverage=coverage_table(nodes, edges, files).to_dicts(),
+        pack_errors=pack_errors,
     )
     from ctxframe import __version__
 
@@ -360,7 +435,15 @@ def index(
     try:
         _store.write(
             store,
-            {"nodes": nodes, "edges": edges, "files": files, "tokens": tokens, "refs": refs},
+            {
+                "nodes": nodes,
+                "edges": edges,
+                "files": files,
+                "tokens": tokens,
+                "refs": refs,
+                "bnodes": file_bnodes,
+                "bedges": file_bedges,
+            },
             meta,
         )
     except CtxframeError:

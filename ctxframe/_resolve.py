@@ -128,6 +128,7 @@ def resolve(
     refs: pl.DataFrame,
     gomods: dict[str, str],
     previous: Previous | None = None,
+    handlers: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Edges (contains, imports, calls, extends, implements) and module-stub nodes.
 
@@ -204,6 +205,16 @@ def resolve(
         pl.col("line_start").alias("line"),
     )
     parts = [contains, edges_imports, calls, inherits] + ([kept] if kept is not None else [])
+    if handlers is not None and not handlers.is_empty():
+        # Route handlers named in code (`app.post("/x", handler)`) resolve like bare calls.
+        handled = _resolve_refs(
+            handlers.with_columns(family=_family(), dir=_dirname("path"), kind=pl.lit("handles")),
+            targets,
+            bindings,
+            _CALLABLE,
+            _CALLABLE,
+        )
+        parts.append(handled.filter(pl.col("dst").is_not_null()))
     parts += [_declares(defs, edges_imports), _mentions(refs, targets, indexed)]
     edges = pl.concat(
         [e.select(list(EDGES.names())[:-1]).cast(dict(list(EDGES.items())[:-1])) for e in parts]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 NODE_KINDS = (
     "file",
@@ -27,6 +27,11 @@ NODE_KINDS = (
 )
 EDGE_KINDS = (
     "contains", "imports", "calls", "extends", "implements", "declares", "mentions",
+    "handles", "reads", "http", "exec", "uses", "sets", "selects", "routes", "runs",
+)  # fmt: skip
+BOUNDARY_KINDS = (
+    "route", "env", "dep", "endpoint", "program", "workload", "service", "ingress",
+    "configmap", "secret", "image",
 )  # fmt: skip
 CONFIDENCES = ("EXTRACTED", "INFERRED", "AMBIGUOUS")
 
@@ -44,6 +49,10 @@ NODES = pl.Schema(
         "doc": pl.String,
         "parent": pl.String,  # id of the enclosing node; null for files and stubs
         "producer": pl.String,
+        # boundary nodes only (routes, env vars, deps, k8s objects, endpoints, programs)
+        "transport": pl.String,  # network.http | config.env | process.exec | package | k8s …
+        "direction": pl.String,  # consumes | provides
+        "secret": pl.Boolean,  # by name only; a secret's value is never stored
     }
 )
 

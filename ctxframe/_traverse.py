@@ -52,6 +52,7 @@ class Traversal:
         include_ambiguous: bool = False,
         undirected: bool = False,
         stop_at: int | None = None,
+        kinds: list[str] | None = None,
     ) -> pl.DataFrame:
         """Rows reachable from `start` within `depth` hops: (row, depth, prev, via, confidence).
 
@@ -65,6 +66,10 @@ class Traversal:
             if stop_at is None
             else "AND NOT EXISTS (SELECT 1 FROM recurring.r x WHERE x.row = $stop)"
         )
+        if kinds:  # only these edge kinds (names are fixed identifiers, never user text)
+            stop += (
+                " AND e.kind IN (" + ", ".join(f"'{k}'" for k in kinds if k.isidentifier()) + ")"
+            )
         sql = f"""
         WITH RECURSIVE r(row, depth, prev, via, confidence) USING KEY (row) AS (
             SELECT unnest($start::INTEGER[]), 0, NULL::INTEGER, NULL::VARCHAR, NULL::VARCHAR

@@ -293,8 +293,14 @@ class PathResult(VerbResult):
             for i, p in enumerate(self.paths)
             for j, s in enumerate(p)
         ]
-        schema = {"path": pl.Int32, "hop": pl.Int32, "src": pl.String, "dst": pl.String,
-                  "kind": pl.String, "confidence": pl.String}  # fmt: skip
+        schema = {
+            "path": pl.Int32,
+            "hop": pl.Int32,
+            "src": pl.String,
+            "dst": pl.String,
+            "kind": pl.String,
+            "confidence": pl.String,
+        }
         return pl.DataFrame(rows, schema=schema)
 
     def header(self) -> list[str]:
@@ -731,7 +737,9 @@ def hubs(g: Graph, top: int = 10) -> Hubs:
         .head(top)
     )
     symbols = (
-        g.nodes.filter(~pl.col("kind").is_in(["file", "module"])).group_by("path").len("symbols")
+        g.nodes.filter(~pl.col("kind").is_in(["file", "module"]) & pl.col("transport").is_null())
+        .group_by("path")
+        .len("symbols")
     )
     dirs = (
         files.join(symbols, on="path", how="left")
@@ -750,3 +758,123 @@ def hubs(g: Graph, top: int = 10) -> Hubs:
         entry_points=entries.select("why", *_NODE_COLS),
         directories=dirs,
     )
+
+
+# -- boundaries ---------------------------------------------------------------------------------
+
+_USES = ["reads", "http", "exec", "uses", "sets", "declares", "runs", "selects", "routes"]
+
+
+@dataclass
+class Boundaries(VerbResult):
+    """What the code consumes and provides: transport, identifier, secret flag, where used."""
+
+    verb = "boundaries"
+    target: str | None = None
+    table: pl.DataFrame = field(default_factory=pl.DataFrame)
+    card: Card | None = None
+    noun = "boundary rows"
+
+    def header(self) -> list[str]:
+        if self.card is not None:
+            return self.card.header()
+        scope = f" touched by {self.target} (through its callees)" if self.target else ""
+        t = self.table
+        n_ids = t["identifier"].n_unique() if t.height else 0
+        secrets = t.filter(pl.col("secret").fill_null(False))["identifier"].n_unique()
+        return [
+            f"boundaries{scope}: {n_ids} identifiers, {secrets} flagged secret (names only, "
+            "never values)"
+        ]
+
+    def blocks(self) -> list[list[str]]:
+        if self.card is not None:
+            return self.card.blocks()
+        out = []
+        for (direction, transport), group in self.table.group_by(
+            "direction", "transport", maintain_order=True
+        ):
+            lines = [f"{direction} · {transport}:"]
+            for r in group.iter_rows(named=True):
+                flag = " [secret]" if r["secret"] else ""
+                where = f"{r['used_by']} ({r['path']}:{r['line']})" if r["used_by"] else ""
+                lines.append(f"  {r['identifier']}{flag}  ← {r['via']} {where}".rstrip())
+            out.append(lines)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.card is not None:
+            return {"verb": "boundaries", "target": self.target, "error": self.card.to_dict()}
+        return {"verb": "boundaries", "target": self.target, "rows": _jsonable(self.table)}
+
+    def _repr_html_(self) -> str:
+        head = "<br>".join(html.escape(x) for x in self.header())
+        cols = ["direction", "transport", "identifier", "secret", "via", "used_by", "path", "line"]
+        return f"<div><p>{head}</p>{_frame_html(self.table, cols)}</div>"
+
+
+def boundaries(g: Graph, target: str | None = None) -> Boundaries:
+    """The consumes/provides table; with a target, only what it reaches through its callees."""
+    nodes, edges = g.nodes, g.edges
+    bnodes = nodes.filter(pl.col("transport").is_not_null())
+    ids = bnodes["id"].implode()
+    users = nodes.select(
+        pl.col("id").alias("user"),
+        pl.coalesce("qualname", "label", "id").alias("used_by"),
+        pl.col("path").alias("user_path"),
+    )
+    used = edges.filter(pl.col("kind").is_in(_USES) & pl.col("dst").is_in(ids)).select(
+        node="dst", user="src", via="kind", path="path", line="line"
+    )
+    handled = edges.filter((pl.col("kind") == "handles") & pl.col("src").is_in(ids)).select(
+        node="src", user="dst", via="kind", path="path", line="line"
+    )
+    rows = pl.concat([used, handled])
+    if target is not None:
+        start, c = start_ids(g, target)
+        if not start:
+            return Boundaries(target=target, card=c)
+        t = g._traversal
+        reached = t.with_ids(
+            t.reach(
+                [g._row_of[i] for i in start], reverse=False, depth=20, kinds=["calls", "contains"]
+            )
+        )["id"].implode()
+        rows = rows.filter(pl.col("user").is_in(reached))
+    table = (
+        rows.join(
+            bnodes.select(
+                node="id",
+                identifier="label",
+                direction=pl.col("direction").fill_null("declares"),
+                transport="transport",
+                secret="secret",
+                kind="kind",
+            ),
+            on="node",
+        )
+        .join(users, on="user", how="left")
+        .select(
+            "direction",
+            "transport",
+            "identifier",
+            "kind",
+            "secret",
+            "via",
+            "used_by",
+            "path",
+            "line",
+        )
+        .unique(maintain_order=False)
+        .sort(
+            "direction",
+            "transport",
+            "identifier",
+            "via",
+            "used_by",
+            "path",
+            "line",
+            nulls_last=True,
+        )
+    )
+    return Boundaries(target=target, table=table)

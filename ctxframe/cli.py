@@ -76,6 +76,10 @@ def _parser() -> argparse.ArgumentParser:
     _add_repo(p)
     p.add_argument("--top", type=int, default=10)
 
+    p = sub.add_parser("boundaries", help="what the code consumes and provides")
+    p.add_argument("target", nargs="?", default=None, help="a symbol or file (default: all)")
+    _add_repo(p)
+
     p = sub.add_parser("demo", help="index the bundled sample shop and ask it a question")
     p.add_argument("--keep", default=None, help="copy the sample here instead of a temp dir")
     return ap
@@ -154,6 +158,8 @@ def _verb(a) -> int:
         res = g.change_plan(a.name, depth=a.depth)
     elif a.command == "explain":
         res = g.explain(a.target)
+    elif a.command == "boundaries":
+        res = g.boundaries(a.target)
     else:
         res = g.hubs(top=a.top)
     _emit(res, a.json)
@@ -161,7 +167,7 @@ def _verb(a) -> int:
     return 1 if card is not None and card.status != "found" else 0
 
 
-_VERBS = ("card", "affected", "path", "change-plan", "explain", "hubs")
+_VERBS = ("card", "affected", "path", "change-plan", "explain", "hubs", "boundaries")
 _COMMANDS = {"index": _cmd_index, "status": _cmd_status, "query": _cmd_query, "demo": _cmd_demo}
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 

@@ -39,3 +39,12 @@
 (import_from_statement
   module_name: [(dotted_name) (relative_import)] @import.module
   (wildcard_import)) @reference.import
+
+; os.environ["NAME"] (reads of os.environ.get / os.getenv are calls with a literal argument)
+(subscript
+  value: (attribute
+    object: (identifier) @_os
+    attribute: (identifier) @_environ)
+  subscript: (string) @name
+  (#eq? @_os "os")
+  (#eq? @_environ "environ")) @reference.env

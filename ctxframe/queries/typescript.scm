@@ -102,3 +102,20 @@
     function: (identifier) @_require
     arguments: (arguments (string (string_fragment) @import.module)))
   (#eq? @_require "require")) @reference.import
+
+; process.env.NAME and process.env["NAME"]
+(member_expression
+  object: (member_expression
+    object: (identifier) @_process
+    property: (property_identifier) @_env)
+  property: (property_identifier) @name
+  (#eq? @_process "process")
+  (#eq? @_env "env")) @reference.env
+
+(subscript_expression
+  object: (member_expression
+    object: (identifier) @_process
+    property: (property_identifier) @_env)
+  index: (string) @name
+  (#eq? @_process "process")
+  (#eq? @_env "env")) @reference.env
