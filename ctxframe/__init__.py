@@ -52,6 +52,13 @@ def open(path: str = ".", *, store: str | None = None) -> Graph:
     return open_graph(path, store=store)
 
 
+def explore(graph: Graph, **kwargs):
+    """An ipywidgets explorer of `graph`: query -> hits -> card and picture; hubs; boundaries."""
+    from ctxframe._widgets import explore as _explore
+
+    return _explore(graph, **kwargs)
+
+
 def status(path: str = ".", *, store: str | None = None) -> Status:
     """Is the index of `path` fresh against git HEAD and the working tree?"""
     from ctxframe._status import status as _status
@@ -70,6 +77,7 @@ __all__ = [
     "StoreWriteError",
     "SymbolNotFound",
     "__version__",
+    "explore",
     "index",
     "open",
     "rules",

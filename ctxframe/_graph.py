@@ -193,6 +193,16 @@ class Graph:
 
         return coverage(self.nodes, self.edges, self.files)
 
+    def neighbourhood(
+        self, name: str, depth: int = 1, include_ambiguous: bool = False, cap: int = 40
+    ):
+        """Nodes within `depth` hops of a symbol or file, both ways; `.plot()` draws it."""
+        from ctxframe import _plot
+
+        return _plot.neighbourhood(
+            self, name, depth=depth, include_ambiguous=include_ambiguous, cap=cap
+        )
+
     def summary(self) -> dict:
         """Counts by kind and confidence, for display."""
         return {

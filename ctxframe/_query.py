@@ -448,6 +448,15 @@ class QueryResult:
             "truncated": bool(fitted.truncated) if fitted else False,
         }
 
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        return {"text/plain": self.render(), "text/html": self._repr_html_()}
+
+    def plot(self, top: int = 10, cap: int = 40):
+        """Draw the top hits with their 1-hop neighbours (pyvis, offline)."""
+        from ctxframe._plot import query_picture
+
+        return query_picture(self, top=top, cap=cap)
+
     def _repr_html_(self) -> str:
         arrows = self._arrows_by_hit()
         rows = []

@@ -57,6 +57,68 @@ def _jsonable(df: pl.DataFrame) -> list[dict]:
     return df.to_dicts()
 
 
+# -- HTML pieces shared by the notebook reprs (kind badges, path:L-L, arrows) -------------------
+
+_ARROW = {"in": "←", "out": "→"}
+_STYLE = (
+    "<style>.ctxframe table{border-collapse:collapse;font-size:13px;margin:2px 0 8px 0}"
+    ".ctxframe td,.ctxframe th{padding:1px 8px 1px 0;text-align:left;vertical-align:top}"
+    "</style>"
+)
+
+
+def _box(inner: str) -> str:
+    """One result's HTML: a div with the few table rules every repr shares."""
+    return f"<div class='ctxframe'>{_STYLE}{inner}</div>"
+
+
+def badge(kind: str | None) -> str:
+    """A small coloured label for a node kind (same palette as the pictures)."""
+    from ctxframe._plot import kind_colour, text_colour
+
+    return (
+        f"<span style='background:{kind_colour(kind)};color:{text_colour(kind)};"
+        "border-radius:3px;padding:0 5px;font-size:85%;white-space:nowrap'>"
+        f"{html.escape(str(kind or '?'))}</span>"
+    )
+
+
+def where_html(row: dict) -> str:
+    """`path:L10-L40` in code style; empty for stubs outside the repo."""
+    if not row.get("path"):
+        return "<i>outside the repo</i>"
+    loc = row["path"]
+    if row.get("line_start") is not None:
+        loc += f":L{row['line_start']}-L{row.get('line_end') or row['line_start']}"
+    return f"<code>{html.escape(loc)}</code>"
+
+
+def _conf_html(conf: str | None) -> str:
+    if conf == "EXTRACTED":
+        return ""
+    colour = "#d98c00" if conf == "AMBIGUOUS" else "#777"
+    text = html.escape((conf or "unresolved").lower())
+    return f" <span style='color:{colour};font-size:85%'>({text})</span>"
+
+
+def _table(head: list[str], rows: list[list[str]], limit: int = 50) -> str:
+    """An HTML table from already-escaped cells; `… N more` when cut."""
+    if not rows:
+        return "<p><i>none</i></p>"
+    th = "<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" if head else ""
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows[:limit])
+    more = f"<p>… {len(rows) - limit} more</p>" if len(rows) > limit else ""
+    return f"<table>{th}{body}</table>{more}"
+
+
+def _esc(x: Any) -> str:
+    return html.escape("" if x is None else str(x))
+
+
+def _node_title_html(n: dict) -> str:
+    return f"<b>{_esc(_name(n))}</b> {badge(n.get('kind'))} {where_html(n)}"
+
+
 @dataclass
 class VerbResult:
     """Shared rendering: subclasses give a header, blocks of lines and a dict."""
@@ -153,16 +215,7 @@ class Card(VerbResult):
         if self.status != "found":
             return []
         out = []
-        for title, frame, arrow in (
-            ("callers", self.callers, "←"),
-            ("callees", self.callees, "→"),
-            ("members", self.members, "→"),
-            ("extends/implements", self.section("out", ("extends", "implements")), "→"),
-            ("subtypes", self.section("in", ("extends", "implements")), "←"),
-            ("imports", self.section("out", ("imports",)), "→"),
-            ("imported by", self.section("in", ("imports",)), "←"),
-            ("mentioned by", self.section("in", ("mentions",)), "←"),
-        ):
+        for title, frame, arrow in self._sections():
             if frame.is_empty():
                 continue
             out.append([f"  {title} ({frame.height}):"])
@@ -171,6 +224,63 @@ class Card(VerbResult):
                 tag = "" if conf == "EXTRACTED" else f" ({(conf or 'unresolved').lower()})"
                 out.append([f"    {arrow} {r['edge_kind']} {r['other_label']}{tag}"])
         return out
+
+    def _sections(self) -> list[tuple[str, pl.DataFrame, str]]:
+        return [
+            ("callers", self.callers, "←"),
+            ("callees", self.callees, "→"),
+            ("members", self.members, "→"),
+            ("extends/implements", self.section("out", ("extends", "implements")), "→"),
+            ("subtypes", self.section("in", ("extends", "implements")), "←"),
+            ("imports", self.section("out", ("imports",)), "→"),
+            ("imported by", self.section("in", ("imports",)), "←"),
+            ("mentioned by", self.section("in", ("mentions",)), "←"),
+        ]
+
+    def _repr_html_(self) -> str:
+        if self.status == "not-found":
+            return _box(f"<b>card</b> · {_esc(self.header()[0])}")
+        if self.status == "ambiguous":
+            rows = [
+                [f"<code>{_esc(r['id'])}</code>", badge(r["kind"]), where_html(r)]
+                for r in self.candidates.iter_rows(named=True)
+            ]
+            return _box(
+                f"<b>card</b> · {_esc(self.header()[0])}" + _table(["id", "kind", "where"], rows)
+            )
+        n = self.node
+        facts = [["id", f"<code>{_esc(n['id'])}</code>"]]
+        if n.get("signature"):
+            facts.append(["signature", f"<code>{_esc(n['signature'])}</code>"])
+        if n.get("doc"):
+            facts.append(["doc", _esc(n["doc"].splitlines()[0])])
+        parent = self.section("in", ("contains",))
+        if not parent.is_empty():
+            facts.append(["parent", _esc(parent["other_label"][0])])
+        parts = [f"<p style='margin:2px 0'>{_node_title_html(n)}</p>", _table([], facts)]
+        for title, frame, arrow in self._sections():
+            if frame.is_empty():
+                continue
+            rows = [
+                [
+                    f"{arrow} {_esc(r['edge_kind'])}",
+                    badge(r["other_kind"]) if r["other_kind"] else "",
+                    _esc(r["other_label"]) + _conf_html(r["confidence"]),
+                ]
+                for r in frame.iter_rows(named=True)
+            ]
+            parts.append(f"<b>{_esc(title)}</b> ({frame.height})" + _table([], rows))
+        return _box("".join(parts))
+
+    def plot(self, cap: int | None = None):
+        """Draw the symbol and its arrows (pyvis, offline)."""
+        from ctxframe._plot import DEFAULT_CAP, Picture, arrows_picture
+
+        if self.status != "found":
+            return Picture(title=f"{self.name}: {self.status}", nodes=[], edges=[])
+        return arrows_picture(
+            f"card {_name(self.node)}", self.node, self.arrows, cap or DEFAULT_CAP
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -258,12 +368,43 @@ class Affected(VerbResult):
         }
 
     def _repr_html_(self) -> str:
+        if self.card is not None:
+            return self.card._repr_html_()
         head = "<br>".join(html.escape(x) for x in self.header())
-        body = _frame_html(
-            self.nodes.filter(pl.col("depth") > 0).sort("depth", "kind", "id"),
-            ["depth", "kind", "qualname", "path", "via", "confidence"],
+        rows = [
+            [
+                f"d{r['depth']}",
+                badge(r["kind"]),
+                f"<b>{_esc(_name(r))}</b>",
+                where_html(r),
+                f"← {_esc(r['via'])}" + _conf_html(r["confidence"]),
+            ]
+            for r in self.nodes.filter(pl.col("depth") > 0)
+            .sort("depth", "kind", "id")
+            .iter_rows(named=True)
+        ]
+        body = _table(["depth", "kind", "name", "where", "via"], rows)
+        return _box(f"<p style='margin:2px 0'>{head}</p>{body}")
+
+    def plot(self, cap: int | None = None):
+        """Draw the blast radius: each reached node with the edge that reached it."""
+        from ctxframe._plot import DEFAULT_CAP, Picture, picture
+
+        if self.card is not None:
+            return Picture(title=f"{self.target}: {self.card.status}", nodes=[], edges=[])
+        rows = self.nodes.sort("depth", "kind", "id").to_dicts()
+        edges = [
+            {"src": r["id"], "dst": r["prev"], "kind": r["via"], "confidence": r["confidence"]}
+            for r in rows
+            if r.get("prev") is not None and r["depth"] > 0
+        ]
+        return picture(
+            f"affected by {self.target} · depth {self.depth}",
+            rows,
+            edges,
+            center=self.start[:1],
+            cap=cap or DEFAULT_CAP,
         )
-        return f"<div><p>{head}</p>{body}</div>"
 
 
 # -- path ---------------------------------------------------------------------------------------
@@ -329,6 +470,47 @@ class PathResult(VerbResult):
                 )
             out.append(lines)
         return out
+
+    def _repr_html_(self) -> str:
+        if self.card is not None:
+            return self.card._repr_html_()
+        head = "<br>".join(_esc(x) for x in self.header())
+        items = []
+        for p in self.paths:
+            hops = [f"<b>{_esc(self.labels.get(p[0]['src'], p[0]['src']))}</b>"]
+            for s in p:
+                hops.append(
+                    f" <span style='color:#666'>→ {_esc(s['kind'])}{_conf_html(s['confidence'])}"
+                    f" →</span> <b>{_esc(self.labels.get(s['dst'], s['dst']))}</b>"
+                )
+            items.append(f"<li>{''.join(hops)}</li>")
+        return _box(f"<p style='margin:2px 0'>{head}</p><ol>{''.join(items)}</ol>")
+
+    def plot(self, cap: int | None = None):
+        """Draw the shortest paths, hop by hop."""
+        from ctxframe._plot import DEFAULT_CAP, picture
+
+        ids = list(
+            dict.fromkeys(
+                [self.a] + [s[k] for p in self.paths for s in p for k in ("src", "dst")] + [self.b]
+            )
+        )
+        nodes = [
+            {
+                "id": i,
+                "label": self.labels.get(i, i).split(".")[-1],
+                "qualname": self.labels.get(i, i),
+            }
+            for i in ids
+        ]
+        edges = [dict(s) for p in self.paths for s in p]
+        return picture(
+            f"path {self.a} → {self.b}",
+            nodes,
+            edges,
+            center=[self.a, self.b],
+            cap=cap or DEFAULT_CAP,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         if self.card is not None:
@@ -402,6 +584,25 @@ class ChangePlan(VerbResult):
             )
         return items
 
+    def _repr_html_(self) -> str:
+        if self.card.status != "found":
+            return self.card._repr_html_()
+        items = []
+        for block in self.blocks():
+            title = block[0].split(". ", 1)[-1]
+            sub = "".join(f"<li>{_esc(x.strip())}</li>" for x in block[1:])
+            items.append(
+                f"<li><label><input type='checkbox' disabled> {_esc(title)}</label>"
+                f"<ul style='margin:0;font-size:90%;color:#444'>{sub}</ul></li>"
+            )
+        return _box(
+            f"<b>change plan</b> · {_node_title_html(self.card.node)}<ol>{''.join(items)}</ol>"
+        )
+
+    def plot(self, cap: int | None = None):
+        """Draw the blast radius the plan reviews."""
+        return self.affected.plot(cap) if self.affected is not None else self.card.plot(cap)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "verb": "change-plan",
@@ -433,6 +634,18 @@ class Explanation(VerbResult):
 
     def to_dict(self) -> dict[str, Any]:
         return {"verb": "explain", "text": self.text, "card": self.card.to_dict()}
+
+    def _repr_html_(self) -> str:
+        if self.card is not None and self.card.status != "found":
+            return self.card._repr_html_()
+        return _box(
+            f"<p style='margin:2px 0'>{_node_title_html(self.card.node)}</p>"
+            f"<p style='max-width:60em'>{_esc(self.text)}</p>"
+        )
+
+    def plot(self, cap: int | None = None):
+        """Draw the symbol the paragraph is about, with its arrows."""
+        return self.card.plot(cap)
 
 
 def _list(names: list[str], limit: int = 5) -> str:
@@ -542,16 +755,34 @@ class Hubs(VerbResult):
         }
 
     def _repr_html_(self) -> str:
-        return (
-            "<div><h4>most depended-on</h4>"
-            + _frame_html(self.depended, ["in_degree", "pagerank", "kind", "qualname", "path"])
-            + "<h4>largest files</h4>"
-            + _frame_html(self.largest_files, ["lines", "path"])
-            + "<h4>entry points</h4>"
-            + _frame_html(self.entry_points, ["why", "kind", "qualname", "path"])
-            + "<h4>directories by size</h4>"
-            + _frame_html(self.directories, ["directory", "files", "lines", "symbols"])
-            + "</div>"
+        dep = [
+            [str(r["in_degree"]), f"{r['pagerank']:.4f}", badge(r["kind"]),
+             f"<b>{_esc(_name(r))}</b>", where_html(r)]
+            for r in self.depended.iter_rows(named=True)
+        ]  # fmt: skip
+        files = [
+            [str(r["lines"]), f"<code>{_esc(r['path'])}</code>"]
+            for r in self.largest_files.iter_rows(named=True)
+        ]
+        entries = [
+            [_esc(r["why"]), badge(r["kind"]), f"<b>{_esc(_name(r))}</b>", where_html(r)]
+            for r in self.entry_points.iter_rows(named=True)
+        ]
+        dirs = [
+            [f"<code>{_esc(r['directory'])}</code>", str(r["files"]), str(r["lines"]),
+             str(r["symbols"])]
+            for r in self.directories.iter_rows(named=True)
+        ]  # fmt: skip
+        h = "<p style='margin:6px 0 2px 0'><b>{}</b></p>"
+        return _box(
+            h.format("most depended-on (in-degree, PageRank)")
+            + _table(["in", "rank", "kind", "name", "where"], dep)
+            + h.format("largest files")
+            + _table(["lines", "path"], files)
+            + h.format("entry points")
+            + _table(["why", "kind", "name", "where"], entries)
+            + h.format("directories by size")
+            + _table(["directory", "files", "lines", "symbols"], dirs)
         )
 
 
