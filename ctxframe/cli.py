@@ -80,6 +80,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("target", nargs="?", default=None, help="a symbol or file (default: all)")
     _add_repo(p)
 
+    p = sub.add_parser("serve", help="a local read-only explore page (127.0.0.1)")
+    p.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
+    p.add_argument("--store", default=None, help="store directory (default: PATH/.ctxframe/graph)")
+    p.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks one)")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)"
+    )
+    p.add_argument("--verbose", action="store_true", help="log every request")
+
     p = sub.add_parser("demo", help="index the bundled sample shop and ask it a question")
     p.add_argument("--keep", default=None, help="copy the sample here instead of a temp dir")
     return ap
@@ -144,6 +153,12 @@ def _cmd_demo(a) -> None:
     print(g.query(question, limit=5))
 
 
+def _cmd_serve(a) -> None:
+    from ctxframe._serve import serve
+
+    serve(a.path, store=a.store, host=a.host, port=a.port, verbose=a.verbose)
+
+
 def _verb(a) -> int:
     from ctxframe._graph import open_graph
 
@@ -168,7 +183,13 @@ def _verb(a) -> int:
 
 
 _VERBS = ("card", "affected", "path", "change-plan", "explain", "hubs", "boundaries")
-_COMMANDS = {"index": _cmd_index, "status": _cmd_status, "query": _cmd_query, "demo": _cmd_demo}
+_COMMANDS = {
+    "index": _cmd_index,
+    "status": _cmd_status,
+    "query": _cmd_query,
+    "demo": _cmd_demo,
+    "serve": _cmd_serve,
+}
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 
 
