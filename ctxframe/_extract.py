@@ -31,6 +31,11 @@ _SKIP_SIBLINGS = {"attribute_item", "inner_attribute_item"}
 _WRAPPERS = ("export_statement", "decorator", "template_declaration")
 _ANNOTATED = {"java", "csharp", "rust"}  # signatures skip leading @Annotation / [Attr] / #[attr]
 _RUST_STD = {"std", "core", "alloc"}
+_CPP_HINT = re.compile(
+    rb"^[ \t]*(?:namespace\s+\w+\s*\{|template\s*<|class\s+\w+[^;\n]*\{|"
+    rb"(?:public|private|protected)\s*:|#include\s*<(?:string|vector|memory|iostream|map)>)",
+    re.MULTILINE,
+)
 
 DEF_COLUMNS = (
     "id", "kind", "label", "qualname", "language", "path",
@@ -144,6 +149,8 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
     if known_hash is not None and res.hash == known_hash:
         res.skip_reason = _UNCHANGED
         return res
+    if lang is not None and lang.name == "c" and path.endswith(".h") and _CPP_HINT.search(data):
+        lang = BY_NAME["cpp"]  # a C++ header named .h
     if lang is not None:
         res.language = lang.name
         if lang.family == "docs":
