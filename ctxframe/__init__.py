@@ -35,11 +35,14 @@ def index(
     store: str | None = None,
     rebuild: bool = False,
     progress: bool | None = None,
+    dial: bool = False,
 ) -> Graph:
-    """Index (incrementally) the repository at `path` and return its Graph."""
+    """Index (incrementally) the repository at `path` and return its Graph. Adapters in
+    `.ctxframe/adapters/` always run; `dial=True` also reads the databases and buckets that env
+    vars of the graph point at (docs/adapters.md)."""
     from ctxframe._indexer import index as _index
 
-    report = _index(path, store=store, rebuild=rebuild, progress=progress)
+    report = _index(path, store=store, rebuild=rebuild, progress=progress, dial=dial)
     graph = Graph(report.store, root=report.root)
     graph.report = report
     return graph

@@ -28,7 +28,7 @@ from ctxframe._errors import CtxframeError, RepoNotFound, StoreNotFound
 from ctxframe._extract import _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
 from ctxframe._languages import LANGUAGES
 from ctxframe._resolve import PRODUCER, Previous, resolve
-from ctxframe._schema import FILES, NODES
+from ctxframe._schema import EDGES, FILES, NODES
 from ctxframe._tokens import build_tokens
 
 _POOL_MIN_FILES = 150
@@ -61,6 +61,8 @@ class IndexReport:
     seconds: float = 0.0
     coverage: list[dict] = field(default_factory=list)  # ctxframe._coverage rows
     pack_errors: list[str] = field(default_factory=list)  # broken language packs, one line each
+    adapters: dict = field(default_factory=dict)  # ctxframe._adapters: accepted, rejected lines
+    dial: dict = field(default_factory=dict)  # ctxframe._dial: dialled, unreachable lines
 
     @property
     def nodes(self) -> int:
@@ -88,6 +90,8 @@ class IndexReport:
             "seconds": round(self.seconds, 3),
             "coverage": self.coverage,
             "pack_errors": self.pack_errors,
+            "adapters": self.adapters,
+            "dial": self.dial,
         }
 
     def __str__(self) -> str:
@@ -112,7 +116,18 @@ class IndexReport:
         if self.coverage:
             rows = pl.DataFrame(self.coverage, schema_overrides={"resolved_share": pl.Float64})
             text += "\n" + format_coverage(rows.select(COLUMNS))
-        return text + "".join(f"\npack error: {e}" for e in self.pack_errors)
+        text += "".join(f"\npack error: {e}" for e in self.pack_errors)
+        extra = [
+            *(
+                f"adapter accepted: {a['adapter']} (producer {a['producer']}: "
+                f"{a['nodes']} nodes, {a['edges']} edges)"
+                for a in self.adapters.get("accepted", [])
+            ),
+            *(f"adapter rejected: {r}" for r in self.adapters.get("rejected", [])),
+            *(f"dialled: {d}" for d in self.dial.get("dialled", [])),
+            *(f"dial unreachable: {u}" for u in self.dial.get("unreachable", [])),
+        ]
+        return text + "".join(f"\n{line}" for line in extra)
 
 
 def git_head(root: str) -> str | None:
@@ -200,8 +215,11 @@ def index(
     store: str | None = None,
     rebuild: bool = False,
     progress: bool | None = None,
+    dial: bool = False,
 ) -> IndexReport:
-    """Index the repository at `path` into its store (incremental unless `rebuild`)."""
+    """Index the repository at `path` into its store (incremental unless `rebuild`).
+    Adapters in `.ctxframe/adapters/` always run; with `dial`, env vars whose value is a
+    database or bucket URL are dialled (see ctxframe._dial)."""
     t0 = time.perf_counter()
     if not os.path.isdir(path):
         raise RepoNotFound(f"{path} is not a directory: pass the root of a source repository")
@@ -361,7 +379,10 @@ def index(
     if prev is not None:
         before = prev_files.filter(pl.col("skip_reason").is_null())["path"]
         if before.sort().equals(indexed["path"].sort()):  # same file set: resolve incrementally
-            previous = Previous(prev["edges"], old_defs, reparsed)
+            # adapter and dialled rows are made afresh each run: never carried over
+            previous = Previous(
+                prev["edges"].filter(pl.col("producer") == PRODUCER), old_defs, reparsed
+            )
     code_bnodes, code_bedges, handlers = boundary_code.from_refs(refs)
     edges, stubs = resolve(
         defs,
@@ -374,20 +395,34 @@ def index(
     bnodes, bedges = merge_boundaries(
         pl.concat([file_bnodes, code_bnodes]), pl.concat([file_bedges, code_bedges]), defs, edges
     )
+    # -- adapters (.ctxframe/adapters/) and, with `dial`, native sources: their own producers --
+    from ctxframe._adapters import extra_rows
+
+    extra_n, extra_e, adapters_report, dial_report = extra_rows(
+        root,
+        pl.concat([file_nodes["id"], defs["id"], stubs["id"], bnodes["id"]]),
+        pl.concat([edges.select(EDGES.names()), bedges.select(EDGES.names())]),
+        bnodes.filter(pl.col("kind") == "env"),
+        dial=dial,
+    )
+    # -- end of adapters and native sources --
     nodes = (
         pl.concat([file_nodes.cast(_DEF_SCHEMA), defs])
         .with_columns(producer=pl.lit(PRODUCER))
-        .pipe(lambda n: pl.concat([n, stubs, bnodes], how="diagonal_relaxed"))
+        .pipe(lambda n: pl.concat([n, stubs, bnodes, extra_n], how="diagonal_relaxed"))
         .select(NODES.names())
         .cast(NODES)
         .sort("id")
     )
-    edges = pl.concat([edges, bedges]).sort("src", "kind", "line", "dst", "name", nulls_last=True)
+    edges = pl.concat([edges, bedges, extra_e]).sort(
+        "src", "kind", "line", "dst", "name", nulls_last=True
+    )
     if previous is not None:  # a node's tokens depend only on its label and path
         same = nodes.filter(
             ~pl.col("path").is_in(pl.Series(reparsed, dtype=pl.String).implode())
             & (pl.col("kind") != "module")
             & pl.col("transport").is_null()  # merged boundary nodes can change path
+            & (pl.col("producer") == PRODUCER)  # adapter rows are made afresh each run
         )
         tokens = pl.concat(
             [
@@ -422,6 +457,8 @@ def index(
         parse_errors=int(files["parse_errors"].fill_null(0).sum()),
         coverage=coverage_table(nodes, edges, files).to_dicts(),
         pack_errors=pack_errors,
+        adapters=adapters_report,
+        dial=dial_report,
     )
     from ctxframe import __version__
 

@@ -24,6 +24,7 @@ NODE_KINDS = (
     "procedure",
     "document",  # one per Markdown / reStructuredText file
     "section",  # a heading, nested by level
+    "bucket",  # `ctxframe index --dial`: an S3 bucket an env var points at (tables/views too)
 )
 EDGE_KINDS = (
     "contains", "imports", "calls", "extends", "implements", "declares", "mentions",

@@ -30,6 +30,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--store", default=None, help="store directory (default: PATH/.ctxframe/graph)")
     p.add_argument("--rebuild", action="store_true", help="ignore the old store, index everything")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    p.add_argument(
+        "--dial", action="store_true", help="read the databases and buckets env vars point at"
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
     p = sub.add_parser("status", help="is the index fresh against git HEAD and the work tree?")
@@ -80,6 +83,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("target", nargs="?", default=None, help="a symbol or file (default: all)")
     _add_repo(p)
 
+    p = sub.add_parser("adapters", help="the programs in .ctxframe/adapters/")
+    asub = p.add_subparsers(dest="adapters_command", required=True, metavar="ACTION")
+    c = asub.add_parser("check", help="run and validate every adapter without indexing")
+    c.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
+    c.add_argument("--store", default=None, help="store directory (default: PATH/.ctxframe/graph)")
+    c.add_argument("--json", action="store_true", help="print JSON instead of text")
+
     p = sub.add_parser("serve", help="a local read-only explore page (127.0.0.1)")
     p.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
     p.add_argument("--store", default=None, help="store directory (default: PATH/.ctxframe/graph)")
@@ -106,9 +116,21 @@ def _cmd_index(a) -> None:
     from ctxframe._indexer import index
 
     report = index(
-        a.path, store=a.store, rebuild=a.rebuild, progress=False if a.no_progress else None
+        a.path,
+        store=a.store,
+        rebuild=a.rebuild,
+        progress=False if a.no_progress else None,
+        dial=a.dial,
     )
     _emit(report, a.json)
+
+
+def _cmd_adapters(a) -> int:
+    from ctxframe._adapters import check
+
+    run = check(a.path, store=a.store)
+    _emit(run, a.json)
+    return 1 if run.rejected else 0
 
 
 def _cmd_status(a) -> None:
@@ -190,6 +212,7 @@ _COMMANDS = {
     "demo": _cmd_demo,
     "serve": _cmd_serve,
 }
+_COMMANDS["adapters"] = _cmd_adapters
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 
 

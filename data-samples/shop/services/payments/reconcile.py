@@ -1,8 +1,9 @@
 """Nightly reconciliation of provider refunds against the ledger database."""
 
+import os
 import subprocess
 
-LEDGER_DSN = "postgresql://localhost/shop"
+LEDGER_DSN = os.environ.get("LEDGER_DATABASE_URL", "postgresql://localhost/shop")
 REFUNDS_QUERY = "SELECT order_id, amount FROM refunds WHERE day = :'day';"
 
 
