@@ -44,7 +44,7 @@ def external_urls(text: str) -> set[str]:
 SNAPSHOTS = [
     ("query", lambda g: g.query("where is refund processing implemented", limit=5)),
     ("card-found", lambda g: g.card(PROC)),
-    ("card-ambiguous", lambda g: g.card("ProcessRefund")),
+    ("card-ambiguous", lambda g: g.card("format_amount")),
     ("card-not-found", lambda g: g.card("ProcesRefnd")),
     ("affected", lambda g: g.affected(PROC, depth=2)),
     ("path", lambda g: g.path("create_refund", "PaymentGateway.Refund")),

@@ -14,7 +14,7 @@ PROC = "PaymentRefundProcessor.ProcessRefund"
 
 CASES = [
     ("card-found", lambda g: g.card(PROC)),
-    ("card-ambiguous-name", lambda g: g.card("ProcessRefund")),
+    ("card-ambiguous-name", lambda g: g.card("format_amount")),
     ("card-not-found", lambda g: g.card("ProcesRefnd")),
     ("card-include-ambiguous", lambda g: g.card("render_receipt", include_ambiguous=True)),
     ("affected-symbol", lambda g: g.affected(PROC)),
@@ -43,11 +43,11 @@ def test_verb_golden(shop_graph, golden, name, call) -> None:
 
 
 def test_card_lists_candidates_not_a_guess(shop_graph) -> None:
-    res = shop_graph.card("ProcessRefund")
+    res = shop_graph.card("format_amount")
     assert res.status == "ambiguous"
     assert set(res.candidates["id"]) == {
-        "gateway-go/refund/service.go::Service.ProcessRefund",
-        f"services/payments/refund_processor.py::{PROC}",
+        "services/billing/format.py::format_amount",
+        "services/payments/format.py::format_amount",
     }
 
 

@@ -36,7 +36,7 @@ func main() {
 	log.Printf("refund gateway %s", gitRevision())
 	svc := refund.NewService(refund.NewStripeGateway(key))
 	svc.Record(os.Args[1], amount)
-	if err := svc.ProcessRefund(os.Args[1]); err != nil {
+	if err := svc.IssueRefund(os.Args[1]); err != nil {
 		log.Fatal(err)
 	}
 	log.Printf("refunded order %s", os.Args[1])

@@ -30,8 +30,8 @@ func (s *Service) Record(id string, amountCents int64) {
 	s.ledger[id] = amountCents
 }
 
-// ProcessRefund refunds the amount recorded for an order id through the gateway.
-func (s *Service) ProcessRefund(id string) error {
+// IssueRefund refunds the amount recorded for an order id through the gateway.
+func (s *Service) IssueRefund(id string) error {
 	if id == "" {
 		return ErrInvalidID
 	}

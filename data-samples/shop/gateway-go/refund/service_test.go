@@ -15,11 +15,11 @@ func (f *fakeGateway) Refund(chargeID string, amountCents int64) error {
 	return f.err
 }
 
-func TestProcessRefund(t *testing.T) {
+func TestIssueRefund(t *testing.T) {
 	gw := &fakeGateway{}
 	svc := NewService(gw)
 	svc.Record("42", 1500)
-	if err := svc.ProcessRefund("42"); err != nil {
+	if err := svc.IssueRefund("42"); err != nil {
 		t.Fatalf("unexpected error: %v", err)
 	}
 	if len(gw.charges) != 1 || gw.charges[0] != "ch_42" {
@@ -27,9 +27,9 @@ func TestProcessRefund(t *testing.T) {
 	}
 }
 
-func TestProcessRefundRejectsEmptyID(t *testing.T) {
+func TestIssueRefundRejectsEmptyID(t *testing.T) {
 	svc := NewService(&fakeGateway{})
-	if err := svc.ProcessRefund(""); !errors.Is(err, ErrInvalidID) {
+	if err := svc.IssueRefund(""); !errors.Is(err, ErrInvalidID) {
 		t.Fatalf("expected ErrInvalidID, got %v", err)
 	}
 }
