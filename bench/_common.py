@@ -632,6 +632,7 @@ def machine_info() -> dict[str, Any]:
     return {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "nproc": len(os.sched_getaffinity(0)),
+        "loadavg_1_5_15": [round(x, 2) for x in os.getloadavg()],  # other work skews timings
         "cpu": _cpu_model(),
         "mem_total_mb": _mem_total_mb(),
         "platform": platform.platform(),

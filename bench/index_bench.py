@@ -194,13 +194,14 @@ def _get(data: Any, *keys: str) -> Any:
 def summarize(name: str, res: dict[str, Any]) -> dict[str, Any]:
     """One summary row of figures for a corpus."""
     cf, ct, cg = res.get("ctxframe"), res.get("ctags"), res.get("codegraph")
-    cold = _get(cf, "cold", "wall_s") if not _get(cf, "error") else None
+    cold_ok = _get(cf, "cold", "returncode") == 0 and not _get(cf, "cold", "timed_out")
+    cold = _get(cf, "cold", "wall_s") if cold_ok else None
     peaks = [
-        _get(cf, "cold", "peak_rss_single_mb"),
-        _get(cf, "cold", "peak_rss_tree_sampled_mb"),
-        _get(cf, "reindex", "peak_rss_tree_sampled_mb"),
+        _get(cf, run, key)
+        for run in ("cold", "reindex")
+        for key in ("peak_rss_single_mb", "peak_rss_tree_sampled_mb")
     ]
-    peaks = [p for p in peaks if p is not None]
+    peaks = [p for p in peaks if p is not None and cold_ok]
     ctags_s = _get(ct, "run", "wall_s")
     cg_s = _get(cg, "init", "wall_s") if not _get(cg, "error") else None
     return {

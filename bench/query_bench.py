@@ -109,13 +109,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def indexed_ctxframe_copy(corpus: c.Corpus, cli: list[str], fresh: bool) -> dict[str, Any]:
-    """Ensure the cached ctxframe-indexed copy exists and is up to date; measure that index."""
+    """Ensure the cached ctxframe-indexed copy exists and is up to date; measure that index.
+
+    When catching up the kept copy fails (e.g. its store was written by an older ctxframe with
+    another schema version), the copy is replaced by a fresh one and indexed from scratch.
+    """
     src = c.ensure_corpus(corpus)
     tree = c.indexed_copy_dir("ctxframe", corpus)
     if fresh or not tree.is_dir():
         c.fresh_copy(src, tree)
+        fresh = True
     c.log(f"{corpus.key}: ctxframe index {tree}")
     run = c.run_measured([*cli, "index", str(tree), "--json"], timeout=1800)
+    if not run.ok and not fresh:
+        c.log(f"catching up the kept copy failed ({run.failure()}); indexing a fresh copy")
+        c.fresh_copy(src, tree)
+        run = c.run_measured([*cli, "index", str(tree), "--json"], timeout=1800)
     if not run.ok:
         raise c.Unavailable(f"ctxframe index {tree} {run.failure()}")
     return {"dir": str(tree), "index": run.to_json(), "counts": c.ctxframe_counts(run.stdout, tree)}
@@ -168,18 +177,22 @@ def open_graph(tree: Path) -> tuple[Any, float]:
 
 
 def describe_hits(result: Any, limit: int = 3) -> dict[str, Any]:
-    """Result count and the first few hits of a query result, whatever its type."""
-    info: dict[str, Any] = {"type": type(result).__name__}
+    """Hit counts and the first few hits of a query result, whatever its type.
+
+    Understands a result with a ``hits`` DataFrame and a ``total`` (ctxframe's QueryResult),
+    a bare DataFrame, or a list.
+    """
+    frame = getattr(result, "hits", result)
+    info: dict[str, Any] = {"type": type(result).__name__, "total": getattr(result, "total", None)}
     try:
-        info["count"] = len(result)
+        info["count"] = len(frame)
     except TypeError:
         info["count"] = None
-    if hasattr(result, "head") and hasattr(result, "to_dicts"):
-        rows = result.head(limit).to_dicts()
-        keep = ("id", "qualname", "kind", "path", "score")
-        info["top"] = [{k: r[k] for k in keep if k in r} or str(r)[:200] for r in rows]
-    elif isinstance(result, list | tuple):
-        info["top"] = [str(r)[:200] for r in result[:limit]]
+    if hasattr(frame, "head") and hasattr(frame, "to_dicts"):
+        keep = ("id", "kind", "score", "tier")
+        info["top"] = [{k: r[k] for k in keep if k in r} for r in frame.head(limit).to_dicts()]
+    elif isinstance(frame, list | tuple):
+        info["top"] = [str(r)[:200] for r in frame[:limit]]
     return info
 
 
@@ -353,8 +366,13 @@ def main(argv: list[str] | None = None) -> int:
     result["machine"] = c.machine_info()
     result["targets"] = TARGETS
     c.write_json(args.out or c.default_out("query"), result)
-    cold_cf = result["cold_cli"].get("ctxframe")
-    ok = isinstance(result["warm"], dict) and isinstance(cold_cf, dict) and "error" not in cold_cf
+    warm, cold_cf = result["warm"], result["cold_cli"].get("ctxframe")
+    ok = (
+        isinstance(warm, dict)
+        and all(isinstance(r, dict) for r in warm["rules"].values())
+        and isinstance(cold_cf, dict)
+        and "error" not in cold_cf
+    )
     return 0 if ok else 1
 
 

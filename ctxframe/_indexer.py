@@ -169,9 +169,10 @@ def _extract_all(
         if mine:
             taken = {p for p, _ in mine}
             rest = [j for j in jobs if j[0] not in taken]
-            return _extract_all(root, rest, progress) + extract_guarded(root, mine, packs)
+            guarded = [_framed(b) for b in extract_guarded(root, mine, packs)]
+            return _extract_all(root, rest, progress) + guarded
     if len(jobs) < _POOL_MIN_FILES or (os.cpu_count() or 1) < 2:
-        return [extract_batch(root, jobs)]
+        return [_framed(extract_batch(root, jobs))]
     workers = os.cpu_count() or 2
     size = max(_CHUNK, len(jobs) // (workers * 6))
     chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
@@ -186,12 +187,21 @@ def _extract_all(
     results: list[Batch] = []
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         for batch in pool.map(extract_batch, [root] * len(chunks), chunks):
-            results.append(batch)
+            results.append(_framed(batch))  # frees the batch's Python lists as it arrives
             if bar is not None:
                 bar.update(len(batch.files))
     if bar is not None:
         bar.close()
     return results
+
+
+def _framed(batch: Batch) -> Batch:
+    """The batch with its row lists turned into Polars frames (far smaller than Python lists)."""
+    batch.defs = pl.DataFrame(batch.defs, schema=_DEF_SCHEMA)
+    batch.refs = pl.DataFrame(batch.refs, schema=_REF_SCHEMA)
+    batch.boundary_nodes = pl.DataFrame(batch.boundary_nodes, schema=BOUNDARY_NODE_COLS)
+    batch.boundary_edges = pl.DataFrame(batch.boundary_edges, schema=BOUNDARY_EDGE_COLS)
+    return batch
 
 
 def _gomods(root: str, paths: list[str]) -> dict[str, str]:
@@ -346,19 +356,15 @@ def index(
     )
     old_refs = prev["refs"] if prev else _empty(_REF_SCHEMA)
     # Rows of files whose bytes turned out unchanged are not in the batches (not re-parsed).
-    defs = pl.concat(
-        [old_defs.filter(stay)] + [pl.DataFrame(b.defs, schema=_DEF_SCHEMA) for b in batches]
-    )
-    refs = pl.concat(
-        [old_refs.filter(stay)] + [pl.DataFrame(b.refs, schema=_REF_SCHEMA) for b in batches]
-    )
+    defs = pl.concat([old_defs.filter(stay)] + [b.defs for b in batches])
+    refs = pl.concat([old_refs.filter(stay)] + [b.refs for b in batches])
     file_bnodes = pl.concat(
         [prev["bnodes"].filter(stay) if prev else _empty(BOUNDARY_NODE_COLS)]
-        + [pl.DataFrame(b.boundary_nodes, schema=BOUNDARY_NODE_COLS) for b in batches]
+        + [b.boundary_nodes for b in batches]
     )
     file_bedges = pl.concat(
         [prev["bedges"].filter(stay) if prev else _empty(BOUNDARY_EDGE_COLS)]
-        + [pl.DataFrame(b.boundary_edges, schema=BOUNDARY_EDGE_COLS) for b in batches]
+        + [b.boundary_edges for b in batches]
     )
 
     indexed = files.filter(pl.col("skip_reason").is_null())
