@@ -444,7 +444,7 @@ def index(
         root=root,
         store=store,
         files=indexed.height,
-        parsed=len(reparsed),
+        parsed=sum(1 for r in fresh if r.skip_reason is None),
         reused=kept.height + len(unchanged),
         deleted=(prev_files.height - prev_files.join(files, on="path", how="semi").height)
         if prev

@@ -235,7 +235,19 @@ class Card(VerbResult):
             ("imports", self.section("out", ("imports",)), "→"),
             ("imported by", self.section("in", ("imports",)), "←"),
             ("mentioned by", self.section("in", ("mentions",)), "←"),
+            ("touches", self._other("out"), "→"),
+            ("touched by", self._other("in"), "←"),
         ]
+
+    _LISTED = ("calls", "contains", "extends", "implements", "imports", "mentions")
+
+    def _other(self, direction: str) -> pl.DataFrame:
+        """Links of the kinds no section above lists: reads, handles, declares, http, exec…"""
+        if self.arrows.is_empty():
+            return self.arrows
+        return self.arrows.filter(
+            (pl.col("direction") == direction) & ~pl.col("edge_kind").is_in(self._LISTED)
+        )
 
     def _repr_html_(self) -> str:
         if self.status == "not-found":
