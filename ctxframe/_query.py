@@ -706,7 +706,7 @@ class RankIndex:
     ) -> pl.DataFrame:
         """The match table rules score (columns documented in :mod:`ctxframe.rules`).
 
-        Also carries ``_idx``, the node's row in ``nodes`` (dropped before rules see it).
+        ``node_row`` is the node's row in ``nodes``: an integer key rules may group on.
         """
         counts = dict(Counter(tokenize_query(text)))
         project = sorted({t for p in project_tokens for t in tokenize(p)})
@@ -749,7 +749,7 @@ class RankIndex:
                 query_tf=pl.col("qtoken").replace_strict(counts, default=1, return_dtype=pl.UInt32),
                 label=gather(self._labels, row),
                 query=pl.lit(text, pl.String),
-                _idx="_idx",
+                node_row="_idx",
             )
             .with_columns(idf=idf * pl.col("factor"))
             .collect(engine=ENGINE)
@@ -772,7 +772,14 @@ class RankIndex:
         deprioritize_factor: float = DEFAULT_DEPRIORITIZE_FACTOR,
         project_factor: float = DEFAULT_PROJECT_FACTOR,
     ) -> QueryResult:
-        """Rank nodes for ``text`` and attach each hit's 1-hop neighbourhood."""
+        """Rank nodes for ``text`` and attach each hit's 1-hop neighbourhood.
+
+        ``edges`` defaults to the edges given at construction (their sorted index is cached per
+        edges object); ``rule`` is a registry name, rule class or object (default IdfTiers);
+        ``within`` keeps only nodes whose path matches the glob; ``deprioritize`` globs multiply
+        matching nodes by ``deprioritize_factor``; query tokens among ``project_tokens`` weigh
+        ``project_factor`` as much. ``limit`` caps the hits, ``budget_tokens`` the text.
+        """
         rule = _rules.get_rule(rule)
         text = text or ""
         words = set(tokenize(text))
@@ -784,30 +791,39 @@ class RankIndex:
             project_tokens=project_tokens,
             project_factor=project_factor,
         )
-        scored = rule.score(matches.drop("_idx"))
-        if "tier" not in scored.columns:
-            scored = scored.with_columns(tier=pl.lit(None, pl.Int8))
-        scored = scored.lazy().select(
+        scored = rule.score(matches)
+        have = set(scored.columns)
+        base = scored.lazy().select(
+            *([pl.col("node_row").cast(pl.UInt32)] if "node_row" in have else []),
             pl.col("node_id").cast(pl.String),
             score=pl.col("score").cast(pl.Float64),
-            rtier=pl.col("tier").cast(pl.Int8),
+            tier=pl.col("tier").cast(pl.Int8) if "tier" in have else pl.lit(None, pl.Int8),
         )
-
-        cand = (
-            matches.lazy().group_by("_idx").agg(node_id=pl.first("node_id"), mtier=pl.min("tier"))
-        )
+        if "node_row" not in have or "tier" not in have:
+            # a user rule: recover each node's row and best matched tier from the matches
+            by_node = (
+                matches.lazy()
+                .group_by("node_row")
+                .agg(node_id=pl.first("node_id"), mtier=pl.min("tier"))
+            )
+            base = (
+                base.drop("node_row", strict=False)
+                .join(by_node, on="node_id", how="inner")
+                .select("node_row", "node_id", "score", tier=pl.coalesce("tier", "mtier"))
+            )
         named = self.named(text)
         if named.len():
-            extra = pl.LazyFrame({"_idx": named}).select(
-                "_idx",
-                node_id=pl.lit(self._ids).gather(pl.col("_idx")),
-                mtier=pl.lit(None, pl.Int8),
+            extra = pl.LazyFrame({"node_row": named}).select(
+                "node_row",
+                node_id=pl.lit(self._ids).gather(pl.col("node_row")),
+                score=pl.lit(0.0),
+                tier=pl.lit(None, pl.Int8),
             )
-            cand = pl.concat([cand, extra]).unique("_idx", keep="first")
-        flag = lambda s: pl.lit(s).gather(pl.col("_idx"))  # noqa: E731
+            base = pl.concat([base, extra]).unique("node_row", keep="first")
+        flag = lambda s: pl.lit(s).gather(pl.col("node_row"))  # noqa: E731
         path = pl.col("path")
-        cand = cand.join(scored, on="node_id", how="left").with_columns(
-            named=pl.col("_idx").is_in(named.implode()),
+        cand = base.with_columns(
+            named=pl.col("node_row").is_in(named.implode()),
             score=pl.col("score").fill_null(0.0),
             path=flag(self._paths),
         )
@@ -833,10 +849,10 @@ class RankIndex:
             .with_columns(
                 tier=pl.when("named")
                 .then(pl.lit(NAMED, pl.Int8))
-                .otherwise(pl.coalesce("rtier", "mtier"))
+                .otherwise(pl.col("tier"))
                 .cast(pl.Int8)
             )
-            .select("_idx", "node_id", "named", "score", "tier")
+            .select("node_row", "node_id", "named", "score", "tier")
             .collect(engine=ENGINE)
         )
         total = ranked.height
@@ -844,7 +860,7 @@ class RankIndex:
             max(0, limit)
         )
         hits = (
-            self.nodes[top["_idx"]]
+            self.nodes[top["node_row"]]
             .with_columns(
                 score=top["score"],
                 tier=top["tier"],
@@ -855,7 +871,7 @@ class RankIndex:
 
         eidx = self._edge_index_for(edges)
         if eidx is not None:
-            arrows = eidx.arrows(top["_idx"])
+            arrows = eidx.arrows(top["node_row"])
         else:
             arrows = pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
         neighbours = neighbours_of(

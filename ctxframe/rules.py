@@ -1,15 +1,18 @@
 """Scoring rules: objects that turn the match table into one score per node.
 
 A rule is any object with ``name: str`` and ``score(matches) -> DataFrame(node_id, score)``;
-it may also return a ``tier`` column. ``matches`` has one row per query token x node x matched
-node token x tier, with the columns:
+it may also return ``tier`` (the best tier that contributed) and ``node_row``. ``matches`` has
+one row per query token x node x matched node token x tier, with the columns:
 
-``node_id, qtoken, token, tier`` (1 exact, 2 prefix, 3 trigram), ``dice`` (trigram similarity,
-1.0 for exact/prefix), ``df`` (nodes holding ``token``), ``n_nodes``, ``factor`` (project-token
-discount, 1.0 or e.g. 0.1), ``idf`` (``(0.1 + ln(n_nodes / (1 + df))) * factor``), ``tf``
-(always 1: the token table is a set), ``doc_len`` (distinct tokens of the node),
-``avg_doc_len``, ``query_tf`` (count of ``qtoken`` in the query), ``label`` (node label) and
-``query`` (the raw query text).
+* ``node_id``; ``node_row`` (the node's row in the nodes frame, an integer key that groups
+  faster than ``node_id``);
+* ``qtoken``, ``token``, ``tier`` (1 exact, 2 prefix, 3 trigram), ``dice`` (trigram
+  similarity, 1.0 for exact and prefix);
+* ``df`` (nodes holding ``token``), ``n_nodes``, ``factor`` (project-token discount, 1.0 or
+  e.g. 0.1), ``idf`` (``max(0.1 + ln(n_nodes / (1 + df)), 0.01) * factor``);
+* ``tf`` (always 1: the token table is a set), ``doc_len`` (distinct tokens of the node),
+  ``avg_doc_len``, ``query_tf`` (count of ``qtoken`` in the query);
+* ``label`` (node label) and ``query`` (the raw query text).
 
 Intent multipliers (module stubs, test files, doc nodes) and the scope levers are applied by the
 query pipeline after ``score`` for every rule; the pipeline reads the multipliers from the rule's
@@ -123,20 +126,31 @@ class IdfTiers:
         """Sum of the best tier value per query token, per node."""
         if matches.is_empty():
             return _empty_scores()
-        tier = pl.col("tier")
+        key = "node_row" if "node_row" in matches.columns else "node_id"
+        tier, value = pl.col("tier"), pl.col("value")
+        carry = [pl.col("node_id").first()] if key != "node_id" else []
+        best = (
+            pl.when(pl.col("t") == 1).then("v1").when(pl.col("t") == 2).then("v2").otherwise("v3")
+        )
         return (
             self.weighted(matches)
-            .group_by("node_id", "qtoken")
+            .group_by(key, "qtoken")
             .agg(
-                tier=tier.min(),
-                value=pl.col("value").filter(tier == tier.min()).max(),
+                *carry,
+                t=tier.min(),
+                v1=pl.when(tier == 1).then(value).max(),
+                v2=pl.when(tier == 2).then(value).max(),
+                v3=pl.when(tier == 3).then(value).max(),
                 query_tf=pl.col("query_tf").first(),
             )
-            .group_by("node_id")
+            .with_columns(value=best)
+            .group_by(key)
             .agg(
+                *carry,
                 score=(pl.col("value") * pl.col("query_tf")).sum(),
-                tier=pl.col("tier").min().cast(pl.Int8),
+                tier=pl.col("t").min().cast(pl.Int8),
             )
+            .select("node_id", "score", "tier")
             .collect(engine=ENGINE)
         )
 
@@ -164,11 +178,13 @@ class BM25:
         tf = pl.col("tf").cast(pl.Float64)
         norm = 1 - self.b + self.b * pl.col("doc_len") / pl.col("avg_doc_len")
         term = idf * tf * (self.k1 + 1) / (tf + self.k1 * norm) * pl.col("query_tf")
+        key = "node_row" if "node_row" in exact.columns else "node_id"
+        carry = [pl.col("node_id").first()] if key != "node_id" else []
         return (
             exact.lazy()
-            .unique(["node_id", "qtoken"], keep="first")
-            .group_by("node_id")
-            .agg(score=term.sum(), tier=pl.lit(1, pl.Int8).first())
+            .unique([key, "qtoken"], keep="first")
+            .group_by(key)
+            .agg(*carry, score=term.sum(), tier=pl.lit(1, pl.Int8).first())
             .collect(engine=ENGINE)
         )
 
@@ -210,8 +226,14 @@ class FlatNameBonus:
                 bonus=pl.when("whole").then(self.whole).when("tok").then(self.token).otherwise(0.0),
             )
         )
-        return base.join(bonus, on="node_id", how="left").select(
-            "node_id", score=pl.col("score") + pl.col("bonus").fill_null(0.0), tier="tier"
+        return (
+            base.lazy()
+            .join(bonus, on="node_id", how="left")
+            .select(
+                pl.exclude("score", "bonus"),
+                score=pl.col("score") + pl.col("bonus").fill_null(0.0),
+            )
+            .collect(engine=ENGINE)
         )
 
 

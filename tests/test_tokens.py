@@ -1,0 +1,221 @@
+"""Tokenizer: the examples of the spec, its properties, and Python/Polars agreement."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxframe._schema import NODES, TOKENS
+from ctxframe._tokens import (
+    QUERY_STOPWORDS,
+    build_tokens,
+    dice,
+    token_frequencies,
+    tokenize,
+    tokenize_query,
+    tokenize_series,
+    trigram_table,
+    trigrams,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("HTTPServer", ["http", "server"]),
+        ("XMLHttpRequest", ["xml", "http", "request"]),
+        (
+            "PaymentRefundProcessor.ProcessRefund",
+            ["payment", "refund", "processor", "process", "refund"],
+        ),
+        ("processRefund", ["process", "refund"]),
+        ("snake_case_name", ["snake", "case", "name"]),
+        ("kebab-case-name", ["kebab", "case", "name"]),
+        ("SCREAMING_SNAKE", ["screaming", "snake"]),
+        ("PAYMENTS_API_KEY", ["payments", "api", "key"]),
+        ("__dunder__", ["dunder"]),
+        ("__init__", ["init"]),
+        ("OnPath", ["on", "path"]),
+        ("a.b.c", []),
+        ("x", []),
+        ("", []),
+        (
+            "apps/desktop/statusbar/StatusBar.ts",
+            ["apps", "desktop", "statusbar", "status", "bar", "ts"],
+        ),
+        (
+            "services/payments/refund_processor.py::PaymentRefundProcessor.ProcessRefund",
+            [
+                "services",
+                "payments",
+                "refund",
+                "processor",
+                "py",
+                "payment",
+                "refund",
+                "processor",
+                "process",
+                "refund",
+            ],
+        ),
+        ("module://requests", ["module", "requests"]),
+        ("env:PAYMENTS_API_KEY", ["env", "payments", "api", "key"]),
+        # digits stick to the letters before them; a capital after a digit starts a token
+        ("v2", ["v2"]),
+        ("getV2Api", ["get", "v2", "api"]),
+        ("utf8", ["utf8"]),
+        ("utf8Decode", ["utf8", "decode"]),
+        ("UTF8Decoder", ["utf8", "decoder"]),
+        ("Base64Encoder", ["base64", "encoder"]),
+        ("sha256sum", ["sha256sum"]),
+        ("getHTTP2Response", ["get", "http2", "response"]),
+        ("x86_64", ["x86", "64"]),
+        ("error404", ["error404"]),
+        ("2fa", ["2fa"]),
+        ("step_1", ["step"]),  # a lone digit is a single character
+        # unicode letters are kept and lowercased
+        ("naïveCafé", ["naïve", "café"]),
+        ("ÜberWagen", ["über", "wagen"]),
+        ("ΑΣ ΣΑ", ["ας", "σα"]),
+        ("日本Server", ["日本", "server"]),
+        ("данныеПользователя", ["данные", "пользователя"]),
+    ],
+)
+def test_tokenize_examples(text: str, expected: list[str]) -> None:
+    assert tokenize(text) == expected
+    assert tokenize_series(pl.Series([text])).item().to_list() == expected
+
+
+def test_query_stopwords_are_query_only() -> None:
+    assert tokenize_query("where is the refund handler") == ["refund", "handler"]
+    assert tokenize_query("on path") == ["path"]
+    assert tokenize("OnPath") == ["on", "path"]  # nodes keep `on`
+    assert "on" in QUERY_STOPWORDS
+    # a query made only of stopwords keeps them rather than becoming empty
+    assert tokenize_query("where is it") == ["where", "is", "it"]
+    assert tokenize_query("How does the Checkout work?") == ["checkout", "work"]
+
+
+def test_none_and_empty() -> None:
+    assert tokenize(None) == []
+    assert tokenize_query("") == []
+
+
+def test_trigrams_and_dice() -> None:
+    assert trigrams("ab") == {"  a", " ab", "ab ", "b  "}
+    assert dice(trigrams("refnud"), trigrams("refund")) == 0.5
+    assert dice(trigrams("refund"), trigrams("refund")) == 1.0
+    assert dice([], []) == 0.0
+    table = trigram_table(pl.DataFrame({"token": ["refund", "aaaa"]}))
+    for token in ("refund", "aaaa"):
+        got = set(table.filter(pl.col("token") == token)["tri"].to_list())
+        assert got == trigrams(token)
+
+
+def _nodes(rows: list[tuple]) -> pl.DataFrame:
+    """(id, kind, label, qualname, path[, signature, doc]) tuples -> a NODES frame."""
+    recs = []
+    for r in rows:
+        r = (*r, None, None)[:7]
+        recs.append(
+            {
+                "id": r[0],
+                "kind": r[1],
+                "label": r[2],
+                "qualname": r[3],
+                "language": "python",
+                "path": r[4],
+                "line_start": 1,
+                "line_end": 2,
+                "signature": r[5],
+                "doc": r[6],
+                "parent": None,
+                "producer": "test",
+            }
+        )
+    return pl.DataFrame(recs, schema=NODES)
+
+
+def test_build_tokens_label_and_path_only() -> None:
+    nodes = _nodes(
+        [
+            (
+                "svc/pay.py::Refunder.go",
+                "method",
+                "go",
+                "Refunder.go",
+                "svc/pay.py",
+                "def go(self, secret_arg)",
+                "Undocumented words here",
+            ),
+            ("module://requests", "module", "requests", "requests", None),
+            ("svc/pay.py", "file", "pay.py", None, "svc/pay.py"),
+        ]
+    )
+    tokens = build_tokens(nodes)
+    assert tokens.schema == TOKENS
+    by_node = {k: sorted(v) for k, v in tokens.group_by("node_id").agg(pl.col("token")).iter_rows()}
+    # label "go" + path "svc/pay.py"; the qualname, signature and doc are not search fields
+    assert by_node["svc/pay.py::Refunder.go"] == ["go", "pay", "py", "svc"]
+    assert by_node["module://requests"] == ["requests"]
+    assert by_node["svc/pay.py"] == ["pay", "py", "svc"]
+    assert tokens.height == tokens.unique().height
+
+
+def test_token_frequencies_idf_formula() -> None:
+    tokens = pl.DataFrame(
+        {"node_id": ["a", "a", "b", "c"], "token": ["pay", "refund", "pay", "zip"]}
+    )
+    freq = token_frequencies(tokens, n_nodes=10)
+    row = dict(zip(freq["token"], freq["df"], strict=True))
+    assert row == {"pay": 2, "refund": 1, "zip": 1}
+    idf = dict(zip(freq["token"], freq["idf"], strict=True))
+    assert idf["pay"] == pytest.approx(0.1 + math.log(10 / 3))
+    assert idf["refund"] == pytest.approx(0.1 + math.log(10 / 2))
+
+
+# ------------------------------------------------------------------ properties
+
+IDENT_ALPHABET = st.sampled_from(
+    [*"abcxyzABCXYZ0129_-./: ", "é", "É", "ß", "Σ", "σ", "ς", "İ", "ǅ", "日", "\u0301"]
+)
+identifiers = st.text(IDENT_ALPHABET, max_size=40)
+anything = st.text(max_size=40)
+texts = st.one_of(identifiers, anything)
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts)
+def test_tokens_are_lowercase_and_not_single_letters(text: str) -> None:
+    for tok in tokenize(text):
+        assert tok == tok.lower()
+        assert len(tok) >= 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts)
+def test_tokenize_is_idempotent(text: str) -> None:
+    toks = tokenize(text)
+    assert tokenize(" ".join(toks)) == toks
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(texts, max_size=30))
+def test_python_and_polars_tokenizers_agree(batch: list[str]) -> None:
+    vectorized = tokenize_series(pl.Series(batch, dtype=pl.String)).to_list()
+    assert [list(v) for v in vectorized] == [tokenize(t) for t in batch]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(identifiers, identifiers), min_size=1, max_size=10))
+def test_build_tokens_matches_python_tokenizer(pairs: list[tuple[str, str]]) -> None:
+    rows = [(f"n{i}", "function", label, label, path) for i, (label, path) in enumerate(pairs)]
+    tokens = build_tokens(_nodes(rows))
+    got = {k: set(v) for k, v in tokens.group_by("node_id").agg("token").iter_rows()}
+    for node_id, _, label, _, path in rows:
+        expected = set(tokenize(label)) | set(tokenize(path))
+        assert got.get(node_id, set()) == expected
