@@ -8,7 +8,7 @@ from functools import cached_property
 
 import polars as pl
 
-from ctxframe import _store
+from ctxframe import _cache, _store
 from ctxframe._config import Config, load_config
 
 
@@ -62,7 +62,21 @@ class Graph:
     def _rank_index(self):
         from ctxframe._query import RankIndex
 
-        return RankIndex(self.nodes, self.tokens)
+        state = _cache.load(self.store, self.meta, _cache.RANK_TABLES)
+        if state is not None:
+            index = RankIndex.from_state(self.nodes, state)
+        else:
+            index = RankIndex(self.nodes, self.tokens)
+            _cache.save(self.store, self.meta, index.state())
+        # A full edge lookup only when one exists already (card built it); a one-shot query
+        # filters the few edges of its hits instead of building one.
+        if "_edge_index" in self.__dict__:
+            index.adopt_edge_index(self.edges, self._edge_index)
+        else:
+            from ctxframe._query import _EdgeIndex
+
+            index.adopt_edge_index(self.edges, _EdgeIndex.subset(self.edges, self.nodes))
+        return index
 
     def query(
         self,
@@ -75,6 +89,9 @@ class Graph:
     ):
         """Rank nodes for a question in words; each hit carries its 1-hop neighbourhood."""
         cfg = self.config
+        self._queries = getattr(self, "_queries", 0) + 1
+        if self._queries == 2:  # asked again: worth the full edge lookup for the warm path
+            self._rank_index.adopt_edge_index(self.edges, self._edge_index)
         return self._rank_index.query(
             text,
             edges=self.edges,
@@ -118,7 +135,12 @@ class Graph:
     def _edge_index(self):
         from ctxframe._query import _EdgeIndex
 
-        return _EdgeIndex(self.edges, self.nodes)
+        frames = _cache.load(self.store, self.meta, _cache.EDGE_TABLES)
+        if frames is not None:
+            return _EdgeIndex.from_frames(frames["edges_out"], frames["edges_in"])
+        index = _EdgeIndex(self.edges, self.nodes)
+        _cache.save(self.store, self.meta, index.frames())
+        return index
 
     def _arrows(self, ids: list[str], include_ambiguous: bool = False) -> pl.DataFrame:
         rows = pl.Series([self._row_of[i] for i in ids if i in self._row_of], dtype=pl.UInt32)

@@ -233,6 +233,24 @@ class _EdgeIndex:
         self._src = self.out["_s"]
         self._dst = self.inn["_d"]
 
+    @classmethod
+    def subset(cls, edges: pl.DataFrame, nodes: pl.DataFrame) -> _SubsetEdgeIndex:
+        """A lookup that filters the edges of the asked rows per call: no build cost, for a
+        one-shot query (a CLI run) where building the full index would dominate."""
+        return _SubsetEdgeIndex(edges, nodes)
+
+    @classmethod
+    def from_frames(cls, out: pl.DataFrame, inn: pl.DataFrame) -> _EdgeIndex:
+        """Rebuild from the two sorted frames `frames()` returned (a cache read back)."""
+        self = cls.__new__(cls)
+        self.out, self.inn = out, inn
+        self._src, self._dst = out["_s"], inn["_d"]
+        return self
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        """The state worth caching: edges sorted by source row and by target row."""
+        return {"edges_out": self.out, "edges_in": self.inn}
+
     @staticmethod
     def _rows(keys: pl.Series, rows: pl.Series) -> pl.Series:
         lo = keys.search_sorted(rows, side="left")
@@ -278,6 +296,18 @@ class _EdgeIndex:
             )
         )
         return pl.concat([out, inn]).cast(dict(NEIGHBOURS_SCHEMA)).collect(engine=ENGINE)
+
+
+class _SubsetEdgeIndex:
+    """`_EdgeIndex.arrows` over only the edges that touch the asked rows."""
+
+    def __init__(self, edges: pl.DataFrame, nodes: pl.DataFrame):
+        self._edges, self._nodes = edges, nodes
+
+    def arrows(self, rows: pl.Series) -> pl.DataFrame:
+        ids = self._nodes["id"].gather(rows.cast(pl.UInt32)).implode()
+        touching = self._edges.filter(pl.col("src").is_in(ids) | pl.col("dst").is_in(ids))
+        return _EdgeIndex(touching, self._nodes).arrows(rows)
 
 
 def neighbours_of(
@@ -601,6 +631,76 @@ class RankIndex:
         self._edge_index: _EdgeIndex | None = None
         if edges is not None:
             self._edge_index_for(edges)
+
+    # ----------------------------------------------------------------- cache
+
+    def state(self) -> dict[str, pl.DataFrame]:
+        """Everything built from the store, as frames, so a later process can skip building."""
+        spans = list(self._tri_span.items())
+        return {
+            "vocab": pl.DataFrame(
+                {
+                    "token": self._vocab_token,
+                    "df": self._df,
+                    "start": self._start,
+                    "n_tri": self._n_tri,
+                }
+            ),
+            "postings": pl.DataFrame({"_idx": self._post_node}),
+            "node_attrs": pl.DataFrame(
+                {
+                    "doc_len": self._doc_len,
+                    "stub": self._is_stub,
+                    "test": self._is_test,
+                    "doc": self._is_doc,
+                }
+            ),
+            "trigrams": pl.DataFrame({"token_id": self._tri_tok}),
+            "trigram_spans": pl.DataFrame(
+                {
+                    "tri": [t for t, _ in spans],
+                    "lo": [a for _, (a, _) in spans],
+                    "hi": [b for _, (_, b) in spans],
+                },
+                schema={"tri": pl.String, "lo": pl.Int64, "hi": pl.Int64},
+            ),
+            "names": pl.DataFrame({"name": self._names, "_idx": self._name_idx}),
+        }
+
+    @classmethod
+    def from_state(cls, nodes: pl.DataFrame, state: dict[str, pl.DataFrame]) -> RankIndex:
+        """The index `state()` described, over the same nodes (a cache read back)."""
+        self = cls.__new__(cls)
+        self.nodes, self.n_nodes = nodes, nodes.height
+        self._ids, self._labels, self._paths = nodes["id"], nodes["label"], nodes["path"]
+        v, a = state["vocab"], state["node_attrs"]
+        self._vocab_token, self._df, self._start, self._n_tri = (
+            v["token"],
+            v["df"],
+            v["start"],
+            v["n_tri"],
+        )
+        self._vocab_list = v["token"].to_list()
+        self._post_node = state["postings"]["_idx"]
+        self._doc_len = a["doc_len"]
+        self.avg_doc_len = float(self._post_node.len()) / self.n_nodes if self.n_nodes else 0.0
+        self._is_stub, self._is_test, self._is_doc = a["stub"], a["test"], a["doc"]
+        self._tri_tok = state["trigrams"]["token_id"]
+        sp = state["trigram_spans"]
+        self._tri_span = dict(
+            zip(
+                sp["tri"].to_list(),
+                zip(sp["lo"].to_list(), sp["hi"].to_list(), strict=True),
+                strict=True,
+            )
+        )
+        self._names, self._name_idx = state["names"]["name"], state["names"]["_idx"]
+        self._edges_ref, self._edge_index = None, None
+        return self
+
+    def adopt_edge_index(self, edges: pl.DataFrame, index: _EdgeIndex) -> None:
+        """Use an edge index built (or cached) elsewhere for these edges."""
+        self._edges_ref, self._edge_index = edges, index
 
     # ----------------------------------------------------------------- lookups
 

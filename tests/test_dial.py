@@ -145,7 +145,7 @@ def aws_env(monkeypatch, s3_server):
 def _store_bytes_scan(store: str, needles: list[str]) -> list[tuple[str, str]]:
     """(file, needle) for every needle found in the store: raw bytes and decoded cells."""
     found = []
-    for path in sorted(Path(store).iterdir()):
+    for path in sorted(p for p in Path(store).rglob("*") if p.is_file()):  # cache/ too
         raw = path.read_bytes()
         text = raw.decode("latin-1")
         if path.suffix == ".parquet":
