@@ -17,16 +17,14 @@ from ctxframe._budget import DEFAULT_BUDGET_TOKENS, fit_blocks
 if TYPE_CHECKING:
     from ctxframe._graph import Graph
 
-_TEST_PATH = (
-    r"(^|/)(tests?|__tests__)/|(^|/)test_[^/]*\.py$|_test\.(py|go)$|(^|/)conftest\.py$"
-    r"|\.(test|spec)\.[jt]sx?$"
-)
 _NODE_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end"]
 
 
 def is_test_path() -> pl.Expr:
-    """True for paths that follow a test-file convention of Python, JS/TS or Go."""
-    return pl.col("path").fill_null("").str.contains(_TEST_PATH)
+    """True for paths that follow a test-file convention (the ranker's definition)."""
+    from ctxframe._query import is_test_path_expr
+
+    return is_test_path_expr("path")
 
 
 def _loc(row: dict) -> str:
