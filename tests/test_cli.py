@@ -77,3 +77,26 @@ def test_demo_runs(capsys) -> None:
     code, out, _ = run(capsys, "demo")
     assert code == 0
     assert "ProcessRefund" in out
+
+
+VERB_ARGS = [
+    (["card", "PaymentRefundProcessor.ProcessRefund"], 0, "node"),
+    (["card", "format_amount"], 1, "candidates"),
+    (["card", "ProcesRefnd"], 1, "suggestions"),
+    (["affected", "services/payments/gateway.py", "--depth", "2"], 0, "nodes"),
+    (["path", "create_refund", "PaymentGateway.Refund"], 0, "paths"),
+    (["path", "create_refund", "PaymentGateway.Refund", "--undirected"], 0, "paths"),
+    (["change-plan", "PaymentRefundProcessor.ProcessRefund"], 0, "affected"),
+    (["explain", "PaymentRefundProcessor.ProcessRefund"], 0, "text"),
+    (["hubs", "--top", "3"], 0, "depended"),
+    (["boundaries"], 0, "rows"),
+]
+
+
+@pytest.mark.parametrize(("argv", "code", "key"), VERB_ARGS, ids=lambda v: str(v))
+def test_verbs_on_the_cli(capsys, shop_graph, argv, code, key) -> None:
+    assert main([*argv, "--repo", shop_graph.root, "--json"]) == code
+    data = json.loads(capsys.readouterr().out)
+    assert key in data or key in data.get("error", {})
+    assert main([*argv, "--repo", shop_graph.root]) == code
+    assert capsys.readouterr().out.strip()
