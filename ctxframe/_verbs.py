@@ -962,14 +962,19 @@ def hubs(g: Graph, top: int = 10) -> Hubs:
     entries = (
         pl.concat(
             [
+                g.nodes.join(
+                    g.edges.filter(pl.col("kind") == "handles").select(
+                        pl.col("dst").alias("id"),
+                        why=pl.when(pl.col("src").str.starts_with("command:"))
+                        .then(pl.lit("cli command"))
+                        .otherwise(pl.lit("route handler")),
+                    ),
+                    on="id",
+                ),
                 g.nodes.filter(pl.col("label") == "main").with_columns(why=pl.lit("main")),
                 g.nodes.join(
                     toplevel_callers.select(pl.col("dst").alias("id")).unique(), on="id"
                 ).with_columns(why=pl.lit("run at import")),
-                g.nodes.join(
-                    g.edges.filter(pl.col("kind") == "handles").select(pl.col("dst").alias("id")),
-                    on="id",
-                ).with_columns(why=pl.lit("route handler")),
             ]
         )
         .filter(~is_test_path())

@@ -414,3 +414,18 @@ def test_boundaries_cli(capsys, shop_graph) -> None:
     rows = json.loads(capsys.readouterr().out)["rows"]
     secret = {r["identifier"] for r in rows if r["secret"]}
     assert {"PAYMENTS_API_KEY", "STRIPE_SECRET_KEY"} <= secret
+
+
+def test_console_scripts_are_entry_points(tmp_path) -> None:
+    g = _index(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "x"\n[project.scripts]\nmytool = "pkg.cli:run"\n',
+            "pkg/cli.py": "def run():\n    return 0\n",
+            "web/package.json": '{"name": "w", "bin": {"wtool": "bin/w.js"}}',
+        },
+    )
+    assert ("command:mytool", "pkg/cli.py::run") in _edges(g, "handles")
+    assert "command:wtool" in set(g.nodes["id"])
+    entries = g.hubs().entry_points
+    assert entries.filter(pl.col("id") == "pkg/cli.py::run")["why"].to_list() == ["cli command"]

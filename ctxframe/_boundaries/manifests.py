@@ -55,9 +55,14 @@ def read(path: str, text: str) -> tuple[list[dict], list[dict]]:
     """Nodes and edges for one manifest; ([], []) when it is not one or does not parse."""
     name = posixpath.basename(path)
     deps: list[tuple[str, str, str | None]] = []
+    commands: list[tuple[str, str | None]] = []  # (command, function name) from console scripts
     try:
         if name == "package.json":
             data = json.loads(text)
+            bins = data.get("bin") or {}
+            if isinstance(bins, str):
+                bins = {data.get("name", "bin"): bins}
+            commands += [(cmd, None) for cmd in bins if isinstance(cmd, str)]
             for section in (
                 "dependencies",
                 "devDependencies",
@@ -86,6 +91,9 @@ def read(path: str, text: str) -> tuple[list[dict], list[dict]]:
         elif name == "pyproject.toml":
             data = tomllib.loads(text)
             project = data.get("project", {})
+            for cmd, target in (project.get("scripts") or {}).items():
+                if isinstance(target, str):  # "package.module:function"
+                    commands.append((cmd, target.rpartition(":")[2].split(".")[-1] or None))
             reqs = list(project.get("dependencies", []))
             for extra in (project.get("optional-dependencies") or {}).values():
                 reqs += extra
@@ -132,4 +140,23 @@ def read(path: str, text: str) -> tuple[list[dict], list[dict]]:
         n, e = _dep(eco, pkg, spec, path, text)
         nodes.append(n)
         edges.append(e)
+    for cmd, func in commands:  # console scripts: entry points that `hubs` lists
+        cid, line = f"command:{cmd}", line_of(text, cmd)
+        nodes.append(
+            node(
+                cid,
+                "command",
+                cmd,
+                path=path,
+                line=line,
+                transport="cli",
+                direction="provides",
+                signature=func,
+            )
+        )
+        edges.append(edge(path, cid, "declares", path, line, name=cmd))
+        if func:  # dst "name:X" is resolved to a function named X after extraction
+            edges.append(
+                edge(cid, f"name:{func}", "handles", path, line, confidence="INFERRED", name=func)
+            )
     return nodes, edges
