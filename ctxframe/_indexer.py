@@ -33,6 +33,7 @@ from ctxframe._tokens import build_tokens
 
 _POOL_MIN_FILES = 150
 _CHUNK = 32
+_MAX_CHUNK = 256
 _REF_SCHEMA = {
     "src": pl.String, "path": pl.String, "language": pl.String, "kind": pl.String,
     "name": pl.String, "receiver": pl.String, "scope": pl.String, "line": pl.Int32,
@@ -141,6 +142,25 @@ def git_head(root: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
+_TRACE = os.environ.get("CTXFRAME_TRACE")
+_T0 = time.perf_counter()
+
+
+def _trace(stage: str) -> None:
+    """With CTXFRAME_TRACE set: seconds so far, current and peak RSS of this process, to stderr."""
+    if not _TRACE:
+        return
+    import resource
+
+    with open("/proc/self/statm") as fh:
+        rss = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10
+    print(
+        f"[trace] {time.perf_counter() - _T0:7.2f}s rss {rss:6d} MB peak {peak:6d} MB  {stage}",
+        file=sys.stderr,
+    )
+
+
 def _empty(schema: dict) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
@@ -174,7 +194,8 @@ def _extract_all(
     if len(jobs) < _POOL_MIN_FILES or (os.cpu_count() or 1) < 2:
         return [_framed(extract_batch(root, jobs))]
     workers = os.cpu_count() or 2
-    size = max(_CHUNK, len(jobs) // (workers * 6))
+    # Small chunks keep each result (and its unpickled Python objects) small in the parent.
+    size = min(_MAX_CHUNK, max(_CHUNK, len(jobs) // (workers * 6)))
     chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
     bar = None
     if progress:
@@ -246,6 +267,7 @@ def index(
     from ctxframe._walk import walk
 
     walked = walk(root, exclude)
+    _trace("walk")
     from ctxframe._packs import load_packs
 
     packs, pack_errors = load_packs(root)
@@ -287,6 +309,7 @@ def index(
         pack_exts = {ext for p in packs for ext in p.language.extensions}
         jobs = [(p, None if os.path.splitext(p)[1].lower() in pack_exts else h) for p, h in jobs]
     batches = _extract_all(root, jobs, progress, tuple(packs))
+    _trace("extract")
     results = [f for b in batches for f in b.files]
 
     unchanged = {r.path for r in results if r.skip_reason == _UNCHANGED}
@@ -389,7 +412,9 @@ def index(
             previous = Previous(
                 prev["edges"].filter(pl.col("producer") == PRODUCER), old_defs, reparsed
             )
+    _trace("refs gathered")
     code_bnodes, code_bedges, handlers = boundary_code.from_refs(refs)
+    _trace("boundaries from refs")
     edges, stubs = resolve(
         defs,
         files,
@@ -398,12 +423,14 @@ def index(
         previous=previous,
         handlers=handlers,
     )
+    _trace("resolve")
     bnodes, bedges = merge_boundaries(
         pl.concat([file_bnodes, code_bnodes]), pl.concat([file_bedges, code_bedges]), defs, edges
     )
     # -- adapters (.ctxframe/adapters/) and, with `dial`, native sources: their own producers --
     from ctxframe._adapters import extra_rows
 
+    _trace("merge boundaries")
     extra_n, extra_e, adapters_report, dial_report = extra_rows(
         root,
         pl.concat([file_nodes["id"], defs["id"], stubs["id"], bnodes["id"]]),
@@ -412,6 +439,7 @@ def index(
         dial=dial,
     )
     # -- end of adapters and native sources --
+    _trace("adapters")
     nodes = (
         pl.concat([file_nodes.cast(_DEF_SCHEMA), defs])
         .with_columns(producer=pl.lit(PRODUCER))
@@ -440,6 +468,7 @@ def index(
         )
     else:
         tokens = build_tokens(nodes)
+    _trace("nodes+tokens")
     report = IndexReport(
         root=root,
         store=store,
@@ -476,6 +505,7 @@ def index(
         "counts": {"files": report.files, "nodes": nodes.height, "edges": edges.height},
     }
     try:
+        _trace("report")
         _store.write(
             store,
             {
@@ -491,5 +521,6 @@ def index(
         )
     except CtxframeError:
         raise
+    _trace("write")
     report.seconds = time.perf_counter() - t0
     return report

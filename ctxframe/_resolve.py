@@ -120,6 +120,15 @@ class Previous:
 
 
 _KEY = ["id", "kind", "label", "qualname", "path", "parent"]
+_SYMBOLIC = ["src", "path", "language", "kind", "name", "receiver", "scope", "line"]
+
+
+def _with_ctx(frame: pl.DataFrame, path: str, family: str = "family") -> pl.DataFrame:
+    """`ctx`: the scope a bare name resolves in: the file, or for Go its package directory."""
+    is_go = pl.col(family) == "go"
+    if not frame.select(is_go.any()).item():
+        return frame.with_columns(ctx=pl.col(path))
+    return frame.with_columns(ctx=pl.when(is_go).then(_dirname(path)).otherwise(pl.col(path)))
 
 
 def resolve(
@@ -137,13 +146,14 @@ def resolve(
     """
     # A fixed row order makes every keep="first" below independent of how refs were gathered.
     order = ["path", "line", "kind", "src", "name", "receiver", "module", "alias"]
-    refs = refs.with_columns(family=_family(), dir=_dirname("path"))
     indexed = files.filter(pl.col("skip_reason").is_null()).select("path", "language")
     namespaces = defs.filter(pl.col("kind") == "namespace").select(
         "path", "qualname", family=_family()
     )
     edges_imports, bindings, stubs = _imports(
-        refs.filter(pl.col("kind") == "import").sort(order, nulls_last=True),
+        refs.filter(pl.col("kind") == "import")
+        .with_columns(family=_family())
+        .sort(order, nulls_last=True),
         indexed,
         gomods,
         namespaces,
@@ -158,8 +168,13 @@ def resolve(
         "family",
         (pl.col("parent") == pl.col("path")).alias("top"),
     )
+    # imports in the order the edge table gives them (uses_edges keeps the first per file)
+    edges_imports = edges_imports.sort("src", "line", "dst", "name", nulls_last=True)
     kept = None
-    symbolic = refs.filter(~pl.col("kind").is_in(["import", "mention"]))
+    # Only what call and inheritance resolution reads: never copy the other columns around.
+    symbolic = refs.filter(pl.col("kind").is_in(["call", "extends", "implements"])).select(
+        _SYMBOLIC
+    )
     if previous is not None:
         changed = pl.Series(previous.changed, dtype=pl.String)
         changed_defs = pl.concat(
@@ -175,7 +190,8 @@ def resolve(
         old = previous.edges.filter(pl.col("kind").is_in(["calls", "extends", "implements"]))
         kept = old.filter(~redo).drop("producer")
         symbolic = symbolic.filter(redo)
-    symbolic = symbolic.sort(order, nulls_last=True)
+    # (module and alias are null for these kinds: the same order as for imports)
+    symbolic = symbolic.sort(order[:6], nulls_last=True).with_columns(family=_family())
     inherits = _resolve_refs(
         symbolic.filter(pl.col("kind").is_in(["extends", "implements"])),
         targets,
@@ -208,18 +224,22 @@ def resolve(
     if handlers is not None and not handlers.is_empty():
         # Route handlers named in code (`app.post("/x", handler)`) resolve like bare calls.
         handled = _resolve_refs(
-            handlers.with_columns(family=_family(), dir=_dirname("path"), kind=pl.lit("handles")),
+            handlers.with_columns(family=_family(), kind=pl.lit("handles")),
             targets,
             bindings,
             _CALLABLE,
             _CALLABLE,
         )
         parts.append(handled.filter(pl.col("dst").is_not_null()))
-    parts += [_declares(defs, edges_imports), _mentions(refs, targets, indexed)]
+    parts += [
+        _declares(defs, edges_imports),
+        _mentions(refs.filter(pl.col("kind") == "mention"), targets, indexed),
+    ]
+    # Unsorted: the indexer sorts the final edge table once.
     edges = pl.concat(
         [e.select(list(EDGES.names())[:-1]).cast(dict(list(EDGES.items())[:-1])) for e in parts]
     ).with_columns(producer=pl.lit(PRODUCER))
-    return edges.sort("src", "kind", "line", "dst", "name", nulls_last=True), stubs
+    return edges, stubs
 
 
 def _imports(
@@ -344,23 +364,24 @@ def _resolve_refs(
     type_qualified: bool = False,
 ) -> pl.DataFrame:
     """One edge row per resolved (or unresolved) reference, trying scope, imports, then names."""
-    refs = refs.with_row_index("ref_id").with_columns(
-        ctx=pl.when(pl.col("family") == "go").then(pl.col("dir")).otherwise(pl.col("path"))
-    )
+    refs = _with_ctx(refs.with_row_index("ref_id"), "path")
     targets = targets.with_columns(
         ctx=pl.when(pl.col("family") == "go").then(pl.col("ddir")).otherwise(pl.col("dpath"))
     )
     out = ["ref_id", "dst", "confidence"]
     found: list[pl.DataFrame] = []
 
-    def pending() -> pl.DataFrame:
+    def pending(*cols: str) -> pl.DataFrame:
+        """The references no step has resolved yet, with only the columns a step reads."""
+        rows = refs.select("ref_id", *cols)
         done = pl.concat([f.select("ref_id") for f in found]) if found else None
-        return refs if done is None else refs.join(done, on="ref_id", how="anti")
+        return rows if done is None else rows.join(done, on="ref_id", how="anti")
 
     # A. super: a member of a resolved base class of the enclosing class.
     if bases is not None:
         sup = (
-            refs.filter(pl.col("receiver") == "super")
+            refs.select("ref_id", "receiver", "path", "scope", "name")
+            .filter(pl.col("receiver") == "super")
             .with_columns(cls=pl.concat_str("path", pl.lit("::"), "scope"))
             .join(bases.rename({"src": "cls", "dst": "base"}), on="cls", how="inner")
             .with_columns(
@@ -382,7 +403,7 @@ def _resolve_refs(
 
     # A. self / this / Go receiver: a member of the enclosing type in the same file (package).
     scoped = (
-        pending()
+        pending("scope", "name", "ctx")
         .filter(pl.col("scope").is_not_null())
         .with_columns(qualname=pl.concat_str("scope", pl.lit("."), "name"))
         .join(targets.select("ctx", "qualname", "dst"), on=["ctx", "qualname"], how="inner")
@@ -391,7 +412,7 @@ def _resolve_refs(
 
     # B. a bare name defined in the same file (package, for Go): unique match only.
     local = (
-        pending()
+        pending("receiver", "ctx", "name")
         .filter(pl.col("receiver").is_null())
         .join(
             targets.filter(pl.col("kind").is_in(bare_kinds)).select(
@@ -406,7 +427,7 @@ def _resolve_refs(
     found.append(local.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
 
     # C. through an import binding: `name()` from `from m import name`, or `mod.name()`.
-    rest = pending().with_columns(
+    rest = pending("receiver", "name", "path").with_columns(
         local=pl.coalesce("receiver", "name"), bare=pl.col("receiver").is_null()
     )
     bound = rest.join(bindings, on=["path", "local"], how="inner").filter(
@@ -438,10 +459,12 @@ def _resolve_refs(
     )
 
     if type_qualified:
-        found.extend(_type_qualified(pending(), targets, out))
+        found.extend(
+            _type_qualified(pending("receiver", "name", "family", "language", "path"), targets, out)
+        )
 
     # D. by name within the language family: one candidate INFERRED, a few AMBIGUOUS.
-    rest = pending()
+    rest = pending("receiver", "name", "family")
     builtin = pl.lit(False)
     for fam, names in _BUILTINS.items():
         builtin = builtin | ((pl.col("family") == fam) & pl.col("name").is_in(list(names)))
@@ -476,8 +499,10 @@ def _resolve_refs(
     found.append(named.select(out))
 
     resolved = pl.concat(found)
-    edges = refs.join(resolved, on="ref_id", how="left").select(
-        "src", "dst", "kind", "confidence", "name", "path", "line"
+    edges = (
+        refs.select("ref_id", "src", "kind", "name", "path", "line")
+        .join(resolved, on="ref_id", how="left")
+        .select("src", "dst", "kind", "confidence", "name", "path", "line")
     )
     return edges.sort("src", "kind", "name", "dst", "line", nulls_last=True).unique(
         ["src", "dst", "kind", "name"], keep="first", maintain_order=True

@@ -121,7 +121,11 @@ def from_refs(refs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFr
         .select("path")
         .unique()
     )
-    refs = refs.filter(pl.col("kind").is_in(["call", "env"])).with_columns(
+    # Only calls a rule, child_process or a route can name matter: filter before any copy.
+    names = sorted({n for *_, ns, _w in _RULES for n in ns} | {*_CHILD_PROCESS, *_ROUTE_NAMES})
+    refs = refs.filter(
+        (pl.col("kind") == "env") | ((pl.col("kind") == "call") & pl.col("name").is_in(names))
+    ).with_columns(
         family=pl.col("language").replace_strict(_FAMILY, default=pl.col("language")),
         # rules name the receiver's last part: `java.net.URI` → URI, `os.environ` → environ
         recv=pl.col("receiver").str.extract(r"([A-Za-z_]\w*)$", 1).fill_null(""),
