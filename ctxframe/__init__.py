@@ -55,6 +55,22 @@ def open(path: str = ".", *, store: str | None = None) -> Graph:
     return open_graph(path, store=store)
 
 
+def evaluate(graph_or_stores, queries, rules=("idf-tiers",), k=(1, 5, 10), **kwargs):
+    """Score ranking rules on a labelled query set: per-query and summary metrics (MRR,
+    Acc@k, Recall@k, nDCG@k at node, file and function level) and paired comparisons; see
+    ctxframe._eval and docs/ranking.md."""
+    from ctxframe._eval import evaluate as _evaluate
+
+    return _evaluate(graph_or_stores, queries, rules=rules, k=k, **kwargs)
+
+
+def load_queries(source):
+    """A labelled query set (JSONL path, list of dicts or frame) as a Polars frame."""
+    from ctxframe._querysets import load_queries as _load
+
+    return _load(source)
+
+
 def explore(graph: Graph, **kwargs):
     """An ipywidgets explorer of `graph`: query -> hits -> card and picture; hubs; boundaries."""
     from ctxframe._widgets import explore as _explore
@@ -80,8 +96,10 @@ __all__ = [
     "StoreWriteError",
     "SymbolNotFound",
     "__version__",
+    "evaluate",
     "explore",
     "index",
+    "load_queries",
     "open",
     "rules",
     "status",

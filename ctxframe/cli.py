@@ -48,6 +48,21 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
     p.add_argument("--include-ambiguous", action="store_true")
 
+    p = sub.add_parser("eval", help="score ranking rules on a labelled query set (JSONL)")
+    p.add_argument("queries", help="query set (JSONL, see docs/ranking.md)")
+    p.add_argument(
+        "--rule",
+        action="append",
+        default=None,
+        help="rule to score (repeat; default: idf-tiers); a registry name or package.module:Name",
+    )
+    p.add_argument("--repo", default=None, help="repository for every query (default: per query)")
+    p.add_argument("--store", default=None, help="store directory for every query")
+    p.add_argument("--k", type=int, nargs="+", default=[1, 5, 10], help="cut-offs (default 1 5 10)")
+    p.add_argument("--limit", type=int, default=500, help="hits ranked per query (default 500)")
+    p.add_argument("--out", default=None, help="write per_query/summary/compare Parquet here")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
     p = sub.add_parser("card", help="a known symbol: place, signature, callers, callees")
     p.add_argument("name", help="id, qualified name (Class.method) or label")
     _add_repo(p)
@@ -149,6 +164,54 @@ def _cmd_query(a) -> None:
     _emit(res, a.json)
 
 
+def _rule_spec(spec: str):
+    if ":" in spec:
+        import importlib
+
+        mod, _, attr = spec.partition(":")
+        try:
+            obj = getattr(importlib.import_module(mod), attr)
+        except (ImportError, AttributeError) as exc:
+            from ctxframe._errors import CtxframeError
+
+            raise CtxframeError(f"cannot load rule {spec!r}: {exc}") from None
+        return obj() if isinstance(obj, type) else obj
+    return spec
+
+
+def _cmd_eval(a) -> None:
+    from ctxframe._eval import evaluate
+
+    target = a.store or a.repo
+    ev = evaluate(
+        target,
+        a.queries,
+        rules=[_rule_spec(r) for r in (a.rule or ["idf-tiers"])],
+        k=a.k,
+        limit=a.limit,
+    )
+    written = ev.write_parquet(a.out) if a.out else []
+    if a.json:
+        data = {
+            "summary": ev.summary.to_dicts(),
+            "compare": [ev.compare(r, ev.rules[0]) for r in ev.rules[1:]],
+            "written": written,
+        }
+        print(json.dumps(data, indent=2, default=str))
+        return
+    print(ev)
+    for r in ev.rules[1:]:
+        c = ev.compare(r, ev.rules[0])
+        if c["n"]:
+            print(
+                f"\n{r} vs {ev.rules[0]} (file level, n={c['n']}): {c['wins']} wins, "
+                f"{c['losses']} losses, {c['ties']} ties; MRR difference {c['diff']:+.3f} "
+                f"[95% CI {c['ci_low']:+.3f}, {c['ci_high']:+.3f}]"
+            )
+    for p in written:
+        print(f"wrote {p}", file=sys.stderr)
+
+
 def sample_path() -> str:
     """The bundled sample shop: packaged with the wheel, or data-samples/ in a source tree."""
     from importlib import resources
@@ -209,6 +272,7 @@ _COMMANDS = {
     "index": _cmd_index,
     "status": _cmd_status,
     "query": _cmd_query,
+    "eval": _cmd_eval,
     "demo": _cmd_demo,
     "serve": _cmd_serve,
 }
