@@ -86,13 +86,18 @@ class Graph:
         within: str | None = None,
         include_ambiguous: bool = False,
         deprioritize: list[str] | tuple[str, ...] | None = None,
+        abstain: bool = False,
     ):
-        """Rank nodes for a question in words; each hit carries its 1-hop neighbourhood."""
+        """Rank nodes for a question in words; each hit carries its 1-hop neighbourhood.
+
+        ``abstain=True`` (hooks, agents): when the best match is weak — only common tokens and
+        no path or name of this graph in the text — return no hits and say "no structural
+        match" (``result.abstained`` holds why; see ctxframe._abstain)."""
         cfg = self.config
         self._queries = getattr(self, "_queries", 0) + 1
         if self._queries == 2:  # asked again: worth the full edge lookup for the warm path
             self._rank_index.adopt_edge_index(self.edges, self._edge_index)
-        return self._rank_index.query(
+        result = self._rank_index.query(
             text,
             edges=self.edges,
             limit=limit,
@@ -102,6 +107,17 @@ class Graph:
             deprioritize=tuple(cfg.deprioritize if deprioritize is None else deprioritize),
             project_tokens=self._project_tokens,
         )
+        if abstain:
+            from ctxframe._abstain import assess
+
+            top = result.hits["id"][0] if result.hits.height else None
+            decision = assess(self._rank_index, text, top)
+            if decision.abstain:
+                result.abstained = decision.reason
+                result.hits = result.hits.clear()
+                result.neighbours = result.neighbours.clear()
+                result.total = 0
+        return result
 
     @cached_property
     def _project_tokens(self) -> tuple[str, ...]:

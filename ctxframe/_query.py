@@ -410,6 +410,7 @@ class QueryResult:
     budget_tokens: int = DEFAULT_BUDGET_TOKENS
     rule: str = "idf-tiers"
     tokens: list[str] = field(default_factory=list)
+    abstained: str | None = None  # why the query returned "no structural match" (abstain=True)
 
     def __len__(self) -> int:
         return self.hits.height
@@ -447,6 +448,8 @@ class QueryResult:
 
     def render(self, budget_tokens: int | None = None) -> str:
         """Text rendering within ``budget_tokens`` (default: the query's budget)."""
+        if self.abstained:
+            return f"no structural match for {self.query!r} ({self.abstained})"
         if self.hits.is_empty():
             return f"no matches for {self.query!r}"
         return self._fit(budget_tokens).text
@@ -476,6 +479,7 @@ class QueryResult:
             "total": int(self.total),
             "hits": hits,
             "truncated": bool(fitted.truncated) if fitted else False,
+            "abstained": self.abstained,
         }
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:

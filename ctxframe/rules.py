@@ -76,6 +76,11 @@ class IdfTiers:
     ``dice``) ``trigram x weight``. Within the best tier of a (node, query token) the rarest
     node token wins, ties broken by token string. A node's score sums over query tokens
     (times ``query_tf``).
+
+    Long queries (a paragraph, several lines: bug reports, tracebacks) with ``evidence`` on are
+    scored by :func:`ctxframe._evidence.evidence_score`: identifier-shaped words and paths
+    weigh more than prose, repeated words count sublinearly instead of ``query_tf`` times, and
+    files, modules, definitions and traceback frames the text names get a bonus.
     """
 
     exact: float = 1.0
@@ -88,6 +93,7 @@ class IdfTiers:
     doc: float = DEFAULT_DOC
     min_prefix: int = 3  # query tokens shorter than this get no prefix/trigram matches
     name: str = "idf-tiers"
+    evidence: bool = True  # long queries: query-side evidence (ctxframe._evidence)
 
     def weighted(self, matches: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
         """Add ``weight`` (IDF with this rule's floor) and ``value`` (tier weight x weight)."""
@@ -126,6 +132,11 @@ class IdfTiers:
         """Sum of the best tier value per query token, per node."""
         if matches.is_empty():
             return _empty_scores()
+        if self.evidence:
+            from ctxframe import _evidence
+
+            if _evidence.is_long(matches["query"][0]):
+                return _evidence.evidence_score(self, matches)
         key = "node_row" if "node_row" in matches.columns else "node_id"
         tier, value = pl.col("tier"), pl.col("value")
         carry = [pl.col("node_id").first()] if key != "node_id" else []

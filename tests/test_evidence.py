@@ -1,0 +1,134 @@
+"""Query-side evidence (ctxframe._evidence) and the abstain decision (ctxframe._abstain)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+import ctxframe as cf
+from ctxframe._abstain import assess, decide
+from ctxframe._eval import Ranker
+from ctxframe._evidence import EvidenceRule, extract, hint_bonus, is_long
+from ctxframe._querysets import load_queries
+from ctxframe.rules import IdfTiers
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SITE = "/usr/lib/python3.11/site-packages"
+TRACEBACK = f"""Refunds crash
+Traceback (most recent call last):
+  File "/srv/app/services/api/routes.py", line 18, in create_refund
+    result = processor.ProcessRefund(order_id, amount)
+  File "{SITE}/services/payments/refund_processor.py", line 31, in ProcessRefund
+RefundError: refund exceeds charge
+"""
+
+
+def test_extract_reads_frames_paths_and_names() -> None:
+    ev = extract(TRACEBACK)
+    assert "srv/app/services/api/routes.py" in ev.paths
+    assert "services/payments/refund_processor.py" in ev.paths  # site-packages/ dropped
+    assert ("services/payments/refund_processor.py", "ProcessRefund") in ev.frames
+    assert "ProcessRefund" in ev.names and "RefundError" in ev.names
+
+
+def test_extract_backticks_dotted_and_identifier_shapes() -> None:
+    text = (
+        "`QuerySet.filter` ignores the `remainder` when calling set_output() on a "
+        "ColumnTransformer; see django.db.models.query and "
+        "https://github.com/o/r/blob/abc123/sklearn/compose/_column_transformer.py#L853"
+    )
+    ev = extract(text)
+    assert "QuerySet.filter" in ev.names and "filter" in ev.names
+    assert "set_output" in ev.names and "ColumnTransformer" in ev.names
+    assert "django/db/models/query" in ev.modules
+    assert "sklearn/compose/_column_transformer.py" in ev.paths
+    assert ev.weights["remainder"] > ev.weights["ignores"]  # backticked beats prose
+
+
+def test_repeated_words_count_sublinearly() -> None:
+    ev = extract("status bar " * 10 + "estimateTokens")
+    assert ev.counts["status"] == 10
+    assert ev.weights["status"] < 3 * ev.weights["estimate"]
+    assert ev.weights["estimate"] >= 2.0
+
+
+def test_prose_has_no_code_evidence() -> None:
+    ev = extract("what is the weather in Paris today")
+    assert not ev.has_code_evidence
+    assert not is_long("validate refund amount") and is_long(TRACEBACK)
+
+
+def test_hint_bonus_goes_to_the_named_file_and_frame() -> None:
+    nodes = pl.DataFrame(
+        {
+            "node_id": [
+                "services/payments/refund_processor.py",
+                "services/payments/refund_processor.py::PaymentRefundProcessor.ProcessRefund",
+                "services/payments/gateway.py::PaymentGateway.Refund",
+            ],
+            "label": ["refund_processor.py", "ProcessRefund", "Refund"],
+        }
+    )
+    bonus = dict(hint_bonus(nodes, extract(TRACEBACK)).iter_rows())
+    f, m = nodes["node_id"][0], nodes["node_id"][1]
+    assert bonus[m] > bonus[f] > 0  # the frame's function beats its file
+    assert nodes["node_id"][2] not in bonus
+
+
+def test_default_rule_uses_evidence_for_long_queries_only(shop_graph) -> None:
+    r = Ranker(shop_graph)
+    hits = r.rank(TRACEBACK, rule=None, limit=3)
+    assert hits["id"][0].endswith("PaymentRefundProcessor.ProcessRefund")
+    short = "validate refund amount"
+    a = r.rank(short, rule=IdfTiers(), limit=5)
+    b = r.rank(short, rule=IdfTiers(evidence=False), limit=5)
+    assert a.equals(b)  # short queries score exactly as before
+    assert r.rank(TRACEBACK, rule=EvidenceRule(), limit=1)["id"][0] == hits["id"][0]
+
+
+def test_long_questions_of_the_sample_set_rank_the_gold_file_first(shop_graph) -> None:
+    qs = load_queries(ROOT / "data-samples" / "queries.jsonl").filter(
+        pl.col("tags").list.contains("long")
+    )
+    ev = cf.evaluate(shop_graph, qs, rules=["idf-tiers", IdfTiers(evidence=False, name="plain")])
+    s = ev.summary.filter(pl.col("level") == "file")
+    mrr = dict(s.select("rule", "mrr").iter_rows())
+    assert mrr["idf-tiers"] >= mrr["plain"]
+    assert mrr["idf-tiers"] >= 0.9
+
+
+def test_decide() -> None:
+    assert decide(has_hits=False, specific=(), resolved=()).abstain
+    assert decide(has_hits=True, specific=(), resolved=()).abstain
+    assert not decide(has_hits=True, specific=("refund",), resolved=()).abstain
+    assert not decide(has_hits=False, specific=(), resolved=("x.py",)).abstain
+
+
+def test_abstain_on_prompts_about_no_code(shop_graph) -> None:
+    r = Ranker(shop_graph)
+
+    def abstains(text: str) -> bool:
+        hits = r.rank(text, limit=1)
+        return assess(r.index, text, hits["id"][0] if hits.height else None).abstain
+
+    prompts = load_queries(ROOT / "data-samples" / "prompts-noncode.jsonl")
+    assert prompts.height >= 30
+    share = sum(abstains(q) for q in prompts["query"]) / prompts.height
+    assert share >= 0.85
+    code = load_queries(ROOT / "data-samples" / "queries.jsonl").filter(
+        ~pl.col("tags").list.contains("no-answer")
+    )
+    wrong = sum(abstains(q) for q in code["query"]) / code.height
+    assert wrong <= 0.05
+
+
+def test_graph_query_abstain(shop_graph) -> None:
+    res = shop_graph.query("write me a haiku about autumn", abstain=True)
+    assert res.hits.is_empty() and res.abstained
+    assert str(res).startswith("no structural match")
+    assert res.to_dict()["abstained"] == res.abstained
+    res = shop_graph.query("where is refund processing implemented", abstain=True)
+    assert res.abstained is None and res.hits.height
+    assert shop_graph.query("write me a haiku about autumn").abstained is None
