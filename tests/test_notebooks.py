@@ -27,21 +27,8 @@ def test_committed_without_outputs(path: Path) -> None:
             assert not cell.outputs and cell.execution_count is None, f"{path.name}: clear outputs"
 
 
-def _flat_name_bonus_broken(graph) -> str | None:
-    """02 compares FlatNameBonus, whose custom-rule query path is being fixed in _query.py."""
-    import ctxframe as cf
-
-    try:
-        graph.query("refund", limit=1, rule=cf.rules.FlatNameBonus())
-    except TypeError as exc:
-        return f"FlatNameBonus query path broken in this build: {exc}"
-    return None
-
-
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs(path: Path, tmp_path: Path, shop_graph) -> None:
-    if path.stem.startswith("02-") and (why := _flat_name_bonus_broken(shop_graph)):
-        pytest.xfail(why)
+def test_notebook_runs(path: Path, tmp_path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
