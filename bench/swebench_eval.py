@@ -584,6 +584,35 @@ def run(
     return pl.concat(frames)
 
 
+def measure_abstain(instances: list[dict[str, Any]]) -> dict[str, Any]:
+    """How many issue texts ``g.query(text, abstain=True)`` would wrongly turn away (every
+    issue is about the code), per project; releases not prepared are left out."""
+    from ctxframe._abstain import assess
+    from ctxframe._eval import Ranker
+
+    releases: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for inst in instances:
+        releases.setdefault((inst["pypi_name"], inst["pypi_version"]), []).append(inst)
+    per: dict[str, list[int]] = {}
+    examples = []
+    for (name, version), insts in sorted(releases.items()):
+        tree = swebench_cache() / "src" / release_key(name, version)
+        if not (tree / ".ctxframe" / "graph" / "meta.json").is_file():
+            continue
+        ranker = Ranker(ensure_graph(tree))
+        for inst in insts:
+            text = inst["problem_statement"]
+            hits = ranker.rank(text, limit=1)
+            d = assess(ranker.index, text, hits["id"][0] if hits.height else None)
+            n = per.setdefault(inst["project"], [0, 0])
+            n[0] += 1
+            n[1] += int(d.abstain)
+            if d.abstain:
+                examples.append(inst["instance_id"])
+    total = [sum(v[0] for v in per.values()), sum(v[1] for v in per.values())]
+    return {"per_project": per, "total": total, "abstained": examples}
+
+
 def to_markdown(table) -> str:
     """A Polars frame as a Markdown table."""
     cols = table.columns
@@ -611,6 +640,9 @@ def main(argv: list[str] | None = None) -> int:
         "--prepared-only", action="store_true", help="leave out releases not downloaded yet"
     )
     ap.add_argument("--retry", action="store_true", help="retry downloads that failed before")
+    ap.add_argument(
+        "--abstain", action="store_true", help="only measure wrong abstains (prepared releases)"
+    )
     a = ap.parse_args(argv)
 
     if not a.data.is_file():
@@ -633,6 +665,10 @@ def main(argv: list[str] | None = None) -> int:
         if a.limit:
             instances = instances[: a.limit]
     t0 = time.perf_counter()
+    if a.abstain:
+        res = measure_abstain(instances)
+        print(json.dumps(res, indent=1))
+        return 0
     df = run(
         instances,
         a.rules,

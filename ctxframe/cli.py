@@ -47,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--rule", default=None, help="idf-tiers (default), bm25, flat-name-bonus")
     p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
     p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument(
+        "--abstain", action="store_true", help='say "no structural match" instead of weak hits'
+    )
 
     p = sub.add_parser("eval", help="score ranking rules on a labelled query set (JSONL)")
     p.add_argument("queries", help="query set (JSONL, see docs/ranking.md)")
@@ -159,7 +162,12 @@ def _cmd_query(a) -> None:
 
     g = open_graph(a.repo, store=a.store)
     res = g.query(
-        a.text, limit=a.limit, rule=a.rule, within=a.within, include_ambiguous=a.include_ambiguous
+        a.text,
+        limit=a.limit,
+        rule=a.rule,
+        within=a.within,
+        include_ambiguous=a.include_ambiguous,
+        abstain=a.abstain,
     )
     _emit(res, a.json)
 
