@@ -252,50 +252,39 @@ class _EdgeIndex:
         return {"edges_out": self.out, "edges_in": self.inn}
 
     @staticmethod
-    def _rows(keys: pl.Series, rows: pl.Series) -> pl.Series:
-        lo = keys.search_sorted(rows, side="left")
-        hi = keys.search_sorted(rows, side="right")
-        return (
-            pl.DataFrame({"lo": lo, "hi": hi})
-            .select(row=pl.int_ranges("lo", "hi"))
-            .explode("row")
-            .drop_nulls()["row"]
-        )
+    def _slices(frame: pl.DataFrame, keys: pl.Series, rows: pl.Series) -> pl.DataFrame:
+        """The rows of `frame` whose sorted key is in `rows`: binary search, zero-copy slices."""
+        lo = keys.search_sorted(rows, side="left").to_list()
+        hi = keys.search_sorted(rows, side="right").to_list()
+        parts = [frame.slice(a, b - a) for a, b in zip(lo, hi, strict=True) if b > a]
+        return pl.concat(parts) if parts else frame.clear()
 
     def arrows(self, rows: pl.Series) -> pl.DataFrame:
         """All 1-hop arrows of the nodes at the given rows, both directions (uncapped)."""
         if rows.is_empty():
             return pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
         rows = rows.cast(pl.UInt32).unique().sort()
-        out = (
-            self.out[self._rows(self._src, rows)]
-            .lazy()
-            .select(
-                hit_id="src",
-                direction=pl.lit("out"),
-                edge_kind="kind",
-                confidence="confidence",
-                other_id="dst",
-                other_label=pl.coalesce("dst_label", "name", "dst"),
-                other_kind="dst_kind",
-                line="line",
-            )
+        out = self._slices(self.out, self._src, rows).select(
+            hit_id="src",
+            direction=pl.lit("out"),
+            edge_kind="kind",
+            confidence="confidence",
+            other_id="dst",
+            other_label=pl.coalesce("dst_label", "name", "dst"),
+            other_kind="dst_kind",
+            line="line",
         )
-        inn = (
-            self.inn[self._rows(self._dst, rows)]
-            .lazy()
-            .select(
-                hit_id="dst",
-                direction=pl.lit("in"),
-                edge_kind="kind",
-                confidence="confidence",
-                other_id="src",
-                other_label=pl.coalesce("src_label", "src"),
-                other_kind="src_kind",
-                line="line",
-            )
+        inn = self._slices(self.inn, self._dst, rows).select(
+            hit_id="dst",
+            direction=pl.lit("in"),
+            edge_kind="kind",
+            confidence="confidence",
+            other_id="src",
+            other_label=pl.coalesce("src_label", "src"),
+            other_kind="src_kind",
+            line="line",
         )
-        return pl.concat([out, inn]).cast(dict(NEIGHBOURS_SCHEMA)).collect(engine=ENGINE)
+        return pl.concat([out, inn]).cast(dict(NEIGHBOURS_SCHEMA))
 
 
 class _SubsetEdgeIndex:
