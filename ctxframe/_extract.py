@@ -77,10 +77,32 @@ class Batch:
     boundary_edges: list[dict] = field(default_factory=list)
 
 
-def _columns(rows: list[tuple], names: tuple[str, ...]) -> dict[str, list]:
+_SEP, _NULL = "\0", "\x02"  # packed string columns: values joined by _SEP, None as _NULL
+
+
+def _pack(col: tuple) -> list | tuple:
+    """A column for the trip to the parent: a string column as one joined string (one object
+    to pickle and one Polars split instead of a Python object per value), else the list."""
+    n = len(col)
+    if n == 0:
+        return []
+    nulls = col.count(None)
+    if nulls == n:
+        return ("null", n)
+    if not isinstance(next(v for v in col if v is not None), str):
+        return list(col)
+    if col.count(_NULL):
+        return list(col)
+    blob = _SEP.join([_NULL if v is None else v for v in col] if nulls else col)
+    if blob.count(_SEP) != n - 1:  # a value holds the separator: send it plainly
+        return list(col)
+    return ("str", blob, nulls > 0)
+
+
+def _columns(rows: list[tuple], names: tuple[str, ...]) -> dict[str, list | tuple]:
     if not rows:
         return {c: [] for c in names}
-    return {c: list(col) for c, col in zip(names, zip(*rows, strict=True), strict=True)}
+    return {c: _pack(col) for c, col in zip(names, zip(*rows, strict=True), strict=True)}
 
 
 @cache

@@ -7,9 +7,12 @@ equals a full rebuild.
 
 from __future__ import annotations
 
+import glob
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -25,7 +28,7 @@ from ctxframe._boundaries.merge import merge_boundaries
 from ctxframe._config import load_config
 from ctxframe._coverage import coverage as coverage_table
 from ctxframe._errors import CtxframeError, RepoNotFound, StoreNotFound
-from ctxframe._extract import _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
+from ctxframe._extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
 from ctxframe._languages import LANGUAGES
 from ctxframe._resolve import PRODUCER, Previous, resolve
 from ctxframe._schema import EDGES, FILES, NODES
@@ -34,6 +37,7 @@ from ctxframe._tokens import build_tokens
 _POOL_MIN_FILES = 150
 _CHUNK = 32
 _MAX_CHUNK = 256
+_SPILL_CHUNKS = 16  # more chunks than this: spill their frames to scratch files
 _REF_SCHEMA = {
     "src": pl.String, "path": pl.String, "language": pl.String, "kind": pl.String,
     "name": pl.String, "receiver": pl.String, "scope": pl.String, "line": pl.Int32,
@@ -206,20 +210,57 @@ def _extract_all(
     # caller's __main__ (a notebook or an unguarded script).
     ctx = get_context("fork" if sys.platform.startswith("linux") else "spawn")
     results: list[Batch] = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        for batch in pool.map(extract_batch, [root] * len(chunks), chunks):
-            results.append(_framed(batch))  # frees the batch's Python lists as it arrives
-            if bar is not None:
-                bar.update(len(batch.files))
+    # Each batch's frames go to a scratch Parquet file as they arrive and are read back in one
+    # go at the end: many small frames held in memory cost several times their size (and an
+    # Arrow IPC read back would be memory-mapped, counted in RSS just the same).
+    spill = tempfile.mkdtemp(prefix="ctxframe-spill-") if len(chunks) > _SPILL_CHUNKS else None
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            for i, batch in enumerate(pool.map(extract_batch, [root] * len(chunks), chunks)):
+                results.append(_framed(batch))  # frees the batch's Python lists as it arrives
+                if spill is not None:
+                    for name in ("defs", "refs"):
+                        getattr(batch, name).write_parquet(
+                            os.path.join(spill, f"{name}-{i:06d}.parquet"),
+                            compression="uncompressed",
+                            statistics=False,
+                        )
+                    batch.defs, batch.refs = batch.defs.clear(), batch.refs.clear()
+                if bar is not None:
+                    bar.update(len(batch.files))
+        if spill is not None and results:
+            for name in ("defs", "refs"):
+                parts = sorted(glob.glob(os.path.join(spill, f"{name}-*.parquet")))
+                setattr(results[0], name, pl.read_parquet(parts))
+    finally:
+        if spill is not None:
+            shutil.rmtree(spill, ignore_errors=True)
     if bar is not None:
         bar.close()
     return results
 
 
+def _unpacked(cols: dict, schema: dict) -> pl.DataFrame:
+    """A frame from a worker's packed columns (see ctxframe._extract._pack)."""
+    out = []
+    for name, dtype in schema.items():
+        col = cols[name]
+        if not isinstance(col, tuple):
+            out.append(pl.Series(name, col, dtype=dtype))
+        elif col[0] == "null":
+            out.append(pl.repeat(None, col[1], dtype=dtype, eager=True).alias(name))
+        else:
+            s = pl.Series(name, [col[1]]).str.split(_SEP).explode()
+            if col[2]:
+                s = pl.select(pl.when(s != _NULL).then(s)).to_series().alias(name)
+            out.append(s)
+    return pl.DataFrame(out)
+
+
 def _framed(batch: Batch) -> Batch:
-    """The batch with its row lists turned into Polars frames (far smaller than Python lists)."""
-    batch.defs = pl.DataFrame(batch.defs, schema=_DEF_SCHEMA)
-    batch.refs = pl.DataFrame(batch.refs, schema=_REF_SCHEMA)
+    """The batch with its columns turned into Polars frames (far smaller than Python lists)."""
+    batch.defs = _unpacked(batch.defs, _DEF_SCHEMA)
+    batch.refs = _unpacked(batch.refs, _REF_SCHEMA)
     batch.boundary_nodes = pl.DataFrame(batch.boundary_nodes, schema=BOUNDARY_NODE_COLS)
     batch.boundary_edges = pl.DataFrame(batch.boundary_edges, schema=BOUNDARY_EDGE_COLS)
     return batch

@@ -123,6 +123,24 @@ _KEY = ["id", "kind", "label", "qualname", "path", "parent"]
 _SYMBOLIC = ["src", "path", "language", "kind", "name", "receiver", "scope", "line"]
 
 
+CALL_SLICE_ROWS = 400_000
+
+
+def _file_slices(frame: pl.DataFrame, rows: int) -> list[pl.DataFrame]:
+    """`frame` (sorted by path) cut into slices of about `rows` rows, never inside a file."""
+    if frame.height <= rows:
+        return [frame]
+    sizes = frame.group_by("path", maintain_order=True).len()["len"].to_list()
+    out, start, size = [], 0, 0
+    for n in sizes:
+        if size and size + n > rows:
+            out.append(frame.slice(start, size))
+            start, size = start + size, 0
+        size += n
+    out.append(frame.slice(start, size))
+    return out
+
+
 def _with_ctx(frame: pl.DataFrame, path: str, family: str = "family") -> pl.DataFrame:
     """`ctx`: the scope a bare name resolves in: the file, or for Go its package directory."""
     is_go = pl.col(family) == "go"
@@ -202,14 +220,23 @@ def resolve(
     bases = (
         inherits if kept is None else pl.concat([inherits, kept.filter(pl.col("kind") != "calls")])
     )
-    calls = _resolve_refs(
-        symbolic.filter(pl.col("kind") == "call").with_columns(kind=pl.lit("calls")),
-        targets,
-        bindings,
-        _CALLABLE,
-        ["method"],
-        bases=bases.filter(pl.col("dst").is_not_null()).select("src", "dst"),
-        type_qualified=True,
+    # Calls resolve in slices of whole files (a reference's result depends only on it and the
+    # definitions; duplicates share a source, so a file): the working set stays bounded.
+    call_refs = symbolic.filter(pl.col("kind") == "call").with_columns(kind=pl.lit("calls"))
+    del symbolic
+    calls = pl.concat(
+        [
+            _resolve_refs(
+                part,
+                targets,
+                bindings,
+                _CALLABLE,
+                ["method"],
+                bases=bases.filter(pl.col("dst").is_not_null()).select("src", "dst"),
+                type_qualified=True,
+            )
+            for part in _file_slices(call_refs, CALL_SLICE_ROWS)
+        ]
     )
     contains = defs.select(
         pl.col("parent").alias("src"),
