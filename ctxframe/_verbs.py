@@ -869,11 +869,13 @@ def path(
     g: Graph, a: str, b: str, *, undirected: bool = False, include_ambiguous: bool = False
 ) -> PathResult:
     """Shortest paths between two symbols, each hop with its edge kind and confidence."""
-    ca, cb = card(g, a), card(g, b)
-    for c in (ca, cb):
-        if c.status != "found":
-            return PathResult(a=a, b=b, undirected=undirected, card=c)
-    ia, ib = ca.node["id"], cb.node["id"]
+    ends = []
+    for name in (a, b):
+        match = g._symbols.find(name)  # a card (with all its arrows) only to explain a miss
+        if len(match.ids) != 1:
+            return PathResult(a=a, b=b, undirected=undirected, card=card(g, name))
+        ends.append(match.ids[0])
+    ia, ib = ends
     t = g._traversal
     paths, fwd, bwd = t.shortest_paths(
         g._row_of[ia], g._row_of[ib], undirected=undirected, include_ambiguous=include_ambiguous
