@@ -18,11 +18,12 @@ EDGE_TABLES = ("edges_out", "edges_in")
 _DIR = "cache"
 
 
+CACHE_FORMAT = 2  # bump when a cached structure changes shape or order
+
+
 def _key(meta: dict) -> str:
-    return json.dumps(
-        {k: meta.get(k) for k in ("indexed_at", "counts", "schema_version", "ctxframe_version")},
-        sort_keys=True,
-    )
+    keys = ("indexed_at", "counts", "schema_version", "ctxframe_version")
+    return json.dumps({"format": CACHE_FORMAT, **{k: meta.get(k) for k in keys}}, sort_keys=True)
 
 
 def load(store: str, meta: dict, names: tuple[str, ...]) -> dict[str, pl.DataFrame] | None:

@@ -163,7 +163,11 @@ class Graph:
         arrows = self._edge_index.arrows(rows)
         if not include_ambiguous:
             arrows = arrows.filter(pl.col("confidence").fill_null("") != "AMBIGUOUS")
-        return arrows.sort("direction", "edge_kind", "other_label", "other_id", nulls_last=True)
+        if len(rows) > 1:  # one node's arrows come pre-sorted from the index
+            arrows = arrows.sort(
+                "direction", "edge_kind", "other_label", "other_id", nulls_last=True
+            )
+        return arrows
 
     @cached_property
     def _traversal(self):

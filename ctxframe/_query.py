@@ -30,6 +30,7 @@ Rows sort by (named first, score desc, id asc): same store, same query, same ans
 
 from __future__ import annotations
 
+import bisect
 import html
 import re
 from bisect import bisect_left
@@ -228,10 +229,48 @@ class _EdgeIndex:
             )
             .collect(engine=ENGINE)
         )
-        self.out = base.filter(pl.col("_s").is_not_null()).sort("_s", "dst", "line")
-        self.inn = base.filter(pl.col("_d").is_not_null()).sort("_d", "src", "line")
+        # Sorted once in display order (kind, label, id per node), so a slice needs no sort.
+        self.out = (
+            base.filter(pl.col("_s").is_not_null())
+            .with_columns(_label=pl.coalesce("dst_label", "name", "dst"))
+            .sort("_s", "kind", "_label", "dst", "line", nulls_last=True)
+            .drop("_label")
+        )
+        self.inn = (
+            base.filter(pl.col("_d").is_not_null())
+            .with_columns(_label=pl.coalesce("src_label", "src"))
+            .sort("_d", "kind", "_label", "src", "line", nulls_last=True)
+            .drop("_label")
+        )
+        self._views()
+
+    def _views(self) -> None:
+        """Display-shaped copies of the two sorted frames and their keys as Python lists, so a
+        lookup is two bisects and two zero-copy slices."""
         self._src = self.out["_s"]
         self._dst = self.inn["_d"]
+        self._src_keys = self._src.to_list()
+        self._dst_keys = self._dst.to_list()
+        self._out_view = self.out.select(
+            hit_id="src",
+            direction=pl.lit("out"),
+            edge_kind="kind",
+            confidence="confidence",
+            other_id="dst",
+            other_label=pl.coalesce("dst_label", "name", "dst"),
+            other_kind="dst_kind",
+            line="line",
+        ).cast(dict(NEIGHBOURS_SCHEMA))
+        self._in_view = self.inn.select(
+            hit_id="dst",
+            direction=pl.lit("in"),
+            edge_kind="kind",
+            confidence="confidence",
+            other_id="src",
+            other_label=pl.coalesce("src_label", "src"),
+            other_kind="src_kind",
+            line="line",
+        ).cast(dict(NEIGHBOURS_SCHEMA))
 
     @classmethod
     def subset(cls, edges: pl.DataFrame, nodes: pl.DataFrame) -> _SubsetEdgeIndex:
@@ -244,7 +283,7 @@ class _EdgeIndex:
         """Rebuild from the two sorted frames `frames()` returned (a cache read back)."""
         self = cls.__new__(cls)
         self.out, self.inn = out, inn
-        self._src, self._dst = out["_s"], inn["_d"]
+        self._views()
         return self
 
     def frames(self) -> dict[str, pl.DataFrame]:
@@ -252,39 +291,25 @@ class _EdgeIndex:
         return {"edges_out": self.out, "edges_in": self.inn}
 
     @staticmethod
-    def _slices(frame: pl.DataFrame, keys: pl.Series, rows: pl.Series) -> pl.DataFrame:
-        """The rows of `frame` whose sorted key is in `rows`: binary search, zero-copy slices."""
-        lo = keys.search_sorted(rows, side="left").to_list()
-        hi = keys.search_sorted(rows, side="right").to_list()
-        parts = [frame.slice(a, b - a) for a, b in zip(lo, hi, strict=True) if b > a]
-        return pl.concat(parts) if parts else frame.clear()
+    def _slices(frame: pl.DataFrame, keys: list[int], rows: list[int]) -> list[pl.DataFrame]:
+        """The parts of `frame` whose sorted key is in `rows`: bisects and zero-copy slices."""
+        parts = []
+        for r in rows:
+            lo, hi = bisect.bisect_left(keys, r), bisect.bisect_right(keys, r)
+            if hi > lo:
+                parts.append(frame.slice(lo, hi - lo))
+        return parts
 
     def arrows(self, rows: pl.Series) -> pl.DataFrame:
-        """All 1-hop arrows of the nodes at the given rows, both directions (uncapped)."""
+        """All 1-hop arrows of the nodes at the given rows, both directions (uncapped):
+        "in" before "out", each already in (kind, label, id) order per node."""
         if rows.is_empty():
             return pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
-        rows = rows.cast(pl.UInt32).unique().sort()
-        out = self._slices(self.out, self._src, rows).select(
-            hit_id="src",
-            direction=pl.lit("out"),
-            edge_kind="kind",
-            confidence="confidence",
-            other_id="dst",
-            other_label=pl.coalesce("dst_label", "name", "dst"),
-            other_kind="dst_kind",
-            line="line",
+        rows_list = rows.cast(pl.UInt32).unique().sort().to_list()
+        parts = self._slices(self._in_view, self._dst_keys, rows_list) + self._slices(
+            self._out_view, self._src_keys, rows_list
         )
-        inn = self._slices(self.inn, self._dst, rows).select(
-            hit_id="dst",
-            direction=pl.lit("in"),
-            edge_kind="kind",
-            confidence="confidence",
-            other_id="src",
-            other_label=pl.coalesce("src_label", "src"),
-            other_kind="src_kind",
-            line="line",
-        )
-        return pl.concat([out, inn]).cast(dict(NEIGHBOURS_SCHEMA))
+        return pl.concat(parts) if parts else pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
 
 
 class _SubsetEdgeIndex:
