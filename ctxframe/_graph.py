@@ -41,6 +41,14 @@ class Graph:
         return _store.read_table(self.store, "tokens")
 
     @cached_property
+    def token_weights(self) -> pl.DataFrame:
+        """The df table: per token, how many nodes contain it and its weight
+        `0.1 + ln(N / (1 + df))`, N = number of nodes (the ranker's IDF)."""
+        from ctxframe._tokens import token_frequencies
+
+        return token_frequencies(self.tokens, self.nodes.height).rename({"idf": "weight"})
+
+    @cached_property
     def config(self) -> Config:
         """Scope levers from `.ctxframe/config.toml` or `[tool.ctxframe]`."""
         return load_config(self.root) if self.root and os.path.isdir(self.root) else Config()

@@ -46,3 +46,14 @@ def test_flat_name_bonus_shows_the_seed_001_failure(shop_graph, rule) -> None:
 
 def test_bm25_rule_runs_on_the_sample(shop_graph) -> None:
     assert shop_graph.query(SEED_001, rule=rules.BM25()).hits.height > 0
+
+
+def test_token_weights_is_the_df_table(shop_graph) -> None:
+    import math
+
+    w = shop_graph.token_weights
+    n = shop_graph.nodes.height
+    row = w.filter(w["token"] == "refund").row(0, named=True)
+    df = shop_graph.tokens.filter(shop_graph.tokens["token"] == "refund")["node_id"].n_unique()
+    assert row["df"] == df
+    assert abs(row["weight"] - (0.1 + math.log(n / (1 + df)))) < 1e-9
