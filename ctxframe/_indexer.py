@@ -257,6 +257,15 @@ def _unpacked(cols: dict, schema: dict) -> pl.DataFrame:
     return pl.DataFrame(out)
 
 
+def _interactive() -> bool:
+    """A terminal, or a Jupyter kernel (tqdm.auto draws a widget bar there)."""
+    if sys.stderr.isatty():
+        return True
+    shell = sys.modules.get("IPython")
+    ip = shell.get_ipython() if shell is not None and hasattr(shell, "get_ipython") else None
+    return ip is not None and type(ip).__name__ == "ZMQInteractiveShell"
+
+
 def _framed(batch: Batch) -> Batch:
     """The batch with its columns turned into Polars frames (far smaller than Python lists)."""
     batch.defs = _unpacked(batch.defs, _DEF_SCHEMA)
@@ -303,7 +312,7 @@ def index(
     if not rel_store.startswith(".."):
         exclude.append(f"/{rel_store}/")
     if progress is None:
-        progress = sys.stderr.isatty()
+        progress = _interactive()
 
     from ctxframe._walk import walk
 

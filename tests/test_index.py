@@ -211,3 +211,33 @@ def test_status_fresh_then_stale(shop: Path) -> None:
     assert st.added == ["new_file.py"]
     assert st.deleted == ["services/billing/format.py"]
     shutil.rmtree(shop / "services" / "billing")
+
+
+def test_status_against_git_head(tmp_path: Path) -> None:
+    import subprocess
+
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+
+    def git(*args: str) -> None:
+        subprocess.run(
+            ["git", "-C", str(tmp_path), *args], check=True, env=env, capture_output=True
+        )
+
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    (tmp_path / ".gitignore").write_text(".ctxframe/\n")
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "one")
+    cf.index(str(tmp_path), progress=False)
+    st = cf.status(str(tmp_path))
+    assert st.fresh and st.head == st.indexed_head and st.head
+    git("commit", "-q", "--allow-empty", "-m", "two")
+    moved = cf.status(str(tmp_path))
+    assert not moved.fresh and moved.head != moved.indexed_head
+    assert "HEAD moved" in str(moved)
