@@ -380,6 +380,7 @@ def index(
         schema=FILES,
     )
     # Unchanged bytes under a new mtime: keep the stored language/errors, take the new stat.
+    same_bytes = pl.col("path").is_in(pl.Series(sorted(unchanged), dtype=pl.String).implode())
     new_files = (
         new_files.join(
             prev_files.select(
@@ -389,22 +390,12 @@ def index(
             how="left",
         )
         .with_columns(
-            language=pl.when(
-                pl.col("path").is_in(pl.Series(sorted(unchanged), dtype=pl.String).implode())
-            )
-            .then("pl_")
-            .otherwise("language"),
-            parse_errors=pl.when(
-                pl.col("path").is_in(pl.Series(sorted(unchanged), dtype=pl.String).implode())
-            )
-            .then("pe_")
-            .otherwise("parse_errors"),
+            language=pl.when(same_bytes).then("pl_").otherwise("language"),
+            parse_errors=pl.when(same_bytes).then("pe_").otherwise("parse_errors"),
         )
         .select(FILES.names())
     )
-    kept_files = kept.select(
-        "path", "language", "size", "mtime_ns", "lines", "hash", "parse_errors", "skip_reason"
-    ).cast(FILES)
+    kept_files = kept.select(FILES.names()).cast(FILES)
     symlinks = pl.DataFrame(
         {"path": [p for p, _ in walked.skipped], "skip_reason": [r for _, r in walked.skipped]},
         schema={"path": pl.String, "skip_reason": pl.String},

@@ -368,16 +368,13 @@ def _imports(
             pl.col("module").alias("label"),
             pl.col("module").alias("qualname"),
             "language",
+            producer=pl.lit(PRODUCER),
         )
         .sort("id", "language", nulls_last=True)
         .unique("id", keep="first", maintain_order=True)
     )
-    stubs = (
-        pl.DataFrame(schema=NODES)
-        .drop("producer")
-        .pipe(lambda empty: pl.concat([empty, stubs], how="diagonal_relaxed"))
-        .with_columns(producer=pl.lit(PRODUCER))
-    )
+    # The empty frame only contributes the columns a stub has no value for.
+    stubs = pl.concat([pl.DataFrame(schema=NODES), stubs], how="diagonal_relaxed")
     return edges, bindings, stubs.select(NODES.names()).cast(NODES)
 
 

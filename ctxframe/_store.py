@@ -15,10 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 import polars as pl
 
 from ctxframe._errors import StoreNotFound, StoreVersionError, StoreWriteError
-from ctxframe._schema import EDGES, FILES, NODES, SCHEMA_VERSION, TOKENS
+from ctxframe._schema import SCHEMA_VERSION
 
-TABLES = {"nodes": NODES, "edges": EDGES, "files": FILES, "tokens": TOKENS}
-INTERNAL = ("refs",)  # raw references kept so an incremental run can re-resolve everything
 META = "meta.json"
 
 

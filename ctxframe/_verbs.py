@@ -294,7 +294,7 @@ class Card(VerbResult):
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "verb": "card",
+            "verb": self.verb,
             "name": self.name,
             "status": self.status,
             "node": self.node,
@@ -365,9 +365,9 @@ class Affected(VerbResult):
 
     def to_dict(self) -> dict[str, Any]:
         if self.card is not None:
-            return {"verb": "affected", "target": self.target, "error": self.card.to_dict()}
+            return {"verb": self.verb, "target": self.target, "error": self.card.to_dict()}
         return {
-            "verb": "affected",
+            "verb": self.verb,
             "target": self.target,
             "start": self.start,
             "depth": self.depth,
@@ -524,9 +524,9 @@ class PathResult(VerbResult):
 
     def to_dict(self) -> dict[str, Any]:
         if self.card is not None:
-            return {"verb": "path", "a": self.a, "b": self.b, "error": self.card.to_dict()}
+            return {"verb": self.verb, "a": self.a, "b": self.b, "error": self.card.to_dict()}
         return {
-            "verb": "path",
+            "verb": self.verb,
             "a": self.a,
             "b": self.b,
             "undirected": self.undirected,
@@ -615,7 +615,7 @@ class ChangePlan(VerbResult):
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "verb": "change-plan",
+            "verb": self.verb,
             "card": self.card.to_dict(),
             "affected": self.affected.to_dict() if self.affected else None,
             "touches": _jsonable(self.touches),
@@ -643,7 +643,7 @@ class Explanation(VerbResult):
         return self.card.blocks() if self.card and self.card.status == "ambiguous" else []
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verb": "explain", "text": self.text, "card": self.card.to_dict()}
+        return {"verb": self.verb, "text": self.text, "card": self.card.to_dict()}
 
     def _repr_html_(self) -> str:
         if self.card is not None and self.card.status != "found":
@@ -757,7 +757,7 @@ class Hubs(VerbResult):
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "verb": "hubs",
+            "verb": self.verb,
             "depended": _jsonable(self.depended),
             "largest_files": _jsonable(self.largest_files),
             "entry_points": _jsonable(self.entry_points),
@@ -1052,8 +1052,8 @@ class Boundaries(VerbResult):
 
     def to_dict(self) -> dict[str, Any]:
         if self.card is not None:
-            return {"verb": "boundaries", "target": self.target, "error": self.card.to_dict()}
-        return {"verb": "boundaries", "target": self.target, "rows": _jsonable(self.table)}
+            return {"verb": self.verb, "target": self.target, "error": self.card.to_dict()}
+        return {"verb": self.verb, "target": self.target, "rows": _jsonable(self.table)}
 
     def _repr_html_(self) -> str:
         head = "<br>".join(html.escape(x) for x in self.header())
