@@ -17,33 +17,33 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def coverage(nodes: pl.DataFrame, edges: pl.DataFrame, files: pl.DataFrame) -> pl.DataFrame:
-    """The coverage table (columns in COLUMNS), sorted by number of files, most first."""
+_SUMS = ("files", "files_with_errors", "parse_errors", "calls", "calls_resolved", "calls_ambiguous")
+COUNTS = {"language": pl.String, "key": pl.String, "n": pl.Int64}
+
+
+def counts(nodes: pl.DataFrame, edges: pl.DataFrame, files: pl.DataFrame) -> pl.DataFrame:
+    """The coverage figures as (language, key, n) rows: a key is one of the summed columns or
+    `kind:<node kind>`. Every figure is a sum over files, so counts of parts add up."""
     indexed = files.filter(pl.col("skip_reason").is_null() & pl.col("language").is_not_null())
     per_file = indexed.group_by("language").agg(
         files=pl.len().cast(pl.Int64),
         files_with_errors=(pl.col("parse_errors").fill_null(0) > 0).sum().cast(pl.Int64),
         parse_errors=pl.col("parse_errors").fill_null(0).sum().cast(pl.Int64),
     )
-    symbols = nodes.filter(
-        pl.col("path").is_not_null() & (pl.col("kind") != "file") & pl.col("language").is_not_null()
-    )
     kinds = (
-        symbols.group_by("language", "kind")
-        .len()
-        .sort("language", "len", "kind", descending=[False, True, False])
-        .group_by("language", maintain_order=True)
-        .agg(
-            nodes=pl.col("len").sum().cast(pl.Int64),
-            nodes_by_kind=pl.concat_str(
-                "kind", pl.lit(" "), pl.col("len").cast(pl.String)
-            ).str.join(", "),
+        nodes.filter(
+            pl.col("path").is_not_null()
+            & (pl.col("kind") != "file")
+            & pl.col("language").is_not_null()
         )
+        .group_by("language", "kind")
+        .len()
+        .select("language", key=pl.lit("kind:") + pl.col("kind"), n=pl.col("len").cast(pl.Int64))
     )
-    lang_of = indexed.select("path", "language")
+    # A call site is a distinct (caller, callee name); a caller lives in one file.
     calls = (
         edges.filter(pl.col("kind") == "calls")
-        .join(lang_of, on="path", how="inner")
+        .join(indexed.select("path", "language"), on="path", how="inner")
         .group_by("language", "src", "name")
         .agg(
             resolved=pl.col("confidence").is_in(["EXTRACTED", "INFERRED"]).any(),
@@ -56,11 +56,36 @@ def coverage(nodes: pl.DataFrame, edges: pl.DataFrame, files: pl.DataFrame) -> p
             calls_ambiguous=(pl.col("ambiguous") & ~pl.col("resolved")).sum().cast(pl.Int64),
         )
     )
+    wide = [
+        f.unpivot(index="language", variable_name="key", value_name="n") for f in (per_file, calls)
+    ]
+    return pl.concat([*wide, kinds]).cast(COUNTS)
+
+
+def table(counts: pl.DataFrame) -> pl.DataFrame:
+    """The coverage table (columns in COLUMNS) from counts, summed per language and key; a
+    language with no indexed file is left out. Sorted by number of files, most first."""
+    c = counts.group_by("language", "key").agg(pl.col("n").sum()).filter(pl.col("n") != 0)
+    kinds = (
+        c.filter(pl.col("key").str.starts_with("kind:"))
+        .with_columns(kind=pl.col("key").str.strip_prefix("kind:"))
+        .sort("language", "n", "kind", descending=[False, True, False])
+        .group_by("language", maintain_order=True)
+        .agg(
+            nodes=pl.col("n").sum(),
+            nodes_by_kind=pl.concat_str("kind", pl.lit(" "), pl.col("n").cast(pl.String)).str.join(
+                ", "
+            ),
+        )
+    )
+    sums = c.filter(pl.col("key").is_in(_SUMS)).pivot(
+        on="key", index="language", values="n", on_columns=list(_SUMS)
+    )
     out = (
-        per_file.join(kinds, on="language", how="left")
-        .join(calls, on="language", how="left")
+        sums.filter(pl.col("files") > 0)
+        .join(kinds, on="language", how="left")
         .with_columns(
-            pl.col("nodes", "calls", "calls_resolved", "calls_ambiguous").fill_null(0),
+            pl.col("nodes", *_SUMS).fill_null(0).cast(pl.Int64),
             pl.col("nodes_by_kind").fill_null(""),
         )
         .with_columns(
@@ -70,6 +95,11 @@ def coverage(nodes: pl.DataFrame, edges: pl.DataFrame, files: pl.DataFrame) -> p
         )
     )
     return out.select(COLUMNS).sort(["files", "language"], descending=[True, False])
+
+
+def coverage(nodes: pl.DataFrame, edges: pl.DataFrame, files: pl.DataFrame) -> pl.DataFrame:
+    """The coverage table (columns in COLUMNS), sorted by number of files, most first."""
+    return table(counts(nodes, edges, files))
 
 
 def format_coverage(table: pl.DataFrame) -> str:

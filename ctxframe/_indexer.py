@@ -21,18 +21,19 @@ from multiprocessing import get_context
 
 import polars as pl
 
-from ctxframe import _store
+from ctxframe import _coverage, _delta, _store
+from ctxframe._adapters import discover as discover_adapters
 from ctxframe._boundaries import code as boundary_code
 from ctxframe._boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
 from ctxframe._boundaries.merge import merge_boundaries
 from ctxframe._config import load_config
-from ctxframe._coverage import coverage as coverage_table
 from ctxframe._errors import CtxframeError, RepoNotFound, StoreNotFound
 from ctxframe._extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
 from ctxframe._languages import LANGUAGES
 from ctxframe._resolve import PRODUCER, Previous, resolve
 from ctxframe._schema import EDGES, FILES, NODES
 from ctxframe._tokens import build_tokens
+from ctxframe._walk import BUILTIN_DIRS, walk
 
 _POOL_MIN_FILES = 150
 _CHUNK = 32
@@ -46,6 +47,7 @@ _REF_SCHEMA = {
     "decorates": pl.String,
 }  # fmt: skip
 _DEF_SCHEMA = {c: NODES[c] for c in DEF_COLUMNS}
+_STORED = ("nodes", "edges", "files", "tokens", "refs", "bnodes", "bedges")
 
 
 @dataclass
@@ -58,6 +60,7 @@ class IndexReport:
     parsed: int = 0
     reused: int = 0
     deleted: int = 0
+    mode: str = "full"  # full | incremental (re-resolved) | delta (changed files' rows only)
     nodes_by_kind: dict[str, int] = field(default_factory=dict)
     edges_by_kind: dict[str, int] = field(default_factory=dict)
     edges_by_confidence: dict[str, int] = field(default_factory=dict)
@@ -85,6 +88,7 @@ class IndexReport:
             "parsed": self.parsed,
             "reused": self.reused,
             "deleted": self.deleted,
+            "mode": self.mode,
             "nodes": self.nodes,
             "edges": self.edges,
             "nodes_by_kind": self.nodes_by_kind,
@@ -169,13 +173,33 @@ def _empty(schema: dict) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
 
-def _load_previous(store: str) -> dict[str, pl.DataFrame] | None:
+class _Stored(dict):
+    """The previous store's tables, each read on first use (a fast re-index reads few)."""
+
+    def __init__(self, store: str, meta: dict):
+        super().__init__()
+        self.store, self.meta = store, meta
+        self._pending: dict = {}
+
+    def __missing__(self, name: str) -> pl.DataFrame:
+        future = self._pending.pop(name, None)
+        frame = self[name] = future.result() if future else _store.read_table(self.store, name)
+        return frame
+
+    def prefetch(self, names: list[str]) -> None:
+        """Start reading these tables in background threads."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=len(names))
+        self._pending.update({n: pool.submit(_store.read_table, self.store, n) for n in names})
+        pool.shutdown(wait=False)
+
+
+def _load_previous(store: str) -> _Stored | None:
     try:
-        _store.read_meta(store)
-        return {
-            n: _store.read_table(store, n)
-            for n in ("nodes", "files", "refs", "edges", "tokens", "bnodes", "bedges")
-        }
+        prev = _Stored(store, _store.read_meta(store))
+        prev["files"]
+        return prev
     except (StoreNotFound, FileNotFoundError):
         return None
 
@@ -309,19 +333,19 @@ def index(
     cfg = load_config(root)
     exclude = list(cfg.exclude)
     rel_store = os.path.relpath(store, root)
-    if not rel_store.startswith(".."):
+    if not rel_store.startswith("..") and rel_store.split(os.sep)[0] not in BUILTIN_DIRS:
         exclude.append(f"/{rel_store}/")
     if progress is None:
         progress = _interactive()
 
-    from ctxframe._walk import walk
-
+    prev = None if rebuild else _load_previous(store)
+    if prev is not None:  # read the stored tables while the walk runs (Polars frees the GIL)
+        prev.prefetch(["nodes", "edges", "refs"])
     walked = walk(root, exclude)
     _trace("walk")
     from ctxframe._packs import load_packs
 
     packs, pack_errors = load_packs(root)
-    prev = None if rebuild else _load_previous(store)
     prev_files = prev["files"] if prev else _empty(FILES)
     current = pl.DataFrame(
         walked.files,
@@ -404,6 +428,42 @@ def index(
     files = files.sort("path")
 
     reparsed = [r.path for r in fresh]
+    indexed = files.filter(pl.col("skip_reason").is_null())
+    same_set = prev is not None and prev_files.filter(pl.col("skip_reason").is_null())[
+        "path"
+    ].sort().equals(indexed["path"].sort())
+    file_nodes = indexed.select(
+        pl.col("path").alias("id"),
+        pl.lit("file").alias("kind"),
+        pl.col("path").str.extract(r"([^/]*)$", 1).alias("label"),
+        pl.col("path").alias("qualname"),
+        "language",
+        "path",
+        pl.lit(1, pl.Int32).alias("line_start"),
+        pl.col("lines").alias("line_end"),
+        pl.lit(None, pl.String).alias("signature"),
+        pl.lit(None, pl.String).alias("doc"),
+        pl.lit(None, pl.String).alias("parent"),
+    )
+    gomods = _gomods(root, indexed["path"].to_list())
+    if same_set and not dial and not packs and not discover_adapters(root):
+        delta = _delta.update(
+            prev,
+            files,
+            file_nodes,
+            pl.concat([_empty(_DEF_SCHEMA)] + [b.defs for b in batches]),
+            pl.concat([_empty(_REF_SCHEMA)] + [b.refs for b in batches]),
+            reparsed,
+            gomods,
+        )
+        if delta is not None:
+            _trace("delta")
+            written = {"nodes": delta.nodes, "edges": delta.edges, "refs": delta.refs}
+            return _finish(
+                root, store, t0, files, kept, fresh, unchanged, prev_files, prev, pack_errors,
+                delta.nodes, delta.edges, written if reparsed else {},
+                mode="delta", counts_change=delta.counts_change,
+            )  # fmt: skip
     stay = pl.col("path").is_in(files["path"].implode()) & ~pl.col("path").is_in(
         pl.Series(reparsed, dtype=pl.String).implode()
     )
@@ -431,28 +491,12 @@ def index(
         + [b.boundary_edges for b in batches]
     )
 
-    indexed = files.filter(pl.col("skip_reason").is_null())
-    file_nodes = indexed.select(
-        pl.col("path").alias("id"),
-        pl.lit("file").alias("kind"),
-        pl.col("path").str.extract(r"([^/]*)$", 1).alias("label"),
-        pl.col("path").alias("qualname"),
-        "language",
-        "path",
-        pl.lit(1, pl.Int32).alias("line_start"),
-        pl.col("lines").alias("line_end"),
-        pl.lit(None, pl.String).alias("signature"),
-        pl.lit(None, pl.String).alias("doc"),
-        pl.lit(None, pl.String).alias("parent"),
-    )
     previous = None
-    if prev is not None:
-        before = prev_files.filter(pl.col("skip_reason").is_null())["path"]
-        if before.sort().equals(indexed["path"].sort()):  # same file set: resolve incrementally
-            # adapter and dialled rows are made afresh each run: never carried over
-            previous = Previous(
-                prev["edges"].filter(pl.col("producer") == PRODUCER), old_defs, reparsed
-            )
+    if same_set:  # same file set: resolve incrementally
+        # adapter and dialled rows are made afresh each run: never carried over
+        previous = Previous(
+            prev["edges"].filter(pl.col("producer") == PRODUCER), old_defs, reparsed
+        )
     _trace("refs gathered")
     code_bnodes, code_bedges, handlers = boundary_code.from_refs(refs)
     _trace("boundaries from refs")
@@ -460,7 +504,7 @@ def index(
         defs,
         files,
         refs,
-        _gomods(root, indexed["path"].to_list()),
+        gomods,
         previous=previous,
         handlers=handlers,
     )
@@ -510,12 +554,51 @@ def index(
     else:
         tokens = build_tokens(nodes)
     _trace("nodes+tokens")
+    return _finish(
+        root, store, t0, files, kept, fresh, unchanged, prev_files, prev, pack_errors, nodes,
+        edges, {"nodes": nodes, "edges": edges, "tokens": tokens, "refs": refs,
+                "bnodes": file_bnodes, "bedges": file_bedges},
+        adapters_report, dial_report, mode="incremental" if previous is not None else "full",
+    )  # fmt: skip
+
+
+def _finish(
+    root: str,
+    store: str,
+    t0: float,
+    files: pl.DataFrame,
+    kept: pl.DataFrame,
+    fresh: list,
+    unchanged: set[str],
+    prev_files: pl.DataFrame,
+    prev: _Stored | None,
+    pack_errors: list[str],
+    nodes: pl.DataFrame,
+    edges: pl.DataFrame,
+    tables: dict[str, pl.DataFrame],
+    adapters_report: dict | None = None,
+    dial_report: dict | None = None,
+    mode: str = "full",
+    counts_change: pl.DataFrame | None = None,
+) -> IndexReport:
+    """Count, report and write the store: `files` and `tables`; the stored tables not in
+    `tables` are carried over from the previous store unchanged."""
+    indexed = files.filter(pl.col("skip_reason").is_null())
+    base = prev.meta.get("coverage_counts") if prev is not None else None
+    if counts_change is not None and base is not None:  # coverage figures add up over files
+        counts = pl.concat(
+            [pl.DataFrame(base, schema=_coverage.COUNTS, orient="row"), counts_change]
+        )
+    else:
+        counts = _coverage.counts(nodes, edges, files)
+    counts = counts.group_by("language", "key").agg(pl.col("n").sum()).sort("language", "key")
     report = IndexReport(
         root=root,
         store=store,
         files=indexed.height,
         parsed=sum(1 for r in fresh if r.skip_reason is None),
         reused=kept.height + len(unchanged),
+        mode=mode,
         deleted=(prev_files.height - prev_files.join(files, on="path", how="semi").height)
         if prev
         else 0,
@@ -531,10 +614,10 @@ def index(
             .iter_rows()
         ),
         parse_errors=int(files["parse_errors"].fill_null(0).sum()),
-        coverage=coverage_table(nodes, edges, files).to_dicts(),
+        coverage=_coverage.table(counts).to_dicts(),
         pack_errors=pack_errors,
-        adapters=adapters_report,
-        dial=dial_report,
+        adapters=adapters_report or {},
+        dial=dial_report or {},
     )
     from ctxframe import __version__
 
@@ -544,21 +627,15 @@ def index(
         "git_head": git_head(root),
         "indexed_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "counts": {"files": report.files, "nodes": nodes.height, "edges": edges.height},
+        "coverage_counts": counts.rows(),
     }
     try:
         _trace("report")
         _store.write(
             store,
-            {
-                "nodes": nodes,
-                "edges": edges,
-                "files": files,
-                "tokens": tokens,
-                "refs": refs,
-                "bnodes": file_bnodes,
-                "bedges": file_bedges,
-            },
+            {"files": files, **tables},
             meta,
+            keep=[n for n in _STORED if n not in tables and n != "files"],
         )
     except CtxframeError:
         raise

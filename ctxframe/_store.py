@@ -1,4 +1,5 @@
-"""The on-disk store: Parquet tables plus meta.json in one directory, swapped atomically.
+"""The on-disk store: Parquet tables (Arrow IPC for internal ones) plus meta.json in one
+directory, swapped atomically.
 
 A write builds `<store>.tmp-<pid>/`, then renames the old store aside and the new one into
 place; a process killed between the two renames leaves `<store>.old-*`, which `read` recovers.
@@ -49,28 +50,56 @@ def read_meta(path: str) -> dict:
     return meta
 
 
+# Internal tables (raw references, per-file boundary rows) are Arrow IPC: several times
+# faster to write than Parquet, and only ctxframe reads them.
+INTERNAL = frozenset({"refs", "bnodes", "bedges"})
+
+
+def _file(path: str, name: str) -> str:
+    return os.path.join(path, f"{name}.arrow" if name in INTERNAL else f"{name}.parquet")
+
+
 def read_table(path: str, name: str) -> pl.DataFrame:
     """One table of the store."""
-    return pl.read_parquet(os.path.join(path, f"{name}.parquet"))
+    file = _file(path, name)
+    if name not in INTERNAL:
+        return pl.read_parquet(file)
+    if not os.path.isfile(file) and os.path.isfile(old := file[: -len(".arrow")] + ".parquet"):
+        return pl.read_parquet(old)  # written by ctxframe 0.1.0
+    return pl.read_ipc(file)
 
 
-def write(path: str, tables: dict[str, pl.DataFrame], meta: dict) -> None:
-    """Write every table and meta.json, then swap the directory in; all or nothing."""
+def _write_table(frame: pl.DataFrame, file: str) -> None:
+    if file.endswith(".arrow"):
+        frame.write_ipc(file, compression="uncompressed")
+    else:
+        frame.write_parquet(file, compression="snappy", statistics=False)
+
+
+def write(
+    path: str, tables: dict[str, pl.DataFrame], meta: dict, keep: list[str] | tuple = ()
+) -> None:
+    """Write every table and meta.json, then swap the directory in; all or nothing. The tables
+    named in `keep` are carried over unchanged from the store at `path` (hard-linked)."""
     parent = os.path.dirname(os.path.abspath(path)) or "."
+    tables = dict(tables)
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
         os.makedirs(parent, exist_ok=True)
         shutil.rmtree(tmp, ignore_errors=True)
         os.makedirs(tmp)
-        with ThreadPoolExecutor(max_workers=len(tables)) as pool:  # Polars releases the GIL
+        for name in keep:
+            src, dst = (_file(d, name) for d in (path, tmp))
+            if not os.path.isfile(src):  # a 0.1.0 store's internal table: rewrite it
+                tables[name] = read_table(path, name)
+                continue
+            try:
+                os.link(src, dst)
+            except OSError:
+                shutil.copyfile(src, dst)
+        with ThreadPoolExecutor(max_workers=max(1, len(tables))) as pool:  # Polars releases the GIL
             futures = [
-                pool.submit(
-                    frame.write_parquet,
-                    os.path.join(tmp, f"{name}.parquet"),
-                    compression="snappy",
-                    statistics=False,
-                )
-                for name, frame in tables.items()
+                pool.submit(_write_table, frame, _file(tmp, name)) for name, frame in tables.items()
             ]
             for f in futures:
                 f.result()

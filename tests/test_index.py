@@ -89,6 +89,50 @@ def test_incremental_equals_full_rebuild(shop: Path, tmp_path: Path) -> None:
             assert inc[name].equals(full[name]), f"step {n}: {name} differs from a full rebuild"
 
 
+def _prepend(line: str):
+    return lambda text: line + text
+
+
+# (file, edit, expected mode): body-only edits take the delta path; anything that can change
+# another file's resolution (a new definition, an import, a boundary read) resolves again.
+_REINDEX_EDITS = [
+    ("services/payments/refund_processor.py", _prepend("# moved down\n\n"), "delta"),
+    (
+        "services/payments/checkout.py",
+        lambda t: t.replace(
+            "    def handle_refund_request", "    # audit\n    def handle_refund_request", 1
+        ),
+        "delta",
+    ),
+    ("gateway-go/refund/service.go", _prepend("// moved\n"), "delta"),
+    ("apps/desktop/context/format.ts", _prepend("// moved\n\n"), "delta"),
+    ("docs/refunds.md", lambda t: t.replace("\n", "\n\n", 3), "delta"),
+    ("services/payments/checkout.py", lambda t: t + "\n\ndef added():\n    pass\n", "incremental"),
+    ("services/payments/checkout.py", _prepend("import json\n"), "incremental"),
+    ("services/payments/gateway.py", _prepend("# reads env vars\n"), "incremental"),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "edit", "mode"), _REINDEX_EDITS, ids=[f"{p}-{m}" for p, _, m in _REINDEX_EDITS]
+)
+def test_reindex_modes_equal_full_rebuild(shop: Path, tmp_path: Path, path, edit, mode) -> None:
+    shutil.rmtree(shop / ".ctxframe" / "adapters")  # adapters are re-run: never a delta
+    store = str(tmp_path / "inc")
+    cf.index(str(shop), store=store, progress=False)
+    target = shop / path
+    target.write_text(edit(target.read_text()))
+    report = cf.index(str(shop), store=store, progress=False).report
+    assert (report.mode, report.parsed) == (mode, 1)
+    full = str(tmp_path / "full")
+    cf.index(str(shop), store=full, rebuild=True, progress=False)
+    inc, want = _canonical(_tables(store)), _canonical(_tables(full))
+    for name in inc:
+        assert inc[name].equals(want[name]), f"{name} differs from a full rebuild"
+    refs = [_store.read_table(s, "refs") for s in (store, full)]
+    assert refs[0].sort(pl.all(), nulls_last=True).equals(refs[1].sort(pl.all(), nulls_last=True))
+
+
 def test_unchanged_run_reparses_nothing(shop: Path) -> None:
     cf.index(str(shop), progress=False)
     os.utime(shop / "services" / "payments" / "gateway.py")  # new mtime, same bytes

@@ -109,6 +109,20 @@ def _route_path(expr: pl.Expr) -> pl.Expr:
     )
 
 
+# Only env reads and calls a rule, child_process or a route can name matter.
+_CALL_NAMES = sorted({n for *_, ns, _w in _RULES for n in ns} | {*_CHILD_PROCESS, *_ROUTE_NAMES})
+_MAY_MATCH = (pl.col("kind") == "env") | (
+    (pl.col("kind") == "call") & pl.col("name").is_in(_CALL_NAMES)
+)
+
+
+def reads_boundaries(refs: pl.DataFrame) -> bool:
+    """Whether any of `refs` yields a boundary row or a handler (see from_refs)."""
+    if not refs.select(_MAY_MATCH.any()).item():
+        return False
+    return not all(f.is_empty() for f in from_refs(refs))
+
+
 def from_refs(refs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Boundary nodes and edges found in code, plus handler references (route → handler name)
     for the resolver to link like calls."""
@@ -121,11 +135,7 @@ def from_refs(refs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFr
         .select("path")
         .unique()
     )
-    # Only calls a rule, child_process or a route can name matter: filter before any copy.
-    names = sorted({n for *_, ns, _w in _RULES for n in ns} | {*_CHILD_PROCESS, *_ROUTE_NAMES})
-    refs = refs.filter(
-        (pl.col("kind") == "env") | ((pl.col("kind") == "call") & pl.col("name").is_in(names))
-    ).with_columns(
+    refs = refs.filter(_MAY_MATCH).with_columns(
         family=pl.col("language").replace_strict(_FAMILY, default=pl.col("language")),
         # rules name the receiver's last part: `java.net.URI` → URI, `os.environ` → environ
         recv=pl.col("receiver").str.extract(r"([A-Za-z_]\w*)$", 1).fill_null(""),
