@@ -9,6 +9,7 @@ This module runs inside pool workers, so it imports no Polars: it returns plain 
 from __future__ import annotations
 
 import bisect
+import gc
 import hashlib
 import os
 import posixpath
@@ -23,6 +24,7 @@ _SIG_CHARS = 200
 _DOC_CHARS = 1000
 _CLASS_LIKE = {"class", "struct", "interface", "enum", "trait"}
 _SELF_NAMES = {"self", "cls", "this"}
+_SCOPE_WORDS = {*_SELF_NAMES, "Self", "super", "super()"}  # receivers `_Builder._scope` reads
 _JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
 # Languages added after the foundation: comment node types that carry doc comments, siblings
 # skipped between a doc comment and its definition, wrappers a doc comment sits above.
@@ -89,12 +91,12 @@ def _pack(col: tuple) -> list | tuple:
     nulls = col.count(None)
     if nulls == n:
         return ("null", n)
-    if not isinstance(next(v for v in col if v is not None), str):
-        return list(col)
-    if col.count(_NULL):
+    first = col[0] if col[0] is not None else next(v for v in col if v is not None)
+    if not isinstance(first, str):
         return list(col)
     blob = _SEP.join([_NULL if v is None else v for v in col] if nulls else col)
-    if blob.count(_SEP) != n - 1:  # a value holds the separator: send it plainly
+    # A value holding the separator (or, with nulls, the null marker): send it plainly.
+    if blob.count(_SEP) != n - 1 or (nulls and blob.count(_NULL) != nulls):
         return list(col)
     return ("str", blob, nulls > 0)
 
@@ -112,7 +114,37 @@ def _compiled(lang_name: str):
 
     lang = BY_NAME[lang_name]
     ts_lang = get_language(lang.grammar)
-    return get_parser(lang.grammar), Query(ts_lang, query_source(lang.query))
+    source = query_source(lang.query)
+    query = Query(ts_lang, source)
+    return get_parser(lang.grammar), query, _pattern_roles(query, source)
+
+
+_CAPTURE = re.compile(rb"@([^\s()\[\]\"]+)")
+
+
+def _pattern_roles(query, source: str) -> list[tuple[str, bool, str] | None]:
+    """Per pattern, its one role capture as (capture, is a definition, kind), or None where
+    its text names none or several (then each match is scanned, see `_role_of`)."""
+    text = source.encode("utf-8")
+    out: list[tuple[str, bool, str] | None] = []
+    for i in range(query.pattern_count):
+        body = text[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)]
+        roles = {_role(m.decode("utf-8")) for m in _CAPTURE.findall(body)} - {None}
+        out.append(roles.pop() if len(roles) == 1 else None)
+    return out
+
+
+def _role(capture: str) -> tuple[str, bool, str] | None:
+    if capture.startswith("definition."):
+        return capture, True, capture[11:]
+    if capture.startswith("reference."):
+        return capture, False, capture[10:]
+    return None
+
+
+def _role_of(caps: dict) -> tuple[str, bool, str] | None:
+    """The first role capture of a match: (capture, is a definition, kind)."""
+    return next((r for key in caps if (r := _role(key)) is not None), None)
 
 
 _PACKS: dict = {}  # extension -> Pack, set by extract_batch for the packs of the indexed repo
@@ -125,14 +157,23 @@ def extract_batch(root: str, jobs: list[tuple[str, str | None]], packs: tuple = 
     `packs` are user language packs (ctxframe._packs.Pack) for extensions no built-in owns."""
     global _PACKS
     _PACKS = {ext: pack for pack in packs for ext in pack.language.extensions}
-    files = [extract_file(root, p, h) for p, h in jobs]
-    defs = [row for f in files for row in f.defs]
-    refs = [row for f in files for row in f.refs]
-    bnodes = [row for f in files for row in f.boundary_nodes]
-    bedges = [row for f in files for row in f.boundary_edges]
-    for f in files:
-        f.defs, f.refs, f.boundary_nodes, f.boundary_edges = [], [], [], []
-    return Batch(files, _columns(defs, DEF_COLUMNS), _columns(refs, REF_COLUMNS), bnodes, bedges)
+    # The rows built here hold no reference cycles, yet the collector would rescan them over
+    # and over as they pile up (a tenth of the batch's time): pause it for the batch.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        files = [extract_file(root, p, h) for p, h in jobs]
+        defs = [row for f in files for row in f.defs]
+        refs = [row for f in files for row in f.refs]
+        bnodes = [row for f in files for row in f.boundary_nodes]
+        bedges = [row for f in files for row in f.boundary_edges]
+        for f in files:
+            f.defs, f.refs, f.boundary_nodes, f.boundary_edges = [], [], [], []
+        defs_cols, refs_cols = _columns(defs, DEF_COLUMNS), _columns(refs, REF_COLUMNS)
+    finally:
+        if collecting:
+            gc.enable()
+    return Batch(files, defs_cols, refs_cols, bnodes, bedges)
 
 
 def extract_file(root: str, path: str, known_hash: str | None = None) -> FileResult:
@@ -153,7 +194,7 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
     except OSError as exc:
         res.skip_reason = f"unreadable: {exc.strerror or exc}"
         return res
-    if b"\0" in data[:8192]:
+    if data.find(b"\0", 0, 8192) != -1:
         res.skip_reason = "binary"
         return res
     lang = language_for(path)
@@ -162,7 +203,8 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
         pack = _PACKS.get(os.path.splitext(path)[1].lower())
         lang = pack.language if pack is not None else None
     try:
-        data.decode("utf-8")
+        if not data.isascii():  # ASCII is valid UTF-8: no need to decode it to know
+            data.decode("utf-8")
     except UnicodeDecodeError:
         res.skip_reason = "invalid UTF-8"
         return res
@@ -193,27 +235,33 @@ def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None
         from ctxframe._packs import compiled
 
         parser, query = compiled(pack.grammar, pack.query)
+        roles = _PACK_ROLES.get(query)
+        if roles is None:
+            roles = _PACK_ROLES[query] = _pattern_roles(query, pack.query)
     else:
-        parser, query = _compiled(lang.name)
+        parser, query, roles = _compiled(lang.name)
     from tree_sitter import QueryCursor
 
     tree = parser.parse(data)
     root = tree.root_node
     if root.has_error:
         res.parse_errors = _count_errors(root)
-    matches = QueryCursor(query).matches(root)
-    defs, refs = [], []
-    for _pattern, caps in matches:
-        role = next((k for k in caps if k.startswith(("definition.", "reference."))), None)
-        if role is None:
-            continue
-        if role.startswith("definition."):
-            defs.append((role[11:], caps))
-        else:
-            refs.append((role[10:], caps))
+    defs: list[tuple] = []  # (kind, node, captures)
+    refs: list[tuple] = []
+    for pattern, caps in QueryCursor(query).matches(root):
+        role = roles[pattern]
+        if role is None or role[0] not in caps:
+            role = _role_of(caps)
+            if role is None:
+                continue
+        key, is_def, kind = role
+        (defs if is_def else refs).append((kind, caps[key][0], caps))
     if lang.name == "sql":
         defs.extend(_sql_procedures(data, defs))
-    _Builder(res, lang, data).build(defs, refs)
+    _Builder(res, lang, data, python=pack is None and lang.name == "python").build(defs, refs)
+
+
+_PACK_ROLES: dict = {}  # a pack's compiled query -> its `_pattern_roles`
 
 
 def _count_errors(node) -> int:
@@ -234,20 +282,27 @@ def _text(data: bytes, node) -> str:
 class _Builder:
     """Turns one file's query matches into definition rows and reference rows."""
 
-    def __init__(self, res: FileResult, lang: Language, data: bytes):
+    def __init__(self, res: FileResult, lang: Language, data: bytes, python: bool = False):
         self.res, self.lang, self.data = res, lang, data
+        self.python = python  # the built-in Python grammar: decorators found from definitions
 
     def build(self, defs: list, refs: list) -> None:
+        """`defs` and `refs` hold (kind, captured node, captures) per match."""
         items = self._definitions(defs)
         self._emit_defs(items)
-        for kind, caps in refs:
-            self._reference(kind, caps, items)
+        self.decorations = _python_decorations(items) if self.python else None
+        self.recv_vars = any(item["recv_var"] for item in items)  # Go: `func (s *T) m()`
+        call, reference = self._call, self._reference
+        for kind, node, caps in refs:
+            if kind in _NOT_CALLS:
+                reference(kind, node, caps, items)
+            else:  # `reference.call`, and a pack's other kinds
+                call(node, caps, items)
 
     # -- definitions -------------------------------------------------------------------------
     def _definitions(self, defs: list) -> list[dict]:
         seen: dict[tuple[int, int], dict] = {}
-        for kind, caps in defs:
-            node = caps[f"definition.{kind}"][0]
+        for kind, node, caps in defs:
             name_node = caps["name"][0]
             key = (node.start_byte, node.end_byte)
             if key in seen and ("receiver.type" not in caps or seen[key]["recv_type"]):
@@ -326,22 +381,30 @@ class _Builder:
         self.by_qual = by_qual
 
     def _signature(self, node) -> str:
-        text = _text(self.data, node)
-        if self.lang.name in _ANNOTATED:
-            lines = text.split("\n")
-            while len(lines) > 1 and lines[0].lstrip().startswith(("@", "#[", "[")):
-                lines.pop(0)
-            text = "\n".join(lines).lstrip()
-        line = text.split("\n", 1)[0].rstrip()
-        return line[:_SIG_CHARS]
+        """The definition's first line (Java, C#, Rust: the first after its annotations and
+        blank lines), read line by line from the bytes rather than decoding the whole body."""
+        data, pos, end = self.data, node.start_byte, node.end_byte
+        annotated = skipping = self.lang.name in _ANNOTATED
+        while True:
+            eol = data.find(b"\n", pos, end)
+            line = data[pos : end if eol == -1 else eol].decode("utf-8", "replace")
+            if skipping and eol != -1 and line.lstrip().startswith(("@", "#[", "[")):
+                pos = eol + 1
+                continue
+            skipping = False
+            if annotated:
+                line = line.lstrip()
+            if line or eol == -1 or not annotated:
+                return line.rstrip()[:_SIG_CHARS]
+            pos = eol + 1
 
     def _doc(self, node) -> str | None:
         if self.lang.doc == "docstring":
             body = node.child_by_field_name("body")
             if body is not None and body.named_child_count:
-                first = body.named_children[0]
+                first = body.named_child(0)
                 if first.type == "expression_statement" and first.named_child_count:
-                    first = first.named_children[0]
+                    first = first.named_child(0)
                 if first.type == "string":
                     return _clean_docstring(_text(self.data, first))
             return None
@@ -371,8 +434,53 @@ class _Builder:
             item = item["parent"]
         return item
 
-    def _reference(self, kind: str, caps: dict, items: list[dict]) -> None:
-        node = caps[f"reference.{kind}"][0]
+    def _call(self, node, caps: dict, items: list[dict]) -> None:
+        """A call reference (the bulk of all references; `_reference` handles the rest)."""
+        data, start, path = self.data, node.start_byte, self.res.path
+        i = bisect.bisect_right(self.starts, start) - 1  # the enclosing definition
+        owner = items[i] if i >= 0 else None
+        while owner is not None and owner["end"] <= start:
+            owner = owner["parent"]
+        name_node = caps["name"][0]
+        name = data[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
+        receiver = caps.get("receiver")
+        scope = None
+        if receiver is not None:
+            receiver = receiver[0]
+            receiver = data[receiver.start_byte : receiver.end_byte].decode("utf-8", "replace")
+            if owner is not None and (receiver in _SCOPE_WORDS or self.recv_vars):
+                scope, receiver = self._scope(owner, receiver)
+            if len(receiver) > 120:
+                receiver = receiver[:120]
+        # Only the boundary rules read a call's arguments, and only of calls with these names.
+        arg, arg_name = _call_args(data, node) if name in _ARG_CALLS else (None, None)
+        decorations = self.decorations
+        if decorations is None:
+            decorates = self._decorated(node, items)
+        else:
+            decorates = decorations.get((start, node.end_byte)) if decorations else None
+        self.res.refs.append(
+            (owner["id"] if owner else path, path, self.lang.name, "call", name, receiver, scope,
+             node.start_point[0] + 1, None, None, None, None, arg, arg_name, decorates)
+        )  # fmt: skip
+
+    def _scope(self, owner: dict, receiver: str) -> tuple[str | None, str]:
+        """The class a call on `self`/`cls`/`this` (or a Go receiver, Rust `Self`) resolves in,
+        and the receiver as stored (`super()` becomes `super`)."""
+        method = owner
+        while method is not None and method["kind"] != "method":
+            method = method["parent"]
+        if method is not None and (
+            receiver in _SELF_NAMES
+            or (method["recv_var"] and receiver == method["recv_var"])
+            or (receiver == "Self" and self.lang.name == "rust")
+        ):
+            return method.get("rtype") or (method["parent"] or {}).get("qual"), receiver
+        if method is not None and receiver in ("super()", "super") and method["parent"]:
+            return method["parent"]["qual"], "super"
+        return None, receiver
+
+    def _reference(self, kind: str, node, caps: dict, items: list[dict]) -> None:
         owner = self._enclosing(node.start_byte, items)
         if kind == "import":
             self._import(caps, node)
@@ -395,28 +503,13 @@ class _Builder:
             return
         name = _text(self.data, caps["name"][0])
         receiver = _text(self.data, caps["receiver"][0]) if "receiver" in caps else None
-        scope = None
         if receiver is not None and owner is not None:
-            method = owner
-            while method is not None and method["kind"] != "method":
-                method = method["parent"]
-            if method is not None and (
-                receiver in _SELF_NAMES
-                or (method["recv_var"] and receiver == method["recv_var"])
-                or (receiver == "Self" and self.lang.name == "rust")
-            ):
-                scope = method.get("rtype") or (method["parent"] or {}).get("qual")
-            elif method is not None and receiver in ("super()", "super") and method["parent"]:
-                scope, receiver = method["parent"]["qual"], "super"
+            receiver = self._scope(owner, receiver)[1]
         if receiver is not None and len(receiver) > 120:
             receiver = receiver[:120]
+        # env: os.environ["X"], process.env.X: the name is the reference
         src = owner["id"] if owner else self.res.path
-        if kind == "env":  # os.environ["X"], process.env.X: the name is the reference
-            self._ref(src, "env", _unquote(name), receiver, None, node)
-            return
-        arg, arg_name = _call_args(self.data, node)
-        self._ref(src, "call", name, receiver, scope, node, arg=arg, arg_name=arg_name,
-                  decorates=self._decorated(node, items))  # fmt: skip
+        self._ref(src, "env", _unquote(name), receiver, None, node)
 
     def _decorated(self, call, items: list[dict]) -> str | None:
         """Id of the definition a decorator call decorates (`@app.post(...)` over a def)."""
@@ -492,6 +585,45 @@ class _Builder:
         self._ref(self.res.path, "import", name, None, None, node, module, alias, cands, sub)
 
 
+def _python_decorations(items: list[dict]) -> dict[tuple[int, int], str]:
+    """(start, end) of every call written as a Python decorator -> id of the definition it
+    decorates: what `_Builder._decorated` finds from each call, found from the definitions."""
+    out: dict[tuple[int, int], str] = {}
+    first: dict[int, dict] = {}
+    for item in items:
+        parent = item["node"].parent
+        if parent is None or parent.type != "decorated_definition":
+            continue
+        target = parent.child_by_field_name("definition")
+        if target is None:
+            continue
+        if not first:
+            for it in items:
+                first.setdefault(it["start"], it)
+        owner = first.get(target.start_byte)
+        if owner is None:
+            continue
+        for deco in parent.children:
+            if deco.type == "decorator":
+                for call in deco.children:
+                    if call.type == "call":
+                        out[(call.start_byte, call.end_byte)] = owner["id"]
+    return out
+
+
+_NOT_CALLS = frozenset({"import", "extends", "implements", "env"})
+# Names of the calls whose arguments the boundary rules read (ctxframe/_boundaries/code.py:
+# every name in _RULES, _CHILD_PROCESS and _ROUTE_NAMES); other calls keep arg/arg_name null.
+_ARG_CALLS = frozenset({
+    "get", "post", "put", "delete", "patch", "head", "options", "request", "stream", "urlopen",
+    "Request", "fetch", "Get", "Post", "Head", "PostForm", "NewRequest", "NewRequestWithContext",
+    "newBuilder", "create", "GetAsync", "PostAsync", "PutAsync", "DeleteAsync", "SendAsync",
+    "GetStringAsync", "getenv", "putenv", "setdefault", "pop", "Getenv", "LookupEnv",
+    "GetEnvironmentVariable", "var", "var_os", "secure_getenv", "run", "call", "check_call",
+    "check_output", "Popen", "system", "popen", "execv", "execvp", "spawnv", "exec", "execSync",
+    "spawn", "spawnSync", "execFile", "execFileSync", "fork", "Command", "CommandContext",
+    "ProcessBuilder", "execl", "execlp", "new", "Start", "route", "api_route", "all",
+})  # fmt: skip
 _STRINGS = {"string", "string_literal", "interpreted_string_literal", "raw_string_literal",
             "template_string", "verbatim_string_literal"}  # fmt: skip
 _NAMES = {"identifier", "member_expression", "attribute", "selector_expression", "field_access"}
@@ -749,5 +881,5 @@ def _sql_procedures(data: bytes, defs: list) -> list:
             semi = data.find(b";", close if close != -1 else dollar + 2)
         end = len(data) if semi == -1 else semi + 1
         span, name = _Span(data, start, end), _Span(data, m.start(1), m.end(1))
-        out.append(("procedure", {"definition.procedure": [span], "name": [name]}))
+        out.append(("procedure", span, {"definition.procedure": [span], "name": [name]}))
     return out
