@@ -41,25 +41,56 @@ def counts(nodes: pl.DataFrame, edges: pl.DataFrame, files: pl.DataFrame) -> pl.
         .select("language", key=pl.lit("kind:") + pl.col("kind"), n=pl.col("len").cast(pl.Int64))
     )
     # A call site is a distinct (caller, callee name); a caller lives in one file.
+    lang_of = indexed.select("path", "language")
     calls = (
-        edges.filter(pl.col("kind") == "calls")
-        .join(indexed.select("path", "language"), on="path", how="inner")
-        .group_by("language", "src", "name")
-        .agg(
-            resolved=pl.col("confidence").is_in(["EXTRACTED", "INFERRED"]).any(),
-            ambiguous=(pl.col("confidence") == "AMBIGUOUS").any(),
+        pl.concat(
+            [
+                chunk.filter(pl.col("kind") == "calls")
+                .join(lang_of, on="path", how="inner")
+                .group_by("language", "src", "name")
+                .agg(
+                    resolved=pl.col("confidence").is_in(["EXTRACTED", "INFERRED"]).any(),
+                    ambiguous=(pl.col("confidence") == "AMBIGUOUS").any(),
+                )
+                .group_by("language")
+                .agg(
+                    calls=pl.len().cast(pl.Int64),
+                    calls_resolved=pl.col("resolved").sum().cast(pl.Int64),
+                    calls_ambiguous=(pl.col("ambiguous") & ~pl.col("resolved"))
+                    .sum()
+                    .cast(pl.Int64),
+                )
+                for chunk in _src_chunks(edges, _CHUNK_ROWS)
+            ]
         )
         .group_by("language")
-        .agg(
-            calls=pl.len().cast(pl.Int64),
-            calls_resolved=pl.col("resolved").sum().cast(pl.Int64),
-            calls_ambiguous=(pl.col("ambiguous") & ~pl.col("resolved")).sum().cast(pl.Int64),
-        )
+        .agg(pl.all().sum())
     )
     wide = [
         f.unpivot(index="language", variable_name="key", value_name="n") for f in (per_file, calls)
     ]
     return pl.concat([*wide, kinds]).cast(COUNTS)
+
+
+_CHUNK_ROWS = 1_000_000
+
+
+def _src_chunks(edges: pl.DataFrame, rows: int) -> list[pl.DataFrame]:
+    """Edges sorted by src in slices of about `rows` rows that never split a src (so a call
+    site is in one slice and the grouping stays small); unsorted edges stay whole."""
+    src = edges["src"]
+    if edges.height <= rows or not src.is_sorted(nulls_last=True):
+        return [edges]
+    out, start = [], 0
+    while start < edges.height:
+        end = start + rows
+        if end < edges.height:
+            end = int(src.search_sorted(src[end], side="left"))
+            if end <= start:  # one src longer than a slice
+                end = int(src.search_sorted(src[start + rows], side="right"))
+        out.append(edges.slice(start, end - start))
+        start = end
+    return out
 
 
 def table(counts: pl.DataFrame) -> pl.DataFrame:

@@ -138,7 +138,7 @@ def update(
     rest_nodes = _without(nodes0, node_spans)
     targets = pl.concat([_candidates(rest_nodes, refs).select(defs.columns), defs])
     new_edges, _stubs = resolve(targets, files, refs, gomods)
-    new_edges = new_edges.filter(in_changed)
+    new_edges = new_edges.filter(in_changed).collect()
     # A file's own path is a known edge end only while some edge starts there (see merge).
     starts = pl.col("src").is_in(pl.Series(changed, dtype=pl.String).implode())
     if old_own.select(starts.any()).item() != new_edges.select(starts.any()).item():

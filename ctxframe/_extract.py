@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
+from ctxframe._boundaries.calls import CALL_NAMES
 from ctxframe._languages import BY_NAME, Language, language_for, query_source
 
 MAX_FILE_BYTES = 1_000_000
@@ -453,7 +454,7 @@ class _Builder:
             if len(receiver) > 120:
                 receiver = receiver[:120]
         # Only the boundary rules read a call's arguments, and only of calls with these names.
-        arg, arg_name = _call_args(data, node) if name in _ARG_CALLS else (None, None)
+        arg, arg_name = _call_args(data, node) if name in CALL_NAMES else (None, None)
         decorations = self.decorations
         if decorations is None:
             decorates = self._decorated(node, items)
@@ -612,18 +613,6 @@ def _python_decorations(items: list[dict]) -> dict[tuple[int, int], str]:
 
 
 _NOT_CALLS = frozenset({"import", "extends", "implements", "env"})
-# Names of the calls whose arguments the boundary rules read (ctxframe/_boundaries/code.py:
-# every name in _RULES, _CHILD_PROCESS and _ROUTE_NAMES); other calls keep arg/arg_name null.
-_ARG_CALLS = frozenset({
-    "get", "post", "put", "delete", "patch", "head", "options", "request", "stream", "urlopen",
-    "Request", "fetch", "Get", "Post", "Head", "PostForm", "NewRequest", "NewRequestWithContext",
-    "newBuilder", "create", "GetAsync", "PostAsync", "PutAsync", "DeleteAsync", "SendAsync",
-    "GetStringAsync", "getenv", "putenv", "setdefault", "pop", "Getenv", "LookupEnv",
-    "GetEnvironmentVariable", "var", "var_os", "secure_getenv", "run", "call", "check_call",
-    "check_output", "Popen", "system", "popen", "execv", "execvp", "spawnv", "exec", "execSync",
-    "spawn", "spawnSync", "execFile", "execFileSync", "fork", "Command", "CommandContext",
-    "ProcessBuilder", "execl", "execlp", "new", "Start", "route", "api_route", "all",
-})  # fmt: skip
 _STRINGS = {"string", "string_literal", "interpreted_string_literal", "raw_string_literal",
             "template_string", "verbatim_string_literal"}  # fmt: skip
 _NAMES = {"identifier", "member_expression", "attribute", "selector_expression", "field_access"}

@@ -17,22 +17,25 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import pairwise
 from multiprocessing import get_context
 
 import polars as pl
 
 from ctxframe import _coverage, _delta, _store
+from ctxframe._adapters import AdapterRun
 from ctxframe._adapters import discover as discover_adapters
 from ctxframe._boundaries import code as boundary_code
 from ctxframe._boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
 from ctxframe._boundaries.merge import merge_boundaries
 from ctxframe._config import load_config
-from ctxframe._errors import CtxframeError, RepoNotFound, StoreNotFound
+from ctxframe._errors import RepoNotFound, StoreNotFound
 from ctxframe._extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
 from ctxframe._languages import LANGUAGES
 from ctxframe._resolve import PRODUCER, Previous, resolve
 from ctxframe._schema import EDGES, FILES, NODES
-from ctxframe._tokens import build_tokens
+from ctxframe._tokens import build_tokens, tokens_lazy
+from ctxframe._trace import mark as _trace
 from ctxframe._walk import BUILTIN_DIRS, walk
 
 _POOL_MIN_FILES = 150
@@ -150,25 +153,6 @@ def git_head(root: str) -> str | None:
     return out.stdout.strip() if out.returncode == 0 else None
 
 
-_TRACE = os.environ.get("CTXFRAME_TRACE")
-_T0 = time.perf_counter()
-
-
-def _trace(stage: str) -> None:
-    """With CTXFRAME_TRACE set: seconds so far, current and peak RSS of this process, to stderr."""
-    if not _TRACE:
-        return
-    import resource
-
-    with open("/proc/self/statm") as fh:
-        rss = int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") >> 20
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10
-    print(
-        f"[trace] {time.perf_counter() - _T0:7.2f}s rss {rss:6d} MB peak {peak:6d} MB  {stage}",
-        file=sys.stderr,
-    )
-
-
 def _empty(schema: dict) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
@@ -185,6 +169,10 @@ class _Stored(dict):
         future = self._pending.pop(name, None)
         frame = self[name] = future.result() if future else _store.read_table(self.store, name)
         return frame
+
+    def scan(self, name: str) -> pl.LazyFrame:
+        """A lazy scan of a stored table (read only as far as a query needs)."""
+        return _store.scan_table(self.store, name)
 
     def prefetch(self, names: list[str]) -> None:
         """Start reading these tables in background threads."""
@@ -205,8 +193,14 @@ def _load_previous(store: str) -> _Stored | None:
 
 
 def _extract_all(
-    root: str, jobs: list[tuple[str, str | None]], progress: bool, packs: tuple = ()
+    root: str,
+    jobs: list[tuple[str, str | None]],
+    progress: bool,
+    packs: tuple = (),
+    spill: str | None = None,
 ) -> list[Batch]:
+    """Extract the jobs; with many chunks each batch's references go to a scratch Parquet
+    file under `spill` and stay there (`Batch.refs` is then a LazyFrame scanning it)."""
     if packs:  # user language packs: parsed in a guarded child, one file at a time
         from ctxframe._languages import language_for
         from ctxframe._packs import extract_guarded
@@ -218,7 +212,7 @@ def _extract_all(
             taken = {p for p, _ in mine}
             rest = [j for j in jobs if j[0] not in taken]
             guarded = [_framed(b) for b in extract_guarded(root, mine, packs)]
-            return _extract_all(root, rest, progress) + guarded
+            return _extract_all(root, rest, progress, spill=spill) + guarded
     if len(jobs) < _POOL_MIN_FILES or (os.cpu_count() or 1) < 2:
         return [_framed(extract_batch(root, jobs))]
     workers = os.cpu_count() or 2
@@ -234,31 +228,27 @@ def _extract_all(
     # caller's __main__ (a notebook or an unguarded script).
     ctx = get_context("fork" if sys.platform.startswith("linux") else "spawn")
     results: list[Batch] = []
-    # Each batch's frames go to a scratch Parquet file as they arrive and are read back in one
-    # go at the end: many small frames held in memory cost several times their size (and an
-    # Arrow IPC read back would be memory-mapped, counted in RSS just the same).
-    spill = tempfile.mkdtemp(prefix="ctxframe-spill-") if len(chunks) > _SPILL_CHUNKS else None
-    try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-            for i, batch in enumerate(pool.map(extract_batch, [root] * len(chunks), chunks)):
-                results.append(_framed(batch))  # frees the batch's Python lists as it arrives
-                if spill is not None:
-                    for name in ("defs", "refs"):
-                        getattr(batch, name).write_parquet(
-                            os.path.join(spill, f"{name}-{i:06d}.parquet"),
-                            compression="uncompressed",
-                            statistics=False,
-                        )
-                    batch.defs, batch.refs = batch.defs.clear(), batch.refs.clear()
-                if bar is not None:
-                    bar.update(len(batch.files))
-        if spill is not None and results:
-            for name in ("defs", "refs"):
-                parts = sorted(glob.glob(os.path.join(spill, f"{name}-*.parquet")))
-                setattr(results[0], name, pl.read_parquet(parts))
-    finally:
-        if spill is not None:
-            shutil.rmtree(spill, ignore_errors=True)
+    # Each batch's frames go to scratch Parquet files as they arrive: many small frames held
+    # in memory cost several times their size. Definitions are read back in one go at the
+    # end; references stay on disk, read a slice at a time by resolution.
+    spill = spill if len(chunks) > _SPILL_CHUNKS else None
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        for i, batch in enumerate(pool.map(extract_batch, [root] * len(chunks), chunks)):
+            results.append(_framed(batch))  # frees the batch's Python lists as it arrives
+            if spill is not None:
+                for name in ("defs", "refs"):
+                    getattr(batch, name).write_parquet(
+                        os.path.join(spill, f"{name}-{i:06d}.parquet"),
+                        compression="uncompressed",
+                        statistics=False,
+                    )
+                batch.defs = batch.defs.clear()
+                batch.refs = pl.scan_parquet(os.path.join(spill, f"refs-{i:06d}.parquet"))
+            if bar is not None:
+                bar.update(len(batch.files))
+    if spill is not None and results:
+        parts = sorted(glob.glob(os.path.join(spill, "defs-*.parquet")))
+        results[0].defs = pl.read_parquet(parts)
     if bar is not None:
         bar.close()
     return results
@@ -325,6 +315,16 @@ def index(
     """Index the repository at `path` into its store (incremental unless `rebuild`).
     Adapters in `.ctxframe/adapters/` always run; with `dial`, env vars whose value is a
     database or bucket URL are dialled (see ctxframe._dial)."""
+    spill = tempfile.mkdtemp(prefix="ctxframe-spill-")
+    try:
+        return _index(path, store, rebuild, progress, dial, spill)
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
+
+
+def _index(
+    path: str, store: str | None, rebuild: bool, progress: bool | None, dial: bool, spill: str
+) -> IndexReport:
     t0 = time.perf_counter()
     if not os.path.isdir(path):
         raise RepoNotFound(f"{path} is not a directory: pass the root of a source repository")
@@ -382,7 +382,7 @@ def index(
         # A pack's language changes what the same bytes yield: never take the hash shortcut.
         pack_exts = {ext for p in packs for ext in p.language.extensions}
         jobs = [(p, None if os.path.splitext(p)[1].lower() in pack_exts else h) for p, h in jobs]
-    batches = _extract_all(root, jobs, progress, tuple(packs))
+    batches = _extract_all(root, jobs, progress, tuple(packs), spill)
     _trace("extract")
     results = [f for b in batches for f in b.files]
 
@@ -452,18 +452,23 @@ def index(
             files,
             file_nodes,
             pl.concat([_empty(_DEF_SCHEMA)] + [b.defs for b in batches]),
-            pl.concat([_empty(_REF_SCHEMA)] + [b.refs for b in batches]),
+            pl.concat([_empty(_REF_SCHEMA).lazy()] + [b.refs.lazy() for b in batches]).collect(),
             reparsed,
             gomods,
         )
         if delta is not None:
             _trace("delta")
-            written = {"nodes": delta.nodes, "edges": delta.edges, "refs": delta.refs}
-            return _finish(
-                root, store, t0, files, kept, fresh, unchanged, prev_files, prev, pack_errors,
-                delta.nodes, delta.edges, written if reparsed else {},
-                mode="delta", counts_change=delta.counts_change,
+            report, meta = _report(
+                root, store, files, kept, fresh, unchanged, prev_files, prev, pack_errors,
+                delta.nodes, delta.edges, "delta", counts_change=delta.counts_change,
             )  # fmt: skip
+            written = {"nodes": delta.nodes, "edges": delta.edges, "refs": delta.refs}
+            tables = {"files": files, **(written if reparsed else {})}
+            _trace("report")
+            _store.write(store, tables, meta, keep=[n for n in _STORED if n not in tables])
+            _trace("write")
+            report.seconds = time.perf_counter() - t0
+            return report
     stay = pl.col("path").is_in(files["path"].implode()) & ~pl.col("path").is_in(
         pl.Series(reparsed, dtype=pl.String).implode()
     )
@@ -478,10 +483,11 @@ def index(
         if prev
         else _empty(_DEF_SCHEMA)
     )
-    old_refs = prev["refs"] if prev else _empty(_REF_SCHEMA)
     # Rows of files whose bytes turned out unchanged are not in the batches (not re-parsed).
     defs = pl.concat([old_defs.filter(stay)] + [b.defs for b in batches])
-    refs = pl.concat([old_refs.filter(stay)] + [b.refs for b in batches])
+    # References as parts holding whole files, read a slice at a time (see resolve).
+    old_refs = prev.scan("refs").filter(stay) if prev else _empty(_REF_SCHEMA).lazy()
+    refs = [old_refs] + [b.refs.lazy() for b in batches]
     file_bnodes = pl.concat(
         [prev["bnodes"].filter(stay) if prev else _empty(BOUNDARY_NODE_COLS)]
         + [b.boundary_nodes for b in batches]
@@ -490,82 +496,131 @@ def index(
         [prev["bedges"].filter(stay) if prev else _empty(BOUNDARY_EDGE_COLS)]
         + [b.boundary_edges for b in batches]
     )
-
-    previous = None
-    if same_set:  # same file set: resolve incrementally
-        # adapter and dialled rows are made afresh each run: never carried over
-        previous = Previous(
-            prev["edges"].filter(pl.col("producer") == PRODUCER), old_defs, reparsed
+    if prev is not None:
+        prev.pop("refs", None)  # the fast path may have read it; from here on it is scanned
+    staged = _store.Staging(store)
+    try:
+        # Tables are written as soon as they are final and then dropped: the new store is
+        # only swapped in by commit, so a failure still leaves the old one as it was.
+        staged.sink("refs", pl.concat(refs))
+        staged.put({"bnodes": file_bnodes, "bedges": file_bedges})
+        previous = None
+        if same_set:  # same file set: resolve incrementally
+            # adapter and dialled rows are made afresh each run: never carried over
+            previous = Previous(
+                prev["edges"].filter(pl.col("producer") == PRODUCER), old_defs, reparsed
+            )
+        _trace("refs gathered")
+        code_bnodes, code_bedges, handlers = boundary_code.from_refs(pl.concat(refs))
+        _trace("boundaries from refs")
+        edges, stubs = resolve(
+            defs, files, refs, gomods, previous=previous, handlers=handlers, spill=spill
         )
-    _trace("refs gathered")
-    code_bnodes, code_bedges, handlers = boundary_code.from_refs(refs)
-    _trace("boundaries from refs")
-    edges, stubs = resolve(
-        defs,
-        files,
-        refs,
-        gomods,
-        previous=previous,
-        handlers=handlers,
-    )
-    _trace("resolve")
-    bnodes, bedges = merge_boundaries(
-        pl.concat([file_bnodes, code_bnodes]), pl.concat([file_bedges, code_bedges]), defs, edges
-    )
-    # -- adapters (.ctxframe/adapters/) and, with `dial`, native sources: their own producers --
-    from ctxframe._adapters import extra_rows
-
-    _trace("merge boundaries")
-    extra_n, extra_e, adapters_report, dial_report = extra_rows(
-        root,
-        pl.concat([file_nodes["id"], defs["id"], stubs["id"], bnodes["id"]]),
-        pl.concat([edges.select(EDGES.names()), bedges.select(EDGES.names())]),
-        bnodes.filter(pl.col("kind") == "env"),
-        dial=dial,
-    )
-    # -- end of adapters and native sources --
-    _trace("adapters")
-    nodes = (
-        pl.concat([file_nodes.cast(_DEF_SCHEMA), defs])
-        .with_columns(producer=pl.lit(PRODUCER))
-        .pipe(lambda n: pl.concat([n, stubs, bnodes, extra_n], how="diagonal_relaxed"))
-        .select(NODES.names())
-        .cast(NODES)
-        .sort("id")
-    )
-    edges = pl.concat([edges, bedges, extra_e]).sort(
-        "src", "kind", "line", "dst", "name", nulls_last=True
-    )
-    if previous is not None:  # a node's tokens depend only on its label and path
-        same = nodes.filter(
-            ~pl.col("path").is_in(pl.Series(reparsed, dtype=pl.String).implode())
-            & (pl.col("kind") != "module")
-            & pl.col("transport").is_null()  # merged boundary nodes can change path
-            & (pl.col("producer") == PRODUCER)  # adapter rows are made afresh each run
+        del refs, batches
+        _trace("resolve")
+        bnodes, bedges = merge_boundaries(
+            pl.concat([file_bnodes, code_bnodes]),
+            pl.concat([file_bedges, code_bedges]),
+            defs,
+            edges,
         )
-        tokens = pl.concat(
-            [
-                prev["tokens"].join(
-                    same.select(pl.col("id").alias("node_id")), on="node_id", how="semi"
-                ),
-                build_tokens(nodes.join(same, on="id", how="anti")),
-            ]
+        # -- adapters (.ctxframe/adapters/) and, with `dial`, native sources: own producers --
+        from ctxframe._adapters import extra_rows
+
+        _trace("merge boundaries")
+        extra_n, extra_e = pl.DataFrame(schema=NODES), pl.DataFrame(schema=EDGES)
+        adapters_report, dial_report = AdapterRun().to_dict(), {}
+        if dial or discover_adapters(root):
+            extra_n, extra_e, adapters_report, dial_report = extra_rows(
+                root,
+                pl.concat([file_nodes["id"], defs["id"], stubs["id"], bnodes["id"]]),
+                pl.concat([edges.select(EDGES.names()).collect(), bedges.select(EDGES.names())]),
+                bnodes.filter(pl.col("kind") == "env"),
+                dial=dial,
+            )
+        # -- end of adapters and native sources --
+        _trace("adapters")
+        nodes = (
+            pl.concat([file_nodes.cast(_DEF_SCHEMA), defs])
+            .with_columns(producer=pl.lit(PRODUCER))
+            .pipe(lambda n: pl.concat([n, stubs, bnodes, extra_n], how="diagonal_relaxed"))
+            .select(NODES.names())
+            .cast(NODES)
+            .sort("id")
         )
-    else:
-        tokens = build_tokens(nodes)
-    _trace("nodes+tokens")
-    return _finish(
-        root, store, t0, files, kept, fresh, unchanged, prev_files, prev, pack_errors, nodes,
-        edges, {"nodes": nodes, "edges": edges, "tokens": tokens, "refs": refs,
-                "bnodes": file_bnodes, "bedges": file_bedges},
-        adapters_report, dial_report, mode="incremental" if previous is not None else "full",
-    )  # fmt: skip
+        del defs
+        edges = _sorted_edges(pl.concat([edges, bedges.lazy(), extra_e.lazy()]))
+        _trace("nodes+edges")
+        report, meta = _report(
+            root, store, files, kept, fresh, unchanged, prev_files, prev, pack_errors, nodes,
+            edges, "incremental" if previous is not None else "full",
+            adapters_report=adapters_report, dial_report=dial_report,
+        )  # fmt: skip
+        _trace("report")
+        staged.put({"edges": edges, "files": files})
+        del edges
+        _trace("edges written")
+        if previous is not None:  # a node's tokens depend only on its label and path
+            same = nodes.filter(
+                ~pl.col("path").is_in(pl.Series(reparsed, dtype=pl.String).implode())
+                & (pl.col("kind") != "module")
+                & pl.col("transport").is_null()  # merged boundary nodes can change path
+                & (pl.col("producer") == PRODUCER)  # adapter rows are made afresh each run
+            )
+            staged.put(
+                {
+                    "tokens": pl.concat(
+                        [
+                            prev["tokens"].join(
+                                same.select(pl.col("id").alias("node_id")), on="node_id", how="semi"
+                            ),
+                            build_tokens(nodes.join(same, on="id", how="anti")),
+                        ]
+                    )
+                }
+            )
+        else:
+            staged.sink("tokens", tokens_lazy(nodes))
+        _trace("tokens written")
+        staged.put({"nodes": nodes})
+        staged.commit(meta)
+    except BaseException:
+        staged.abort()
+        raise
+    _trace("write")
+    report.seconds = time.perf_counter() - t0
+    return report
 
 
-def _finish(
+_SORT_ROWS = 1_000_000
+
+
+def _sorted_edges(edges: pl.LazyFrame) -> pl.DataFrame:
+    """The edge table in its stored order (src, kind, line, dst, name). A large one is read
+    and sorted a range of src at a time: a whole-table sort of several string keys needs a
+    transient copy of every key, and the unsorted table never has to be in memory."""
+    order = ["src", "kind", "line", "dst", "name"]
+    per_src = edges.group_by("src").len().collect().sort("src")
+    if per_src["len"].sum() <= _SORT_ROWS:
+        return edges.collect().sort(order, nulls_last=True)
+    cut = per_src["len"].cum_sum() // _SORT_ROWS
+    splits = per_src.filter(cut.diff().fill_null(0) > 0)["src"].to_list()
+    del per_src
+    bounds = [None, *splits, None]
+    parts = []
+    for lo, hi in pairwise(bounds):
+        keep = pl.lit(True)
+        if lo is not None:
+            keep = keep & (pl.col("src") >= lo)
+        if hi is not None:
+            keep = keep & (pl.col("src") < hi)
+        parts.append(edges.filter(keep).collect().sort(order, nulls_last=True))
+    return pl.concat(parts)
+
+
+def _report(
     root: str,
     store: str,
-    t0: float,
     files: pl.DataFrame,
     kept: pl.DataFrame,
     fresh: list,
@@ -575,14 +630,12 @@ def _finish(
     pack_errors: list[str],
     nodes: pl.DataFrame,
     edges: pl.DataFrame,
-    tables: dict[str, pl.DataFrame],
+    mode: str,
+    counts_change: pl.DataFrame | None = None,
     adapters_report: dict | None = None,
     dial_report: dict | None = None,
-    mode: str = "full",
-    counts_change: pl.DataFrame | None = None,
-) -> IndexReport:
-    """Count, report and write the store: `files` and `tables`; the stored tables not in
-    `tables` are carried over from the previous store unchanged."""
+) -> tuple[IndexReport, dict]:
+    """The run's report and the store's meta.json."""
     indexed = files.filter(pl.col("skip_reason").is_null())
     base = prev.meta.get("coverage_counts") if prev is not None else None
     if counts_change is not None and base is not None:  # coverage figures add up over files
@@ -629,16 +682,4 @@ def _finish(
         "counts": {"files": report.files, "nodes": nodes.height, "edges": edges.height},
         "coverage_counts": counts.rows(),
     }
-    try:
-        _trace("report")
-        _store.write(
-            store,
-            {"files": files, **tables},
-            meta,
-            keep=[n for n in _STORED if n not in tables and n != "files"],
-        )
-    except CtxframeError:
-        raise
-    _trace("write")
-    report.seconds = time.perf_counter() - t0
-    return report
+    return report, meta

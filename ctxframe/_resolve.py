@@ -9,12 +9,15 @@ Resolution always runs over every reference, so an incremental index equals a fu
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import polars as pl
 
 from ctxframe._languages import LANGUAGES
 from ctxframe._schema import EDGES, NODES
+from ctxframe._trace import mark
 
 AMBIGUOUS_CAP = 8
 PRODUCER = "ctxframe"
@@ -123,11 +126,12 @@ _KEY = ["id", "kind", "label", "qualname", "path", "parent"]
 _SYMBOLIC = ["src", "path", "language", "kind", "name", "receiver", "scope", "line"]
 
 
-CALL_SLICE_ROWS = 400_000
+CALL_SLICE_ROWS = 200_000
 
 
 def _file_slices(frame: pl.DataFrame, rows: int) -> list[pl.DataFrame]:
-    """`frame` (sorted by path) cut into slices of about `rows` rows, never inside a file."""
+    """`frame` (each file's rows contiguous) cut into slices of about `rows` rows, never
+    inside a file."""
     if frame.height <= rows:
         return [frame]
     sizes = frame.group_by("path", maintain_order=True).len()["len"].to_list()
@@ -149,19 +153,46 @@ def _with_ctx(frame: pl.DataFrame, path: str, family: str = "family") -> pl.Data
     return frame.with_columns(ctx=pl.when(is_go).then(_dirname(path)).otherwise(pl.col(path)))
 
 
+def _ref_slices(parts: list[pl.LazyFrame], kinds: list[str], rows: int) -> Iterator[pl.DataFrame]:
+    """The references of these kinds (only the columns resolution reads), whole files at a
+    time, in slices of about `rows` rows; only one part is read into memory at once."""
+    pending: list[pl.DataFrame] = []
+    size = 0
+    for part in parts:
+        frame = part.filter(pl.col("kind").is_in(kinds)).select(_SYMBOLIC).collect()
+        for piece in _file_slices(frame, rows):
+            pending.append(piece)
+            size += piece.height
+            if size >= rows:
+                yield pl.concat(pending)
+                pending, size = [], 0
+    if pending:
+        yield pl.concat(pending)
+
+
 def resolve(
     defs: pl.DataFrame,
     files: pl.DataFrame,
-    refs: pl.DataFrame,
+    refs: pl.DataFrame | list[pl.LazyFrame],
     gomods: dict[str, str],
     previous: Previous | None = None,
     handlers: pl.DataFrame | None = None,
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Edges (contains, imports, calls, extends, implements) and module-stub nodes.
+    spill: str | None = None,
+) -> tuple[pl.LazyFrame, pl.DataFrame]:
+    """Edges (contains, imports, calls, extends, implements), as a lazy frame whose call edges
+    sit in scratch files under `spill` when given, and module-stub nodes.
 
-    With `previous`, only references whose resolution can change are resolved again: those in
-    re-parsed files and in files importing them, and those naming a definition that changed.
+    `refs` is one frame, or parts of it (each holding whole files) read one at a time, so the
+    references of a large tree never sit in memory together. With `previous`, only references
+    whose resolution can change are resolved again: those in re-parsed files and in files
+    importing them, and those naming a definition that changed.
     """
+    parts = [refs.lazy()] if isinstance(refs, pl.DataFrame) else refs
+    every = pl.concat(parts) if len(parts) > 1 else parts[0]
+
+    def of_kind(*kinds: str) -> pl.DataFrame:
+        return every.filter(pl.col("kind").is_in(kinds)).collect()
+
     # A fixed row order makes every keep="first" below independent of how refs were gathered.
     order = ["path", "line", "kind", "src", "name", "receiver", "module", "alias"]
     indexed = files.filter(pl.col("skip_reason").is_null()).select("path", "language")
@@ -169,9 +200,7 @@ def resolve(
         "path", "qualname", family=_family()
     )
     edges_imports, bindings, stubs = _imports(
-        refs.filter(pl.col("kind") == "import")
-        .with_columns(family=_family())
-        .sort(order, nulls_last=True),
+        of_kind("import").with_columns(family=_family()).sort(order, nulls_last=True),
         indexed,
         gomods,
         namespaces,
@@ -188,11 +217,7 @@ def resolve(
     )
     # imports in the order the edge table gives them (uses_edges keeps the first per file)
     edges_imports = edges_imports.sort("src", "line", "dst", "name", nulls_last=True)
-    kept = None
-    # Only what call and inheritance resolution reads: never copy the other columns around.
-    symbolic = refs.filter(pl.col("kind").is_in(["call", "extends", "implements"])).select(
-        _SYMBOLIC
-    )
+    kept, redo = None, None
     if previous is not None:
         changed = pl.Series(previous.changed, dtype=pl.String)
         changed_defs = pl.concat(
@@ -207,11 +232,15 @@ def resolve(
         redo = pl.col("path").is_in(touched.implode()) | pl.col("name").is_in(moved.implode())
         old = previous.edges.filter(pl.col("kind").is_in(["calls", "extends", "implements"]))
         kept = old.filter(~redo).drop("producer")
-        symbolic = symbolic.filter(redo)
-    # (module and alias are null for these kinds: the same order as for imports)
-    symbolic = symbolic.sort(order[:6], nulls_last=True).with_columns(family=_family())
+
+    def symbolic(rows: pl.DataFrame) -> pl.DataFrame:
+        """In a fixed order (module and alias are null for these kinds: as for imports)."""
+        rows = rows if redo is None else rows.filter(redo)
+        return rows.sort(order[:6], nulls_last=True).with_columns(family=_family())
+
+    mark("resolve: imports")
     inherits = _resolve_refs(
-        symbolic.filter(pl.col("kind").is_in(["extends", "implements"])),
+        symbolic(of_kind("extends", "implements").select(_SYMBOLIC)),
         targets,
         bindings,
         _TYPES,
@@ -220,24 +249,30 @@ def resolve(
     bases = (
         inherits if kept is None else pl.concat([inherits, kept.filter(pl.col("kind") != "calls")])
     )
+    bases = bases.filter(pl.col("dst").is_not_null()).select("src", "dst")
     # Calls resolve in slices of whole files (a reference's result depends only on it and the
-    # definitions; duplicates share a source, so a file): the working set stays bounded.
-    call_refs = symbolic.filter(pl.col("kind") == "call").with_columns(kind=pl.lit("calls"))
-    del symbolic
-    calls = pl.concat(
-        [
-            _resolve_refs(
-                part,
-                targets,
-                bindings,
-                _CALLABLE,
-                ["method"],
-                bases=bases.filter(pl.col("dst").is_not_null()).select("src", "dst"),
-                type_qualified=True,
-            )
-            for part in _file_slices(call_refs, CALL_SLICE_ROWS)
-        ]
-    )
+    # definitions; duplicates share a source, so a file): the working set stays one slice, and
+    # with `spill` each slice's edges go to a scratch file instead of accumulating in memory.
+    memo: dict = {}
+    calls: list[pl.LazyFrame] = []
+    for i, part in enumerate(_ref_slices(parts, ["call"], CALL_SLICE_ROWS)):
+        found = _resolve_refs(
+            symbolic(part).with_columns(kind=pl.lit("calls")),
+            targets,
+            bindings,
+            _CALLABLE,
+            ["method"],
+            bases=bases,
+            type_qualified=True,
+            memo=memo,
+        )
+        if spill is None:
+            calls.append(found.lazy())
+        else:
+            found.write_ipc(file := os.path.join(spill, f"calls-{i:05d}.arrow"))
+            calls.append(pl.scan_ipc(file))
+    del memo, parts
+    mark("resolve: calls")
     contains = defs.select(
         pl.col("parent").alias("src"),
         pl.col("id").alias("dst"),
@@ -247,7 +282,7 @@ def resolve(
         "path",
         pl.col("line_start").alias("line"),
     )
-    parts = [contains, edges_imports, calls, inherits] + ([kept] if kept is not None else [])
+    out = [contains, edges_imports, inherits] + ([kept] if kept is not None else [])
     if handlers is not None and not handlers.is_empty():
         # Route handlers named in code (`app.post("/x", handler)`) resolve like bare calls.
         handled = _resolve_refs(
@@ -257,14 +292,16 @@ def resolve(
             _CALLABLE,
             _CALLABLE,
         )
-        parts.append(handled.filter(pl.col("dst").is_not_null()))
-    parts += [
+        out.append(handled.filter(pl.col("dst").is_not_null()))
+    out += [
         _declares(defs, edges_imports),
-        _mentions(refs.filter(pl.col("kind") == "mention"), targets, indexed),
+        _mentions(of_kind("mention"), targets, indexed),
     ]
-    # Unsorted: the indexer sorts the final edge table once.
+    mark("resolve: declares, mentions")
+    # Unsorted and lazy: the indexer sorts the final edge table once.
+    cols = dict(list(EDGES.items())[:-1])
     edges = pl.concat(
-        [e.select(list(EDGES.names())[:-1]).cast(dict(list(EDGES.items())[:-1])) for e in parts]
+        [e.lazy().select(list(cols)).cast(cols) for e in out] + [c.cast(cols) for c in calls]
     ).with_columns(producer=pl.lit(PRODUCER))
     return edges, stubs
 
@@ -386,12 +423,17 @@ def _resolve_refs(
     recv_kinds: list[str],
     bases: pl.DataFrame | None = None,
     type_qualified: bool = False,
+    memo: dict | None = None,
 ) -> pl.DataFrame:
-    """One edge row per resolved (or unresolved) reference, trying scope, imports, then names."""
+    """One edge row per resolved (or unresolved) reference, trying scope, imports, then names.
+    `memo` keeps what depends only on the targets across calls over slices of references."""
+    memo = {} if memo is None else memo
     refs = _with_ctx(refs.with_row_index("ref_id"), "path")
-    targets = targets.with_columns(
-        ctx=pl.when(pl.col("family") == "go").then(pl.col("ddir")).otherwise(pl.col("dpath"))
-    )
+    if "targets" not in memo:
+        memo["targets"] = targets.with_columns(
+            ctx=pl.when(pl.col("family") == "go").then(pl.col("ddir")).otherwise(pl.col("dpath"))
+        )
+    targets = memo["targets"]
     out = ["ref_id", "dst", "confidence"]
     found: list[pl.DataFrame] = []
 
@@ -497,6 +539,12 @@ def _resolve_refs(
     )
 
     def by_name(rows: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:
+        key = ("by_name", *kinds)
+        if key not in memo:
+            memo[key] = candidates(kinds)
+        return rows.join(memo[key], on=["family", "name"], how="inner")
+
+    def candidates(kinds: list[str]) -> pl.DataFrame:
         # Count candidates per name first, so a name with hundreds of definitions never joins.
         cand = targets.filter(pl.col("kind").is_in(kinds)).select(
             "family", pl.col("label").alias("name"), "dst", "kind"
@@ -506,10 +554,9 @@ def _resolve_refs(
             (pl.col("kind") == "method") & pl.col("kind").is_in(_TYPES).any().over("family", "name")
         )
         cand = cand.filter(~shadowed).drop("kind")
-        cand = cand.with_columns(n=pl.len().over("family", "name")).filter(
+        return cand.with_columns(n=pl.len().over("family", "name")).filter(
             pl.col("n") <= AMBIGUOUS_CAP
         )
-        return rows.join(cand, on=["family", "name"], how="inner")
 
     cands = pl.concat(
         [

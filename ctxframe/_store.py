@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import polars as pl
 
@@ -69,6 +70,16 @@ def read_table(path: str, name: str) -> pl.DataFrame:
     return pl.read_ipc(file)
 
 
+def scan_table(path: str, name: str) -> pl.LazyFrame:
+    """One table of the store, scanned lazily."""
+    file = _file(path, name)
+    if name not in INTERNAL:
+        return pl.scan_parquet(file)
+    if not os.path.isfile(file) and os.path.isfile(old := file[: -len(".arrow")] + ".parquet"):
+        return pl.scan_parquet(old)
+    return pl.scan_ipc(file)
+
+
 def _write_table(frame: pl.DataFrame, file: str) -> None:
     if file.endswith(".arrow"):
         frame.write_ipc(file, compression="uncompressed")
@@ -76,43 +87,83 @@ def _write_table(frame: pl.DataFrame, file: str) -> None:
         frame.write_parquet(file, compression="snappy", statistics=False)
 
 
+class Staging:
+    """A new store built beside the old one, `<store>.tmp-<pid>/`: tables are written as they
+    are ready (so a large index can drop them from memory), and `commit` swaps the directory
+    in. Until then the old store is untouched; `abort` (or any error) removes the new one."""
+
+    def __init__(self, path: str):
+        self.path, self.tmp = path, f"{path}.tmp-{os.getpid()}"
+        with self._guard():
+            os.makedirs(os.path.dirname(os.path.abspath(path)) or ".", exist_ok=True)
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            os.makedirs(self.tmp)
+
+    @contextmanager
+    def _guard(self):
+        try:
+            yield
+        except OSError as exc:
+            self.abort()
+            raise StoreWriteError(
+                f"cannot write the store at {self.path}: {exc.strerror or exc}; "
+                "pass a writable --store DIR (the previous store is untouched)"
+            ) from exc
+
+    def put(self, tables: dict[str, pl.DataFrame]) -> None:
+        """Write these tables into the new store (in parallel: Polars releases the GIL)."""
+        with self._guard(), ThreadPoolExecutor(max_workers=max(1, len(tables))) as pool:
+            futures = [
+                pool.submit(_write_table, frame, _file(self.tmp, name))
+                for name, frame in tables.items()
+            ]
+            for f in futures:
+                f.result()
+
+    def sink(self, name: str, query: pl.LazyFrame) -> None:
+        """Stream a query's result into the new store without holding it in memory."""
+        with self._guard():
+            file = _file(self.tmp, name)
+            if file.endswith(".arrow"):
+                query.sink_ipc(file, compression="uncompressed")
+            else:
+                query.sink_parquet(file, compression="snappy", statistics=False)
+
+    def keep(self, names: list[str] | tuple) -> None:
+        """Carry these tables over unchanged from the old store (hard-linked when possible)."""
+        with self._guard():
+            for name in names:
+                src, dst = (_file(d, name) for d in (self.path, self.tmp))
+                if not os.path.isfile(src):  # a 0.1.0 store's internal table: rewrite it
+                    _write_table(read_table(self.path, name), dst)
+                    continue
+                try:
+                    os.link(src, dst)
+                except OSError:
+                    shutil.copyfile(src, dst)
+
+    def commit(self, meta: dict) -> None:
+        """Write meta.json and swap the new store in for the old one."""
+        with self._guard():
+            with open(os.path.join(self.tmp, META), "w", encoding="utf-8") as fh:
+                json.dump({**meta, "schema_version": SCHEMA_VERSION}, fh, indent=2, sort_keys=True)
+            old = f"{self.path}.old-{os.getpid()}"
+            if os.path.isdir(self.path):
+                os.replace(self.path, old)
+            os.replace(self.tmp, self.path)
+            shutil.rmtree(old, ignore_errors=True)
+
+    def abort(self) -> None:
+        """Drop the new store; the old one stays as it was."""
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
 def write(
     path: str, tables: dict[str, pl.DataFrame], meta: dict, keep: list[str] | tuple = ()
 ) -> None:
     """Write every table and meta.json, then swap the directory in; all or nothing. The tables
     named in `keep` are carried over unchanged from the store at `path` (hard-linked)."""
-    parent = os.path.dirname(os.path.abspath(path)) or "."
-    tables = dict(tables)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    try:
-        os.makedirs(parent, exist_ok=True)
-        shutil.rmtree(tmp, ignore_errors=True)
-        os.makedirs(tmp)
-        for name in keep:
-            src, dst = (_file(d, name) for d in (path, tmp))
-            if not os.path.isfile(src):  # a 0.1.0 store's internal table: rewrite it
-                tables[name] = read_table(path, name)
-                continue
-            try:
-                os.link(src, dst)
-            except OSError:
-                shutil.copyfile(src, dst)
-        with ThreadPoolExecutor(max_workers=max(1, len(tables))) as pool:  # Polars releases the GIL
-            futures = [
-                pool.submit(_write_table, frame, _file(tmp, name)) for name, frame in tables.items()
-            ]
-            for f in futures:
-                f.result()
-        with open(os.path.join(tmp, META), "w", encoding="utf-8") as fh:
-            json.dump({**meta, "schema_version": SCHEMA_VERSION}, fh, indent=2, sort_keys=True)
-        old = f"{path}.old-{os.getpid()}"
-        if os.path.isdir(path):
-            os.replace(path, old)
-        os.replace(tmp, path)
-        shutil.rmtree(old, ignore_errors=True)
-    except OSError as exc:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise StoreWriteError(
-            f"cannot write the store at {path}: {exc.strerror or exc}; "
-            "pass a writable --store DIR (the previous store is untouched)"
-        ) from exc
+    staged = Staging(path)
+    staged.keep(keep)
+    staged.put(tables)
+    staged.commit(meta)

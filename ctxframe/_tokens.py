@@ -235,6 +235,22 @@ def build_tokens(nodes: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def tokens_lazy(nodes: pl.DataFrame) -> pl.LazyFrame:
+    """The same table as build_tokens for `nodes` sorted by unique id, as a streaming query:
+    each node's tokens are deduplicated and sorted on their own, so no step needs the whole."""
+    return (
+        nodes.lazy()
+        .select(
+            node_id=pl.col("id"),
+            token=tokenize_expr(search_text_expr()).list.unique().list.sort(),
+        )
+        .explode("token")
+        .drop_nulls()
+        .cast(dict(TOKENS))
+        .select(list(TOKENS))
+    )
+
+
 def token_frequencies(tokens: pl.DataFrame, n_nodes: int | None = None) -> pl.DataFrame:
     """Vocabulary with ``df`` (nodes containing the token) and ``idf = 0.1 + ln(N / (1 + df))``."""
     if n_nodes is None:

@@ -10,65 +10,11 @@ from __future__ import annotations
 import polars as pl
 
 from ctxframe._boundaries._rows import is_secret_name
+from ctxframe._boundaries.calls import CALL_NAMES, CHILD_PROCESS, ROUTE_NAMES, RULES
 from ctxframe._languages import LANGUAGES
 
 _FAMILY = {lang.name: lang.family for lang in LANGUAGES}
-_VERBS = ["get", "post", "put", "delete", "patch", "head", "options"]
-
-# (family, receiver or None for a bare call, names, what)
-_RULES: list[tuple[str, str | None, list[str], str]] = [
-    ("python", "os", ["getenv", "putenv"], "env"),
-    ("python", "environ", ["get", "setdefault", "pop"], "env"),
-    ("go", "os", ["Getenv", "LookupEnv"], "env"),
-    ("java", "System", ["getenv"], "env"),
-    ("csharp", "Environment", ["GetEnvironmentVariable"], "env"),
-    ("rust", "env", ["var", "var_os"], "env"),
-    ("c", None, ["getenv", "secure_getenv"], "env"),
-    ("cpp", None, ["getenv", "secure_getenv"], "env"),
-    ("cpp", "std", ["getenv"], "env"),
-    ("python", "requests", [*_VERBS, "request"], "http"),
-    ("python", "httpx", [*_VERBS, "request", "stream"], "http"),
-    ("python", "request", ["urlopen", "Request"], "http"),
-    ("python", "urllib3", ["request"], "http"),
-    ("js", None, ["fetch"], "http"),
-    ("js", "axios", [*_VERBS, "request"], "http"),
-    ("js", "http", ["request", "get"], "http"),
-    ("js", "https", ["request", "get"], "http"),
-    (
-        "go",
-        "http",
-        ["Get", "Post", "Head", "PostForm", "NewRequest", "NewRequestWithContext"],
-        "http",
-    ),
-    ("java", "HttpRequest", ["newBuilder"], "http"),
-    ("java", "URI", ["create"], "http"),
-    (
-        "csharp",
-        "client",
-        ["GetAsync", "PostAsync", "PutAsync", "DeleteAsync", "SendAsync", "GetStringAsync"],
-        "http",
-    ),
-    ("rust", "reqwest", ["get", "post"], "http"),
-    ("python", "subprocess", ["run", "call", "check_call", "check_output", "Popen"], "exec"),
-    ("python", "os", ["system", "popen", "execv", "execvp", "spawnv"], "exec"),
-    (
-        "js",
-        "child_process",
-        ["exec", "execSync", "spawn", "spawnSync", "execFile", "execFileSync"],
-        "exec",
-    ),
-    ("js", None, ["execSync", "spawnSync", "execFileSync"], "exec"),
-    ("go", "exec", ["Command", "CommandContext"], "exec"),
-    ("java", None, ["ProcessBuilder"], "exec"),
-    ("java", "Runtime", ["exec"], "exec"),
-    ("c", None, ["system", "popen", "execl", "execlp", "execv", "execvp"], "exec"),
-    ("cpp", None, ["system", "popen", "execl", "execlp", "execv", "execvp"], "exec"),
-    ("rust", "Command", ["new"], "exec"),
-    ("csharp", "Process", ["Start"], "exec"),
-]
-_CHILD_PROCESS = ["exec", "execSync", "spawn", "spawnSync", "execFile", "execFileSync", "fork"]
 _ROUTE_RECEIVERS = r"^(app|router|api|server|bp|blueprint|\w*[Rr]outer|\w*_bp)$"
-_ROUTE_NAMES = [*_VERBS, "route", "api_route", "all"]
 
 BOUNDARY_NODE_COLS = {
     "id": pl.String,
@@ -98,7 +44,7 @@ BOUNDARY_EDGE_COLS = {
 
 
 def _rules() -> pl.DataFrame:
-    rows = [(fam, recv or "", name, what) for fam, recv, names, what in _RULES for name in names]
+    rows = [(fam, recv or "", name, what) for fam, recv, names, what in RULES for name in names]
     return pl.DataFrame(rows, schema=["family", "recv", "name", "what"], orient="row")
 
 
@@ -110,9 +56,8 @@ def _route_path(expr: pl.Expr) -> pl.Expr:
 
 
 # Only env reads and calls a rule, child_process or a route can name matter.
-_CALL_NAMES = sorted({n for *_, ns, _w in _RULES for n in ns} | {*_CHILD_PROCESS, *_ROUTE_NAMES})
 _MAY_MATCH = (pl.col("kind") == "env") | (
-    (pl.col("kind") == "call") & pl.col("name").is_in(_CALL_NAMES)
+    (pl.col("kind") == "call") & pl.col("name").is_in(sorted(CALL_NAMES))
 )
 
 
@@ -123,9 +68,11 @@ def reads_boundaries(refs: pl.DataFrame) -> bool:
     return not all(f.is_empty() for f in from_refs(refs))
 
 
-def from_refs(refs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+def from_refs(refs: pl.DataFrame | pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Boundary nodes and edges found in code, plus handler references (route → handler name)
-    for the resolver to link like calls."""
+    for the resolver to link like calls. `refs` may be lazy: only the rows that matter are read."""
+    if isinstance(refs, pl.LazyFrame):
+        refs = refs.filter(_MAY_MATCH | (pl.col("kind") == "import")).collect()
     # A JS file importing child_process: exec-style calls there run programs, whatever alias.
     child = (
         refs.filter(
@@ -145,7 +92,7 @@ def from_refs(refs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFr
         [
             calls.join(_rules(), on=["family", "recv", "name"], how="inner"),
             calls.join(child, on="path", how="semi")
-            .filter((pl.col("family") == "js") & pl.col("name").is_in(_CHILD_PROCESS))
+            .filter((pl.col("family") == "js") & pl.col("name").is_in(CHILD_PROCESS))
             .with_columns(what=pl.lit("exec")),
         ]
     ).unique(
@@ -182,7 +129,7 @@ def from_refs(refs: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFr
     routes = (
         refs.filter(
             (pl.col("kind") == "call")
-            & pl.col("name").is_in(_ROUTE_NAMES)
+            & pl.col("name").is_in(ROUTE_NAMES)
             & pl.col("recv").str.contains(_ROUTE_RECEIVERS)
             & pl.col("arg").str.starts_with("/")
             & (pl.col("decorates").is_not_null() | pl.col("arg_name").is_not_null())

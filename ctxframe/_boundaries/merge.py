@@ -11,7 +11,7 @@ _FUNCS = ["function", "method"]
 
 
 def merge_boundaries(
-    nodes: pl.DataFrame, edges: pl.DataFrame, defs: pl.DataFrame, code_edges: pl.DataFrame
+    nodes: pl.DataFrame, edges: pl.DataFrame, defs: pl.DataFrame, code_edges: pl.LazyFrame
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """One row per boundary id (first declaration by path and line; secret if any source says
     so), and edges: file-level, code-level, OpenAPI operationId → handler, imports → deps."""
@@ -45,7 +45,7 @@ def merge_boundaries(
         .select(BOUNDARY_EDGE_COLS.keys())
     )
     deps = merged.filter(pl.col("kind") == "dep")
-    imports = code_edges.filter(pl.col("kind") == "imports")
+    imports = code_edges.filter(pl.col("kind") == "imports").collect()
     out = pl.concat(
         [
             edges.filter(~pl.col("dst").str.starts_with("name:")),
@@ -53,7 +53,8 @@ def merge_boundaries(
             uses_edges(imports, deps),
         ]
     )
-    known = pl.concat([merged["id"], defs["id"], code_edges["src"]]).unique().implode()
+    sources = code_edges.select("src").unique().collect()["src"]
+    known = pl.concat([merged["id"], defs["id"], sources]).unique().implode()
     out = (
         out.with_columns(dst=pl.when(pl.col("dst").is_in(known)).then(pl.col("dst")))
         .with_columns(confidence=pl.when(pl.col("dst").is_not_null()).then(pl.col("confidence")))
