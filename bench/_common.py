@@ -170,6 +170,16 @@ def append_function(path: Path) -> None:
         handle.write(text)
 
 
+def edit_body(path: Path) -> None:
+    """Change the body of the last function append_function added (no definition changes)."""
+    text = path.read_text(encoding="utf-8")
+    head, sep, tail = text.rpartition("    return value + ")
+    if not sep:
+        raise ValueError(f"{path}: no function added by append_function to edit")
+    number = int(tail.split()[0]) + 1 if tail.split() else 1
+    path.write_text(f"{head}{sep}{number}\n", encoding="utf-8")
+
+
 # --------------------------------------------------------------------------- measurement
 
 

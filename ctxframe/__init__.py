@@ -16,8 +16,8 @@ if "polars" not in _sys.modules:
     _os.environ.setdefault("_RJEM_MALLOC_CONF", "dirty_decay_ms:0,muzzy_decay_ms:0")
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-from ctxframe import rules
 from ctxframe._errors import (
     ConfigError,
     CtxframeError,
@@ -27,9 +27,33 @@ from ctxframe._errors import (
     StoreWriteError,
     SymbolNotFound,
 )
-from ctxframe._graph import Graph
-from ctxframe._status import Status
-from ctxframe._tokens import tokenize
+
+if TYPE_CHECKING:
+    from ctxframe import rules
+    from ctxframe._graph import Graph
+    from ctxframe._status import Status
+    from ctxframe._tokens import tokenize
+
+# Imported on first use, so `ctxframe index` loads only what indexing needs.
+_LAZY = {
+    "rules": ("ctxframe.rules", None),
+    "Graph": ("ctxframe._graph", "Graph"),
+    "Status": ("ctxframe._status", "Status"),
+    "tokenize": ("ctxframe._tokens", "tokenize"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'ctxframe' has no attribute {name!r}")
+    import importlib
+
+    module, attr = _LAZY[name]
+    value = importlib.import_module(module)
+    value = value if attr is None else getattr(value, attr)
+    globals()[name] = value
+    return value
+
 
 try:
     __version__ = version("ctxframe")
@@ -48,6 +72,7 @@ def index(
     """Index (incrementally) the repository at `path` and return its Graph. Adapters in
     `.ctxframe/adapters/` always run; `dial=True` also reads the databases and buckets that env
     vars of the graph point at (docs/adapters.md)."""
+    from ctxframe._graph import Graph
     from ctxframe._indexer import index as _index
 
     report = _index(path, store=store, rebuild=rebuild, progress=progress, dial=dial)

@@ -19,6 +19,7 @@ import polars as pl
 from ctxframe._boundaries.code import reads_boundaries, uses_edges
 from ctxframe._coverage import COUNTS, counts
 from ctxframe._resolve import PRODUCER, resolve
+from ctxframe._tokens import build_tokens
 
 # Edge kinds made only from a file's own definitions and references (their `path` is the file).
 _OWN_EDGES = ["contains", "imports", "calls", "extends", "implements", "mentions", "uses"]
@@ -38,6 +39,7 @@ class Delta:
     edges: pl.DataFrame
     refs: pl.DataFrame
     counts_change: pl.DataFrame  # coverage counts (ctxframe._coverage) of new rows minus old
+    tokens: pl.DataFrame | None = None  # None: unchanged (no node was added or removed)
 
 
 def _same(a: pl.DataFrame, b: pl.DataFrame) -> bool:
@@ -99,6 +101,34 @@ def _candidates(nodes: pl.DataFrame, refs: pl.DataFrame) -> pl.DataFrame:
     )  # fmt: skip
 
 
+def _moved_readers(
+    refs0: pl.DataFrame,
+    bedges0: pl.DataFrame,
+    in_changed: pl.Expr,
+    moved: list[str],
+    ids: list[str],
+) -> pl.DataFrame | None:
+    """Other files' references whose resolution a changed definition can change: calls and
+    bases named after it, or on a receiver naming it, with every reference sharing their
+    (src, kind, name), since those make one edge group. None when something outside
+    resolution looks these definitions up (a route handler, a manifest's operationId)."""
+    names = pl.Series(moved, dtype=pl.String).implode()
+    by_name = pl.col("dst").str.strip_prefix("name:").is_in(names)
+    if (
+        refs0.select(pl.col("arg_name").is_in(names).any()).item()
+        or bedges0.filter(pl.col("dst").is_in(ids) | by_name).height
+    ):
+        return None
+    words = "|".join(re.escape(m) for m in moved)
+    hit = (
+        ~in_changed
+        & pl.col("kind").is_in(["call", "extends", "implements"])
+        & (pl.col("name").is_in(names) | pl.col("receiver").str.contains(rf"\b(?:{words})\b"))
+    )
+    keys = refs0.filter(hit).select("src", "kind", "name").unique()
+    return refs0.filter(~in_changed).join(keys, on=["src", "kind", "name"], how="semi")
+
+
 def update(
     prev: dict[str, pl.DataFrame],
     files: pl.DataFrame,
@@ -129,16 +159,32 @@ def update(
         or not old_own.select(in_changed.all()).item()
         or old_own.filter(~pl.col("kind").is_in(_OWN_EDGES)).height
         or old_nodes.select(pl.col("transport").is_not_null().any()).item()  # boundaries
-        or not _same(old_nodes.filter(pl.col("kind") != "file").select(_KEY), defs.select(_KEY))
         or not _same(old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line"))
         or reads_boundaries(old_refs)
         or reads_boundaries(refs)
     ):
         return None
+    # Definitions added, removed or renamed: other files' references to their names resolve
+    # again, and so do all mentions (documents name symbols by qualified name too).
+    keys = pl.concat([old_nodes.filter(pl.col("kind") != "file").select(_KEY), defs.select(_KEY)])
+    diff = keys.group_by(_KEY).len().filter(pl.col("len") == 1)
+    moved = sorted(diff["label"].unique().to_list())
+    others = refs.clear()
+    if moved:
+        others = _moved_readers(refs0, prev["bedges"], in_changed, moved, diff["id"].to_list())
+        if others is None:
+            return None
+        paths = pl.Series(others["path"].unique(), dtype=pl.String).implode()
+        context = refs0.filter(  # what those files' resolution reads: bindings and bases
+            pl.col("path").is_in(paths) & pl.col("kind").is_in(_SHAPE_REFS)
+        )
+        mentions = refs0.filter(~in_changed & (pl.col("kind") == "mention"))
+        others = pl.concat([others, context, mentions]).sort("path", maintain_order=True)
     rest_nodes = _without(nodes0, node_spans)
-    targets = pl.concat([_candidates(rest_nodes, refs).select(defs.columns), defs])
-    new_edges, _stubs = resolve(targets, files, refs, gomods)
-    new_edges = new_edges.filter(in_changed).collect()
+    reading = pl.concat([refs, others])
+    targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
+    resolved = resolve(targets, files, reading, gomods)[0].collect()
+    new_edges = resolved.filter(in_changed)
     # A file's own path is a known edge end only while some edge starts there (see merge).
     starts = pl.col("src").is_in(pl.Series(changed, dtype=pl.String).implode())
     if old_own.select(starts.any()).item() != new_edges.select(starts.any()).item():
@@ -157,15 +203,47 @@ def update(
         .sort("id")
     )
     old_files, new_files = prev["files"].filter(in_changed), files.filter(in_changed)
-    change = pl.concat(
-        [
-            counts(old_nodes, old_own, old_files).with_columns(-pl.col("n")),
-            counts(new_nodes, new_edges, new_files),
+    change = [
+        counts(old_nodes, old_own, old_files).with_columns(-pl.col("n")),
+        counts(new_nodes, new_edges, new_files),
+    ]
+    edges = _without(edges0, edge_spans)
+    tokens = None
+    if moved:  # other files' regrouped edges sit anywhere in the table: sort it again
+        kind = pl.col("kind").replace({"call": "calls"})
+        group = others.filter(pl.col("kind") != "mention").select("src", "name", kind=kind)
+        group = group.filter(~pl.col("kind").is_in(["import"])).unique()
+        stale = edges.join(group, on=["src", "kind", "name"], how="semi")
+        fresh = resolved.filter(~in_changed).join(group, on=["src", "kind", "name"], how="semi")
+        fresh_mentions = resolved.filter(~in_changed & (pl.col("kind") == "mentions"))
+        other_files = files.filter(
+            pl.col("path").is_in(fresh["path"].append(stale["path"]).implode())
+        )
+        change += [
+            counts(nodes0.clear(), stale, other_files).with_columns(-pl.col("n")),
+            counts(nodes0.clear(), fresh, other_files),
         ]
-    )
+        edges = pl.concat(
+            [
+                edges.join(group, on=["src", "kind", "name"], how="anti").filter(
+                    pl.col("kind") != "mentions"
+                ),
+                fresh.select(edges.columns),
+                fresh_mentions.select(edges.columns),
+                new_edges,
+            ]
+        ).sort(_EDGE_ORDER, nulls_last=True)
+        tokens0 = prev["tokens"]
+        own_tokens = pl.col("node_id").is_in(new_nodes["id"].implode()) | pl.col("node_id").is_in(
+            old_nodes["id"].implode()
+        )
+        tokens = pl.concat([tokens0.filter(~own_tokens), build_tokens(new_nodes)])
+    else:
+        edges = _splice(edges, "src", new_edges.sort(_EDGE_ORDER, nulls_last=True))
     return Delta(
         _splice(rest_nodes, "id", new_nodes),
-        _splice(_without(edges0, edge_spans), "src", new_edges.sort(_EDGE_ORDER, nulls_last=True)),
+        edges,
         pl.concat([refs0.filter(~in_changed), refs]),
-        change,
+        pl.concat(change),
+        tokens,
     )

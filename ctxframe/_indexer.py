@@ -463,6 +463,8 @@ def _index(
                 delta.nodes, delta.edges, "delta", counts_change=delta.counts_change,
             )  # fmt: skip
             written = {"nodes": delta.nodes, "edges": delta.edges, "refs": delta.refs}
+            if delta.tokens is not None:
+                written["tokens"] = delta.tokens
             tables = {"files": files, **(written if reparsed else {})}
             _trace("report")
             _store.write(store, tables, meta, keep=[n for n in _STORED if n not in tables])

@@ -107,7 +107,14 @@ _REINDEX_EDITS = [
     ("gateway-go/refund/service.go", _prepend("// moved\n"), "delta"),
     ("apps/desktop/context/format.ts", _prepend("// moved\n\n"), "delta"),
     ("docs/refunds.md", lambda t: t.replace("\n", "\n\n", 3), "delta"),
-    ("services/payments/checkout.py", lambda t: t + "\n\ndef added():\n    pass\n", "incremental"),
+    ("services/payments/checkout.py", lambda t: t + "\n\ndef added():\n    pass\n", "delta"),
+    (  # a rename: callers elsewhere resolve again
+        "services/payments/refund_processor.py",
+        lambda t: t.replace("validate_refund_amount", "check_refund_amount"),
+        "delta",
+    ),
+    ("gateway-go/refund/service.go", lambda t: t + "\nfunc Added() {}\n", "delta"),
+    ("services/payments/checkout.py", lambda t: t.replace("(", "(\n", 1), "delta"),
     ("services/payments/checkout.py", _prepend("import json\n"), "incremental"),
     ("services/payments/gateway.py", _prepend("# reads env vars\n"), "incremental"),
 ]
