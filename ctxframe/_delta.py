@@ -147,6 +147,8 @@ def update(
     langs = files.filter(pl.col("path").is_in(changed))["language"]
     if langs.null_count() or set(langs.to_list()) & _DECLARING:
         return None
+    if not (nodes0["id"].is_sorted() and edges0["src"].is_sorted()):  # binary search needs it
+        return None
     in_changed = pl.col("path").is_in(pl.Series(changed, dtype=pl.String).implode())
     node_spans, edge_spans = _ranges(nodes0["id"], changed), _ranges(edges0["src"], changed)
     old_nodes, old_own = _rows(nodes0, node_spans), _rows(edges0, edge_spans)

@@ -292,3 +292,29 @@ def test_status_against_git_head(tmp_path: Path) -> None:
     moved = cf.status(str(tmp_path))
     assert not moved.fresh and moved.head != moved.indexed_head
     assert "HEAD moved" in str(moved)
+
+
+def test_store_from_0_1_0_is_read_and_converted(shop: Path, tmp_path: Path) -> None:
+    """A store whose internal tables are Parquet (ctxframe 0.1.0) re-indexes and converts."""
+    store = str(tmp_path / "store")
+    cf.index(str(shop), store=store, progress=False)
+    for name in ("refs", "bnodes", "bedges"):
+        arrow = Path(store) / f"{name}.arrow"
+        pl.read_ipc(arrow).write_parquet(arrow.with_suffix(".parquet"))
+        arrow.unlink()
+    (shop / "services" / "payments" / "checkout.py").write_text(
+        "# moved\n" + (shop / "services" / "payments" / "checkout.py").read_text()
+    )
+    cf.index(str(shop), store=store, progress=False)
+    assert {p.name for p in Path(store).iterdir()} >= {"refs.arrow", "bnodes.arrow", "bedges.arrow"}
+    full = str(tmp_path / "full")
+    cf.index(str(shop), store=full, rebuild=True, progress=False)
+    inc, want = _canonical(_tables(store)), _canonical(_tables(full))
+    for name in inc:
+        assert inc[name].equals(want[name]), name
+
+
+def test_stored_tables_are_sorted(shop_graph) -> None:
+    assert shop_graph.nodes["id"].is_sorted()
+    keys = shop_graph.edges.select("src", "kind", "line", "dst", "name")
+    assert keys.equals(keys.sort(keys.columns, nulls_last=True))
