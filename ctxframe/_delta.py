@@ -101,6 +101,11 @@ def _candidates(nodes: pl.DataFrame, refs: pl.DataFrame) -> pl.DataFrame:
     )  # fmt: skip
 
 
+def _words(names: list[str]) -> str:
+    """A regex matching any of `names` as a whole word."""
+    return r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b"
+
+
 def _moved_readers(
     refs0: pl.DataFrame,
     bedges0: pl.DataFrame,
@@ -119,11 +124,10 @@ def _moved_readers(
         or bedges0.filter(pl.col("dst").is_in(ids) | by_name).height
     ):
         return None
-    words = "|".join(re.escape(m) for m in moved)
     hit = (
         ~in_changed
         & pl.col("kind").is_in(["call", "extends", "implements"])
-        & (pl.col("name").is_in(names) | pl.col("receiver").str.contains(rf"\b(?:{words})\b"))
+        & (pl.col("name").is_in(names) | pl.col("receiver").str.contains(_words(moved)))
     )
     keys = refs0.filter(hit).select("src", "kind", "name").unique()
     return refs0.filter(~in_changed).join(keys, on=["src", "kind", "name"], how="semi")
@@ -171,7 +175,7 @@ def update(
     keys = pl.concat([old_nodes.filter(pl.col("kind") != "file").select(_KEY), defs.select(_KEY)])
     diff = keys.group_by(_KEY).len().filter(pl.col("len") == 1)
     moved = sorted(diff["label"].unique().to_list())
-    others = refs.clear()
+    others = refs.clear()  # other files' references to resolve again
     if moved:
         others = _moved_readers(refs0, prev["bedges"], in_changed, moved, diff["id"].to_list())
         if others is None:
@@ -180,7 +184,10 @@ def update(
         context = refs0.filter(  # what those files' resolution reads: bindings and bases
             pl.col("path").is_in(paths) & pl.col("kind").is_in(_SHAPE_REFS)
         )
-        mentions = refs0.filter(~in_changed & (pl.col("kind") == "mention"))
+        # a section's mentions make one edge group (one edge per target): whole sections
+        mention = ~in_changed & (pl.col("kind") == "mention")
+        sections = refs0.filter(mention & pl.col("name").str.contains(_words(moved)))["src"]
+        mentions = refs0.filter(mention & pl.col("src").is_in(sections.implode()))
         others = pl.concat([others, context, mentions]).sort("path", maintain_order=True)
     rest_nodes = _without(nodes0, node_spans)
     reading = pl.concat([refs, others])
@@ -211,13 +218,23 @@ def update(
     ]
     edges = _without(edges0, edge_spans)
     tokens = None
-    if moved:  # other files' regrouped edges sit anywhere in the table: sort it again
-        kind = pl.col("kind").replace({"call": "calls"})
-        group = others.filter(pl.col("kind") != "mention").select("src", "name", kind=kind)
-        group = group.filter(~pl.col("kind").is_in(["import"])).unique()
+    if moved:  # the changed files' tokens: they depend on labels
+        tokens0 = prev["tokens"]
+        fresh_tokens = build_tokens(new_nodes)
+        if tokens0["node_id"].is_sorted():
+            spans = _ranges(tokens0["node_id"], changed)
+            tokens = _splice(_without(tokens0, spans), "node_id", fresh_tokens)
+        else:
+            own_ids = pl.concat([new_nodes["id"], old_nodes["id"]]).implode()
+            tokens = pl.concat([tokens0.filter(~pl.col("node_id").is_in(own_ids)), fresh_tokens])
+    if others.height:  # other files' regrouped edges sit anywhere in the table: sort it again
+        kind = pl.col("kind").replace({"call": "calls", "mention": "mentions"})
+        group = others.select("src", "name", kind=kind).filter(pl.col("kind") != "import")
+        group = group.filter(pl.col("kind") != "mentions").unique()
+        sections = others.filter(pl.col("kind") == "mention")["src"].unique().implode()
+        in_sections = (pl.col("kind") == "mentions") & pl.col("src").is_in(sections)
         stale = edges.join(group, on=["src", "kind", "name"], how="semi")
         fresh = resolved.filter(~in_changed).join(group, on=["src", "kind", "name"], how="semi")
-        fresh_mentions = resolved.filter(~in_changed & (pl.col("kind") == "mentions"))
         other_files = files.filter(
             pl.col("path").is_in(fresh["path"].append(stale["path"]).implode())
         )
@@ -227,19 +244,12 @@ def update(
         ]
         edges = pl.concat(
             [
-                edges.join(group, on=["src", "kind", "name"], how="anti").filter(
-                    pl.col("kind") != "mentions"
-                ),
+                edges.join(group, on=["src", "kind", "name"], how="anti").filter(~in_sections),
                 fresh.select(edges.columns),
-                fresh_mentions.select(edges.columns),
+                resolved.filter(~in_changed & in_sections).select(edges.columns),
                 new_edges,
             ]
         ).sort(_EDGE_ORDER, nulls_last=True)
-        tokens0 = prev["tokens"]
-        own_tokens = pl.col("node_id").is_in(new_nodes["id"].implode()) | pl.col("node_id").is_in(
-            old_nodes["id"].implode()
-        )
-        tokens = pl.concat([tokens0.filter(~own_tokens), build_tokens(new_nodes)])
     else:
         edges = _splice(edges, "src", new_edges.sort(_EDGE_ORDER, nulls_last=True))
     return Delta(
