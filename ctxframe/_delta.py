@@ -1,9 +1,11 @@
-"""The re-index fast path: a few files changed and kept their shape, so only their rows change.
+"""The re-index fast path: a few files changed, so only their rows and their readers' change.
 
-When every re-parsed file keeps the same definitions (id, kind, name, parent), the same imports
-and the same bases, and reads no boundary, no other file's resolution can change: the files'
-own nodes, edges and references are replaced and every other row is carried over, so the
-result still equals a full rebuild. Anything else returns None and the indexer resolves again.
+When every re-parsed file keeps its imports and bases and reads no boundary, no other file's
+bindings can change: the files' own nodes, edges and references are replaced and every other
+row is carried over. If they also added, removed or renamed definitions, the references
+elsewhere that name those definitions (and the document sections mentioning them) are
+resolved again and their edges replaced. The result equals a full rebuild; anything this
+cannot vouch for returns None and the indexer resolves everything again.
 
 The stored nodes are sorted by id and the edges by source, and a file's own rows are exactly
 those keyed `path` or `path::…`: they are found and replaced by binary search, not a sort.
@@ -39,7 +41,7 @@ class Delta:
     edges: pl.DataFrame
     refs: pl.DataFrame
     counts_change: pl.DataFrame  # coverage counts (ctxframe._coverage) of new rows minus old
-    tokens: pl.DataFrame | None = None  # None: unchanged (no node was added or removed)
+    tokens: pl.DataFrame | None = None  # None: unchanged (no definition added or removed)
 
 
 def _same(a: pl.DataFrame, b: pl.DataFrame) -> bool:
@@ -171,7 +173,7 @@ def update(
     ):
         return None
     # Definitions added, removed or renamed: other files' references to their names resolve
-    # again, and so do all mentions (documents name symbols by qualified name too).
+    # again, and so do the document sections that mention them.
     keys = pl.concat([old_nodes.filter(pl.col("kind") != "file").select(_KEY), defs.select(_KEY)])
     diff = keys.group_by(_KEY).len().filter(pl.col("len") == 1)
     moved = sorted(diff["label"].unique().to_list())
