@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from ctxframe._tokens import QUERY_STOPWORDS, tokenize, tokenize_query
+from ctxframe.rules import row_key
 
 __all__ = [
     "Evidence",
@@ -322,25 +323,9 @@ def evidence_score(
     w = weights or EvidenceWeights()
     text = matches["query"][0]
     ev = extract(text, w)
-    key = "node_row" if "node_row" in matches.columns else "node_id"
-    carry = [pl.col("node_id").first()] if key != "node_id" else []
+    key, carry = row_key(matches)
     qw = pl.col("qtoken").replace_strict(ev.weights, default=1.0, return_dtype=pl.Float64)
-    tier, value = pl.col("tier"), pl.col("value")
-    best = pl.when(pl.col("t") == 1).then("v1").when(pl.col("t") == 2).then("v2").otherwise("v3")
-    per_token = (
-        base.weighted(matches.with_columns(_qw=qw))
-        .group_by(key, "qtoken")
-        .agg(
-            *carry,
-            t=tier.min(),
-            v1=pl.when(tier == 1).then(value).max(),
-            v2=pl.when(tier == 2).then(value).max(),
-            v3=pl.when(tier == 3).then(value).max(),
-            qw=pl.col("_qw").first(),
-        )
-        .with_columns(value=best * pl.col("qw"))
-        .collect()
-    )
+    per_token = base.best_per_token(matches, qw).collect()
     scored = per_token.group_by(key).agg(
         *carry, score=pl.col("value").sum(), tier=pl.col("t").min().cast(pl.Int8)
     )

@@ -137,14 +137,25 @@ class IdfTiers:
 
             if _evidence.is_long(matches["query"][0]):
                 return _evidence.evidence_score(self, matches)
-        key = "node_row" if "node_row" in matches.columns else "node_id"
+        key, carry = row_key(matches)
+        return (
+            self.best_per_token(matches, pl.col("query_tf"))
+            .group_by(key)
+            .agg(*carry, score=pl.col("value").sum(), tier=pl.col("t").min().cast(pl.Int8))
+            .select("node_id", "score", "tier")
+            .collect(engine=ENGINE)
+        )
+
+    def best_per_token(self, matches: pl.DataFrame, weight: pl.Expr) -> pl.LazyFrame:
+        """Per (node, query token): the best tier ``t`` and its value times ``weight`` (an
+        expression over the match table, e.g. ``query_tf``) as ``value``."""
+        key, carry = row_key(matches)
         tier, value = pl.col("tier"), pl.col("value")
-        carry = [pl.col("node_id").first()] if key != "node_id" else []
         best = (
             pl.when(pl.col("t") == 1).then("v1").when(pl.col("t") == 2).then("v2").otherwise("v3")
         )
         return (
-            self.weighted(matches)
+            self.weighted(matches.with_columns(_w=weight))
             .group_by(key, "qtoken")
             .agg(
                 *carry,
@@ -152,18 +163,18 @@ class IdfTiers:
                 v1=pl.when(tier == 1).then(value).max(),
                 v2=pl.when(tier == 2).then(value).max(),
                 v3=pl.when(tier == 3).then(value).max(),
-                query_tf=pl.col("query_tf").first(),
+                _w=pl.col("_w").first(),
             )
-            .with_columns(value=best)
-            .group_by(key)
-            .agg(
-                *carry,
-                score=(pl.col("value") * pl.col("query_tf")).sum(),
-                tier=pl.col("t").min().cast(pl.Int8),
-            )
-            .select("node_id", "score", "tier")
-            .collect(engine=ENGINE)
+            .with_columns(value=best * pl.col("_w"))
+            .drop("v1", "v2", "v3", "_w")
         )
+
+
+def row_key(matches: pl.DataFrame) -> tuple[str, list[pl.Expr]]:
+    """The column a match table groups nodes by (``node_row`` when present, a cheap integer),
+    and the aggregations that carry ``node_id`` along when it is not the key."""
+    key = "node_row" if "node_row" in matches.columns else "node_id"
+    return key, [pl.col("node_id").first()] if key != "node_id" else []
 
 
 @dataclass(frozen=True)
