@@ -26,6 +26,7 @@ import tarfile
 import tempfile
 import threading
 import time
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -112,17 +113,22 @@ def _download_sdist(cache: Path, corpus: Corpus) -> Path:
     return tarball
 
 
-def _extract(tarball: Path, dest: Path) -> None:
-    """Extract an sdist whose single top-level folder becomes ``dest`` (atomic rename)."""
+def extract_archive(archive: Path, dest: Path) -> None:
+    """Extract an sdist (its single top folder becomes ``dest``) or a wheel/zip (as is) into
+    ``dest`` atomically: built in a staging folder beside it, then renamed."""
     staging = Path(tempfile.mkdtemp(prefix=".extract-", dir=dest.parent))
     try:
-        with tarfile.open(tarball) as tar:
-            tar.extractall(staging, filter="data")
-        tops = [p for p in staging.iterdir()]
+        if archive.suffix in (".whl", ".zip"):
+            with zipfile.ZipFile(archive) as zf:
+                zf.extractall(staging)
+        else:
+            with tarfile.open(archive) as tar:
+                tar.extractall(staging, filter="data")
+        tops = list(staging.iterdir())
         root = tops[0] if len(tops) == 1 and tops[0].is_dir() else staging
         root.rename(dest)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        shutil.rmtree(staging, ignore_errors=True)  # gone already when it became dest
 
 
 def ensure_corpus(corpus: Corpus) -> Path:
@@ -134,7 +140,7 @@ def ensure_corpus(corpus: Corpus) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     tarball = _find_sdist(cache, corpus) or _download_sdist(cache, corpus)
     log(f"extracting {tarball.name} -> {dest}")
-    _extract(tarball, dest)
+    extract_archive(tarball, dest)
     return dest
 
 

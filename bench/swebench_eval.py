@@ -33,7 +33,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -204,30 +203,6 @@ def download_release(name: str, version: str, dest: Path, *, retry: bool = False
     raise c.Unavailable(msg)
 
 
-def _extract_archive(archive: Path, dest: Path) -> None:
-    """Extract an sdist (top folder stripped) or a wheel (as is) into ``dest`` atomically."""
-    staging = Path(tempfile.mkdtemp(prefix=".extract-", dir=dest.parent))
-    try:
-        if archive.suffix in (".whl", ".zip"):
-            with zipfile.ZipFile(archive) as zf:
-                zf.extractall(staging)
-        else:
-            import tarfile
-
-            with tarfile.open(archive) as tar:
-                tar.extractall(staging, filter="data")
-        tops = list(staging.iterdir())
-        root = tops[0] if len(tops) == 1 and tops[0].is_dir() else staging
-        if root is staging:
-            staging.rename(dest)
-            staging = None  # type: ignore[assignment]
-        else:
-            root.rename(dest)
-    finally:
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
-
-
 def ensure_tree(name: str, version: str, *, retry: bool = False) -> Path:
     """``CACHE/swebench/src/<name>-<version>/``, downloaded and extracted when missing."""
     base = swebench_cache()
@@ -238,7 +213,7 @@ def ensure_tree(name: str, version: str, *, retry: bool = False) -> Path:
     tree.parent.mkdir(parents=True, exist_ok=True)
     archive = download_release(name, version, base / "dl" / key, retry=retry)
     c.log(f"extracting {archive.name} -> {tree}")
-    _extract_archive(archive, tree)
+    c.extract_archive(archive, tree)
     return tree
 
 
