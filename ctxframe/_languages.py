@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -61,7 +62,9 @@ def language_for(path: str) -> Language | None:
 
 @cache
 def query_source(query: str) -> str:
-    """Text of the packaged `.scm` query file `queries/<query>.scm`."""
-    return (
-        resources.files("ctxframe").joinpath("queries").joinpath(f"{query}.scm").read_text("utf-8")
-    )
+    """Text of the packaged `.scm` query file `queries/<query>.scm`, after the text of every
+    file it names in a `; inherits: a, b` line (the nvim-treesitter convention)."""
+    text = resources.files("ctxframe").joinpath("queries", f"{query}.scm").read_text("utf-8")
+    parents = re.findall(r"^;\s*inherits:\s*(.+)$", text, flags=re.MULTILINE)
+    names = [n.strip() for line in parents for n in line.split(",") if n.strip()]
+    return "".join(query_source(n) + "\n" for n in names) + text

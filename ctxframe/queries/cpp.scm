@@ -1,5 +1,7 @@
-; C++: as C, plus classes, namespaces, methods (in-class and out-of-class `Foo::bar`, qualified by
-; their type through @receiver.type), in-class method declarations, bases, `using`.
+; C++: what c_common.scm has, plus classes, namespaces, functions and methods (in-class and
+; out-of-class `Foo::bar`, qualified by their type through @receiver.type), in-class method
+; declarations, typedefs and aliases, member and `new` calls, bases, `using`.
+; inherits: c_common
 
 (namespace_definition
   name: [(namespace_identifier) (nested_namespace_specifier)] @name) @definition.namespace
@@ -7,18 +9,6 @@
 (class_specifier
   name: (type_identifier) @name
   body: (_)) @definition.class
-
-(struct_specifier
-  name: (type_identifier) @name
-  body: (_)) @definition.struct
-
-(union_specifier
-  name: (type_identifier) @name
-  body: (_)) @definition.struct
-
-(enum_specifier
-  name: (type_identifier) @name
-  body: (_)) @definition.enum
 
 (type_definition
   declarator: (type_identifier) @name) @definition.type
@@ -65,14 +55,6 @@
   ]) @definition.declaration
 
 (call_expression
-  function: (identifier) @name) @reference.call
-
-(call_expression
-  function: (field_expression
-    argument: (_) @receiver
-    field: (field_identifier) @name)) @reference.call
-
-(call_expression
   function: (qualified_identifier
     scope: (_) @receiver
     name: (identifier) @name)) @reference.call
@@ -86,9 +68,6 @@
 
 (base_class_clause
   [(type_identifier) (qualified_identifier) (template_type)] @name) @reference.extends
-
-(preproc_include
-  path: [(string_literal) (system_lib_string)] @import.module) @reference.import
 
 (using_declaration
   "namespace"
