@@ -45,7 +45,8 @@ def counts(nodes: pl.DataFrame, edges: pl.DataFrame, files: pl.DataFrame) -> pl.
     calls = (
         pl.concat(
             [
-                chunk.filter(pl.col("kind") == "calls")
+                chunk.select("src", "name", "path", "confidence", "kind")
+                .filter(pl.col("kind") == "calls")
                 .join(lang_of, on="path", how="inner")
                 .group_by("language", "src", "name")
                 .agg(
@@ -72,7 +73,7 @@ def counts(nodes: pl.DataFrame, edges: pl.DataFrame, files: pl.DataFrame) -> pl.
     return pl.concat([*wide, kinds]).cast(COUNTS)
 
 
-_CHUNK_ROWS = 1_000_000
+_CHUNK_ROWS = 400_000
 
 
 def _src_chunks(edges: pl.DataFrame, rows: int) -> list[pl.DataFrame]:

@@ -551,6 +551,9 @@ def _index(
             .sort("id")
         )
         del defs
+        staged.put({"nodes": nodes})
+        # The report and the tokens read only these: signatures and docs go before the sort.
+        nodes = nodes.select("id", "kind", "label", "language", "path", "producer", "transport")
         edges = _sorted_edges(pl.concat([edges, bedges.lazy(), extra_e.lazy()]))
         _trace("nodes+edges")
         report, meta = _report(
@@ -584,7 +587,6 @@ def _index(
         else:
             staged.sink("tokens", tokens_lazy(nodes))
         _trace("tokens written")
-        staged.put({"nodes": nodes})
         staged.commit(meta)
     except BaseException:
         staged.abort()
@@ -594,7 +596,7 @@ def _index(
     return report
 
 
-_SORT_ROWS = 1_000_000
+_SORT_ROWS = 500_000
 
 
 def _sorted_edges(edges: pl.LazyFrame) -> pl.DataFrame:
@@ -617,7 +619,8 @@ def _sorted_edges(edges: pl.LazyFrame) -> pl.DataFrame:
         if hi is not None:
             keep = keep & (pl.col("src") < hi)
         parts.append(edges.filter(keep).collect().sort(order, nulls_last=True))
-    return pl.concat(parts)
+    # sorted by construction: the flag spares later checks a pass (and a rechunk) over src
+    return pl.concat(parts).with_columns(pl.col("src").set_sorted())
 
 
 def _report(
