@@ -7,17 +7,10 @@ g.query("where is refund processing implemented")
 
 from __future__ import annotations
 
-import os as _os
-import sys as _sys
-
-if "polars" not in _sys.modules:
-    # Polars' allocator (jemalloc) then hands freed pages back at once instead of keeping them:
-    # indexing a large tree peaks ~15-20% lower at the same speed. A user's own setting wins.
-    _os.environ.setdefault("_RJEM_MALLOC_CONF", "dirty_decay_ms:0,muzzy_decay_ms:0")
-
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
+from ctxframe import _alloc
 from ctxframe._errors import (
     ConfigError,
     CtxframeError,
@@ -27,6 +20,8 @@ from ctxframe._errors import (
     StoreWriteError,
     SymbolNotFound,
 )
+
+_alloc.default()  # before Polars loads: it returns freed pages at once (ctxframe._alloc)
 
 if TYPE_CHECKING:
     from ctxframe import rules

@@ -1,7 +1,5 @@
 """`python -m ctxframe` runs the CLI."""
 
-import sys
+from ctxframe.cli import run
 
-from ctxframe.cli import main
-
-sys.exit(main())
+run()

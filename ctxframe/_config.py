@@ -9,6 +9,11 @@ from dataclasses import dataclass, field
 from ctxframe._errors import ConfigError
 
 
+def default_store(root: str) -> str:
+    """Where the store of the repository at `root` lives unless told otherwise."""
+    return os.path.join(root, ".ctxframe", "graph")
+
+
 @dataclass(frozen=True)
 class Config:
     """Scope levers (seed 001): exclude is index-time, deprioritize and within are rank-time."""

@@ -31,6 +31,7 @@ _KEY = ["id", "kind", "label", "qualname", "path", "parent"]
 _DECLARING = {"c", "cpp"}  # `declares` edges link prototypes across files
 _EDGE_ORDER = ["src", "kind", "line", "dst", "name"]
 _WORD = re.compile(r"\w+")
+_ALL = frozenset({"nodes", "edges", "refs"})
 
 
 @dataclass
@@ -39,9 +40,10 @@ class Delta:
 
     nodes: pl.DataFrame
     edges: pl.DataFrame
-    refs: pl.DataFrame
+    refs: pl.DataFrame | None  # None: unchanged
     counts_change: pl.DataFrame  # coverage counts (ctxframe._coverage) of new rows minus old
     tokens: pl.DataFrame | None = None  # None: unchanged (no definition added or removed)
+    same: frozenset[str] = frozenset()  # tables whose rows did not change: kept as stored
 
 
 def _same(a: pl.DataFrame, b: pl.DataFrame) -> bool:
@@ -109,7 +111,7 @@ def _words(names: list[str]) -> str:
 
 
 def _moved_readers(
-    refs0: pl.DataFrame,
+    refs0: pl.LazyFrame,
     bedges0: pl.DataFrame,
     in_changed: pl.Expr,
     moved: list[str],
@@ -117,26 +119,48 @@ def _moved_readers(
 ) -> pl.DataFrame | None:
     """Other files' references whose resolution a changed definition can change: calls and
     bases named after it, or on a receiver naming it, with every reference sharing their
-    (src, kind, name), since those make one edge group. None when something outside
-    resolution looks these definitions up (a route handler, a manifest's operationId)."""
+    (src, kind, name), since those make one edge group; and the whole document sections
+    whose mentions name it. None when something outside resolution looks these definitions
+    up (a route handler, a manifest's operationId)."""
     names = pl.Series(moved, dtype=pl.String).implode()
     by_name = pl.col("dst").str.strip_prefix("name:").is_in(names)
-    if (
-        refs0.select(pl.col("arg_name").is_in(names).any()).item()
-        or bedges0.filter(pl.col("dst").is_in(ids) | by_name).height
-    ):
+    if bedges0.filter(pl.col("dst").is_in(ids) | by_name).height:
         return None
+    # One pass over every reference with a substring test; the word tests run on what it keeps.
+    near = refs0.filter(
+        pl.col("name").str.contains_any(moved)
+        | pl.col("receiver").str.contains_any(moved)
+        | pl.col("arg_name").is_in(names)
+    ).collect()
+    if near.select(pl.col("arg_name").is_in(names).any()).item():
+        return None
+    words = _words(moved)
     hit = (
         ~in_changed
         & pl.col("kind").is_in(["call", "extends", "implements"])
-        & (pl.col("name").is_in(names) | pl.col("receiver").str.contains(_words(moved)))
+        & (pl.col("name").is_in(names) | pl.col("receiver").str.contains(words))
     )
-    keys = refs0.filter(hit).select("src", "kind", "name").unique()
-    return refs0.filter(~in_changed).join(keys, on=["src", "kind", "name"], how="semi")
+    keys = near.filter(hit).select("src", "kind", "name").unique()
+    mention = ~in_changed & (pl.col("kind") == "mention")
+    sections = near.filter(mention & pl.col("name").str.contains(words))["src"].unique()
+    parts = []
+    if keys.height:
+        group = pl.col("name").is_in(keys["name"].unique().implode()) & ~in_changed
+        readers = refs0.filter(group).join(keys.lazy(), on=["src", "kind", "name"], how="semi")
+        parts.append(readers := readers.collect())
+        paths = pl.Series(readers["path"].unique(), dtype=pl.String).implode()
+        # what those files' resolution reads: bindings and bases
+        shape = pl.col("path").is_in(paths) & pl.col("kind").is_in(_SHAPE_REFS)
+        parts.append(refs0.filter(shape).collect())
+    if sections.len():  # a section's mentions make one edge group (one edge per target)
+        parts.append(refs0.filter(mention & pl.col("src").is_in(sections.implode())).collect())
+    if not parts:
+        return near.clear()
+    return pl.concat(parts).sort("path", maintain_order=True)
 
 
 def update(
-    prev: dict[str, pl.DataFrame],
+    prev,
     files: pl.DataFrame,
     file_nodes: pl.DataFrame,
     defs: pl.DataFrame,
@@ -145,10 +169,12 @@ def update(
     gomods: dict[str, str],
 ) -> Delta | None:
     """The new nodes, edges and refs if the fast path applies to the `changed` files (whose
-    fresh `defs` and `refs` are given), else None. `prev` holds the stored tables."""
-    nodes0, edges0, refs0 = prev["nodes"], prev["edges"], prev["refs"]
+    fresh `defs` and `refs` are given), else None. `prev` holds the stored tables: a mapping
+    from name to frame, whose `scan(name)` reads one lazily."""
+    nodes0, edges0 = prev["nodes"], prev["edges"]
+    refs0 = prev.scan("refs")  # read only as far as each question needs
     if not changed:
-        return Delta(nodes0, edges0, refs0, pl.DataFrame(schema=COUNTS))
+        return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
     changed = sorted(changed)
     langs = files.filter(pl.col("path").is_in(changed))["language"]
     if langs.null_count() or set(langs.to_list()) & _DECLARING:
@@ -158,7 +184,7 @@ def update(
     in_changed = pl.col("path").is_in(pl.Series(changed, dtype=pl.String).implode())
     node_spans, edge_spans = _ranges(nodes0["id"], changed), _ranges(edges0["src"], changed)
     old_nodes, old_own = _rows(nodes0, node_spans), _rows(edges0, edge_spans)
-    old_refs = refs0.filter(in_changed)
+    old_refs = refs0.filter(in_changed).collect()
     shape = pl.col("kind").is_in(_SHAPE_REFS)
     if (
         nodes0.select((pl.col("producer") != PRODUCER).any()).item()  # adapters, dialled
@@ -167,10 +193,27 @@ def update(
         or not old_own.select(in_changed.all()).item()
         or old_own.filter(~pl.col("kind").is_in(_OWN_EDGES)).height
         or old_nodes.select(pl.col("transport").is_not_null().any()).item()  # boundaries
-        or not _same(old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line"))
-        or reads_boundaries(old_refs)
-        or reads_boundaries(refs)
     ):
+        return None
+    new_nodes = (
+        pl.concat([file_nodes.filter(in_changed).cast(defs.schema), defs])
+        .with_columns(producer=pl.lit(PRODUCER))
+        .pipe(lambda n: pl.concat([nodes0.clear(), n], how="diagonal"))
+        .sort("id")
+    )
+    old_files, new_files = prev["files"].filter(in_changed), files.filter(in_changed)
+    # Same definitions, references and per-file facts (a changed constant or comment, code
+    # whose calls and lines stay put): resolution reads nothing new, so no row changes.
+    facts = ["path", "language", "parse_errors", "skip_reason"]
+    if (
+        old_nodes.equals(new_nodes)
+        and old_refs.equals(refs)
+        and old_files.select(facts).equals(new_files.select(facts))
+    ):
+        return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
+    if not _same(
+        old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line")
+    ) or reads_boundaries(pl.concat([old_refs, refs])):
         return None
     # Definitions added, removed or renamed: other files' references to their names resolve
     # again, and so do the document sections that mention them.
@@ -182,15 +225,6 @@ def update(
         others = _moved_readers(refs0, prev["bedges"], in_changed, moved, diff["id"].to_list())
         if others is None:
             return None
-        paths = pl.Series(others["path"].unique(), dtype=pl.String).implode()
-        context = refs0.filter(  # what those files' resolution reads: bindings and bases
-            pl.col("path").is_in(paths) & pl.col("kind").is_in(_SHAPE_REFS)
-        )
-        # a section's mentions make one edge group (one edge per target): whole sections
-        mention = ~in_changed & (pl.col("kind") == "mention")
-        sections = refs0.filter(mention & pl.col("name").str.contains(_words(moved)))["src"]
-        mentions = refs0.filter(mention & pl.col("src").is_in(sections.implode()))
-        others = pl.concat([others, context, mentions]).sort("path", maintain_order=True)
     rest_nodes = _without(nodes0, node_spans)
     reading = pl.concat([refs, others])
     targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
@@ -207,13 +241,6 @@ def update(
         .with_columns(producer=pl.lit(PRODUCER))
     )
     new_edges = pl.concat([new_edges, uses.select(new_edges.columns)]).select(edges0.columns)
-    new_nodes = (
-        pl.concat([file_nodes.filter(in_changed).cast(defs.schema), defs])
-        .with_columns(producer=pl.lit(PRODUCER))
-        .pipe(lambda n: pl.concat([nodes0.clear(), n], how="diagonal"))
-        .sort("id")
-    )
-    old_files, new_files = prev["files"].filter(in_changed), files.filter(in_changed)
     change = [
         counts(old_nodes, old_own, old_files).with_columns(-pl.col("n")),
         counts(new_nodes, new_edges, new_files),
@@ -252,12 +279,30 @@ def update(
                 new_edges,
             ]
         ).sort(_EDGE_ORDER, nulls_last=True)
-    else:
-        edges = _splice(edges, "src", new_edges.sort(_EDGE_ORDER, nulls_last=True))
+        return Delta(
+            _splice(rest_nodes, "id", new_nodes),
+            edges,
+            pl.concat([refs0.filter(~in_changed), refs.lazy()]).collect(),
+            pl.concat(change),
+            tokens,
+        )
+    # A table whose rows the edit left as they were (the references, when a function without
+    # calls was added at the end) is kept as stored: nothing to splice or write.
+    new_edges = new_edges.sort(_EDGE_ORDER, nulls_last=True)
+    same = {
+        name
+        for name, old, new in (
+            ("nodes", old_nodes, new_nodes),
+            ("edges", old_own, new_edges),
+            ("refs", old_refs, refs),
+        )
+        if old.equals(new)
+    }
     return Delta(
-        _splice(rest_nodes, "id", new_nodes),
-        edges,
-        pl.concat([refs0.filter(~in_changed), refs]),
+        nodes0 if "nodes" in same else _splice(rest_nodes, "id", new_nodes),
+        edges0 if "edges" in same else _splice(edges, "src", new_edges),
+        None if "refs" in same else pl.concat([refs0.filter(~in_changed), refs.lazy()]).collect(),
         pl.concat(change),
         tokens,
+        frozenset(same),
     )

@@ -102,10 +102,13 @@ def _pack(col: tuple) -> list | tuple:
     return ("str", blob, nulls > 0)
 
 
-def _columns(rows: list[tuple], names: tuple[str, ...]) -> dict[str, list | tuple]:
+def _columns(
+    rows: list[tuple], names: tuple[str, ...], packed: bool = True
+) -> dict[str, list | tuple]:
     if not rows:
         return {c: [] for c in names}
-    return {c: _pack(col) for c, col in zip(names, zip(*rows, strict=True), strict=True)}
+    cols = zip(names, zip(*rows, strict=True), strict=True)
+    return {c: _pack(col) if packed else list(col) for c, col in cols}
 
 
 @cache
@@ -152,10 +155,13 @@ _PACKS: dict = {}  # extension -> Pack, set by extract_batch for the packs of th
 _UNCHANGED = "\0unchanged"  # internal marker: same bytes as the stored version, not re-parsed
 
 
-def extract_batch(root: str, jobs: list[tuple[str, str | None]], packs: tuple = ()) -> Batch:
+def extract_batch(
+    root: str, jobs: list[tuple[str, str | None]], packs: tuple = (), packed: bool = True
+) -> Batch:
     """Extract every (path, known hash) under root; never raises for a bad file.
 
-    `packs` are user language packs (ctxframe._packs.Pack) for extensions no built-in owns."""
+    `packs` are user language packs (ctxframe._packs.Pack) for extensions no built-in owns.
+    `packed` joins string columns for the trip out of a worker (see `_pack`)."""
     global _PACKS
     _PACKS = {ext: pack for pack in packs for ext in pack.language.extensions}
     # The rows built here hold no reference cycles, yet the collector would rescan them over
@@ -170,7 +176,8 @@ def extract_batch(root: str, jobs: list[tuple[str, str | None]], packs: tuple = 
         bedges = [row for f in files for row in f.boundary_edges]
         for f in files:
             f.defs, f.refs, f.boundary_nodes, f.boundary_edges = [], [], [], []
-        defs_cols, refs_cols = _columns(defs, DEF_COLUMNS), _columns(refs, REF_COLUMNS)
+        defs_cols = _columns(defs, DEF_COLUMNS, packed)
+        refs_cols = _columns(refs, REF_COLUMNS, packed)
     finally:
         if collecting:
             gc.enable()

@@ -14,11 +14,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
-from multiprocessing import get_context
 
 import polars as pl
 
@@ -214,7 +212,7 @@ def _extract_all(
             guarded = [_framed(b) for b in extract_guarded(root, mine, packs)]
             return _extract_all(root, rest, progress, spill=spill) + guarded
     if len(jobs) < _POOL_MIN_FILES or (os.cpu_count() or 1) < 2:
-        return [_framed(extract_batch(root, jobs))]
+        return [_framed(extract_batch(root, jobs, packed=False))]
     workers = os.cpu_count() or 2
     # Small chunks keep each result (and its unpickled Python objects) small in the parent.
     size = min(_MAX_CHUNK, max(_CHUNK, len(jobs) // (workers * 6)))
@@ -224,6 +222,9 @@ def _extract_all(
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(jobs), unit="file", desc="indexing", leave=False)
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
     # fork: workers never touch Polars, and unlike spawn/forkserver it does not re-run the
     # caller's __main__ (a notebook or an unguarded script).
     ctx = get_context("fork" if sys.platform.startswith("linux") else "spawn")
@@ -339,8 +340,6 @@ def _index(
         progress = _interactive()
 
     prev = None if rebuild else _load_previous(store)
-    if prev is not None:  # read the stored tables while the walk runs (Polars frees the GIL)
-        prev.prefetch(["nodes", "edges", "refs"])
     walked = walk(root, exclude)
     _trace("walk")
     from ctxframe._packs import load_packs
@@ -382,6 +381,10 @@ def _index(
         # A pack's language changes what the same bytes yield: never take the hash shortcut.
         pack_exts = {ext for p in packs for ext in p.language.extensions}
         jobs = [(p, None if os.path.splitext(p)[1].lower() in pack_exts else h) for p, h in jobs]
+    if prev is not None and jobs:  # read the stored tables while the files are parsed
+        # (Polars frees the GIL); a few changed files likely take the delta path, which
+        # also reads the tokens
+        prev.prefetch(["nodes", "edges", *(["tokens"] if len(jobs) <= 8 else [])])
     batches = _extract_all(root, jobs, progress, tuple(packs), spill)
     _trace("extract")
     results = [f for b in batches for f in b.files]
@@ -458,16 +461,29 @@ def _index(
         )
         if delta is not None:
             _trace("delta")
-            report, meta = _report(
-                root, store, files, kept, fresh, unchanged, prev_files, prev, pack_errors,
-                delta.nodes, delta.edges, "delta", counts_change=delta.counts_change,
-            )  # fmt: skip
             written = {"nodes": delta.nodes, "edges": delta.edges, "refs": delta.refs}
+            written = {k: v for k, v in written.items() if k not in delta.same}
             if delta.tokens is not None:
                 written["tokens"] = delta.tokens
             tables = {"files": files, **(written if reparsed else {})}
-            _trace("report")
-            _store.write(store, tables, meta, keep=[n for n in _STORED if n not in tables])
+            from concurrent.futures import ThreadPoolExecutor
+
+            staged = _store.Staging(store)
+            try:  # the tables are written while the report is counted
+                staged.keep([n for n in _STORED if n not in tables])
+                with ThreadPoolExecutor(max_workers=1) as pool:
+                    writing = pool.submit(staged.put, tables)
+                    report, meta = _report(
+                        root, store, files, kept, fresh, unchanged, prev_files, prev,
+                        pack_errors, delta.nodes, delta.edges, "delta",
+                        counts_change=delta.counts_change,
+                    )  # fmt: skip
+                    _trace("report")
+                    writing.result()
+                staged.commit(meta)
+            except BaseException:
+                staged.abort()
+                raise
             _trace("write")
             report.seconds = time.perf_counter() - t0
             return report
@@ -623,6 +639,14 @@ def _sorted_edges(edges: pl.LazyFrame) -> pl.DataFrame:
     return pl.concat(parts).with_columns(pl.col("src").set_sorted())
 
 
+def _tally(rows: list[tuple], at: int) -> dict:
+    """Sum the counts (last field) of `rows` by the field at `at`."""
+    out: dict = {}
+    for row in rows:
+        out[row[at]] = out.get(row[at], 0) + row[-1]
+    return out
+
+
 def _report(
     root: str,
     store: str,
@@ -650,6 +674,7 @@ def _report(
     else:
         counts = _coverage.counts(nodes, edges, files)
     counts = counts.group_by("language", "key").agg(pl.col("n").sum()).sort("language", "key")
+    by_kind_conf = edges.group_by("kind", "confidence").len().rows()  # one pass for both
     report = IndexReport(
         root=root,
         store=store,
@@ -661,10 +686,8 @@ def _report(
         if prev
         else 0,
         nodes_by_kind=dict(nodes.group_by("kind").len().iter_rows()),
-        edges_by_kind=dict(edges.group_by("kind").len().iter_rows()),
-        edges_by_confidence={
-            (k or "UNRESOLVED"): v for k, v in edges.group_by("confidence").len().iter_rows()
-        },
+        edges_by_kind=_tally(by_kind_conf, 0),
+        edges_by_confidence={(k or "UNRESOLVED"): v for k, v in _tally(by_kind_conf, 1).items()},
         skipped_by_reason=dict(
             files.filter(pl.col("skip_reason").is_not_null())
             .group_by("skip_reason")

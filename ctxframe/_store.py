@@ -16,15 +16,11 @@ from contextlib import contextmanager
 
 import polars as pl
 
+from ctxframe._config import default_store  # noqa: F401  (where a store lives: config)
 from ctxframe._errors import StoreNotFound, StoreVersionError, StoreWriteError
 from ctxframe._schema import SCHEMA_VERSION
 
 META = "meta.json"
-
-
-def default_store(root: str) -> str:
-    """Where the store of the repository at `root` lives unless told otherwise."""
-    return os.path.join(root, ".ctxframe", "graph")
 
 
 def _recover(path: str) -> None:
@@ -51,33 +47,35 @@ def read_meta(path: str) -> dict:
     return meta
 
 
-# Internal tables (raw references, per-file boundary rows) are Arrow IPC: several times
-# faster to write than Parquet, and only ctxframe reads them.
-INTERNAL = frozenset({"refs", "bnodes", "bedges"})
+# The per-file boundary rows (internal, tiny, rewritten by most runs) are Arrow IPC; every
+# other table is Parquet. A table in the other format (an older store's: references were once
+# IPC too, and before that every table was Parquet) is read, and converted by the next index.
+IPC = frozenset({"bnodes", "bedges"})
 
 
 def _file(path: str, name: str) -> str:
-    return os.path.join(path, f"{name}.arrow" if name in INTERNAL else f"{name}.parquet")
+    return os.path.join(path, f"{name}.arrow" if name in IPC else f"{name}.parquet")
+
+
+def _existing(path: str, name: str) -> str:
+    file = _file(path, name)
+    if not os.path.isfile(file):
+        other = os.path.splitext(file)[0] + (".parquet" if name in IPC else ".arrow")
+        if os.path.isfile(other):
+            return other
+    return file
 
 
 def read_table(path: str, name: str) -> pl.DataFrame:
     """One table of the store."""
-    file = _file(path, name)
-    if name not in INTERNAL:
-        return pl.read_parquet(file)
-    if not os.path.isfile(file) and os.path.isfile(old := file[: -len(".arrow")] + ".parquet"):
-        return pl.read_parquet(old)  # written by ctxframe 0.1.0
-    return pl.read_ipc(file)
+    file = _existing(path, name)
+    return pl.read_ipc(file) if file.endswith(".arrow") else pl.read_parquet(file)
 
 
 def scan_table(path: str, name: str) -> pl.LazyFrame:
     """One table of the store, scanned lazily."""
-    file = _file(path, name)
-    if name not in INTERNAL:
-        return pl.scan_parquet(file)
-    if not os.path.isfile(file) and os.path.isfile(old := file[: -len(".arrow")] + ".parquet"):
-        return pl.scan_parquet(old)
-    return pl.scan_ipc(file)
+    file = _existing(path, name)
+    return pl.scan_ipc(file) if file.endswith(".arrow") else pl.scan_parquet(file)
 
 
 def _write_table(frame: pl.DataFrame, file: str) -> None:
@@ -134,7 +132,7 @@ class Staging:
         with self._guard():
             for name in names:
                 src, dst = (_file(d, name) for d in (self.path, self.tmp))
-                if not os.path.isfile(src):  # a 0.1.0 store's internal table: rewrite it
+                if not os.path.isfile(src):  # an older store's format: convert it
                     _write_table(read_table(self.path, name), dst)
                     continue
                 try:
@@ -156,14 +154,3 @@ class Staging:
     def abort(self) -> None:
         """Drop the new store; the old one stays as it was."""
         shutil.rmtree(self.tmp, ignore_errors=True)
-
-
-def write(
-    path: str, tables: dict[str, pl.DataFrame], meta: dict, keep: list[str] | tuple = ()
-) -> None:
-    """Write every table and meta.json, then swap the directory in; all or nothing. The tables
-    named in `keep` are carried over unchanged from the store at `path` (hard-linked)."""
-    staged = Staging(path)
-    staged.keep(keep)
-    staged.put(tables)
-    staged.commit(meta)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 # Built-in ignores are checked by name (cheap, cannot be negated by a .gitignore).
 BUILTIN_DIRS = frozenset(
@@ -66,7 +68,11 @@ class WalkResult:
 
 def _spec(lines: list[str]) -> pathspec.PathSpec | None:
     lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
-    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+    if not lines:
+        return None
+    import pathspec  # only when some ignore file has a pattern
+
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def _read_lines(path: str) -> list[str]:

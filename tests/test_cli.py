@@ -63,6 +63,8 @@ def test_bad_input_is_one_line(capsys, argv: list[str], needle: str) -> None:
 
 
 def test_module_entry_point(tmp_path: Path) -> None:
+    """`python -m ctxframe` (like the console script) exits without interpreter teardown:
+    the output is still complete and the exit code is the command's."""
     (tmp_path / "a.py").write_text("def f():\n    return g()\n\ndef g():\n    return 1\n")
     proc = subprocess.run(
         [sys.executable, "-m", "ctxframe", "index", str(tmp_path), "--json"],
@@ -71,6 +73,13 @@ def test_module_entry_point(tmp_path: Path) -> None:
         check=True,
     )
     assert json.loads(proc.stdout)["edges_by_kind"]["calls"] == 1
+    assert (tmp_path / ".ctxframe" / "graph" / "meta.json").is_file()
+    bad = subprocess.run(
+        [sys.executable, "-m", "ctxframe", "index", str(tmp_path / "missing")],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and not bad.stdout
 
 
 def test_demo_runs(capsys) -> None:

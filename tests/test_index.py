@@ -115,6 +115,16 @@ _REINDEX_EDITS = [
     ),
     ("gateway-go/refund/service.go", lambda t: t + "\nfunc Added() {}\n", "delta"),
     ("services/payments/checkout.py", lambda t: t.replace("(", "(\n", 1), "delta"),
+    (  # the graph does not change (a message inside a body): every table is kept as stored
+        "services/payments/refund_processor.py",
+        lambda t: t.replace("must be positive", "must be above zero"),
+        "delta",
+    ),
+    (  # a new function at the end: nodes, edges and tokens change, the references do not
+        "services/payments/refund_processor.py",
+        lambda t: t + "\n\ndef appended(value):\n    return value + 1\n",
+        "delta",
+    ),
     ("services/payments/checkout.py", _prepend("import json\n"), "incremental"),
     ("services/payments/gateway.py", _prepend("# reads env vars\n"), "incremental"),
 ]
@@ -129,8 +139,14 @@ def test_reindex_modes_equal_full_rebuild(shop: Path, tmp_path: Path, path, edit
     cf.index(str(shop), store=store, progress=False)
     target = shop / path
     target.write_text(edit(target.read_text()))
+    before = {n: os.stat(os.path.join(store, n)).st_ino for n in os.listdir(store)}
     report = cf.index(str(shop), store=store, progress=False).report
     assert (report.mode, report.parsed) == (mode, 1)
+    kept = {n for n, ino in before.items() if os.stat(os.path.join(store, n)).st_ino == ino}
+    if "above zero" in target.read_text():  # nothing but files.parquet and meta.json written
+        assert kept >= {"nodes.parquet", "edges.parquet", "tokens.parquet", "refs.parquet"}
+    if "def appended" in target.read_text():
+        assert "refs.parquet" in kept and "nodes.parquet" not in kept
     full = str(tmp_path / "full")
     cf.index(str(shop), store=full, rebuild=True, progress=False)
     inc, want = _canonical(_tables(store)), _canonical(_tables(full))
@@ -294,19 +310,37 @@ def test_status_against_git_head(tmp_path: Path) -> None:
     assert "HEAD moved" in str(moved)
 
 
-def test_store_from_0_1_0_is_read_and_converted(shop: Path, tmp_path: Path) -> None:
-    """A store whose internal tables are Parquet (ctxframe 0.1.0) re-indexes and converts."""
+def _as_parquet(file: Path) -> None:
+    pl.read_ipc(file).write_parquet(file.with_suffix(".parquet"))
+    file.unlink()
+
+
+def _as_ipc(file: Path) -> None:
+    pl.read_parquet(file).write_ipc(file.with_suffix(".arrow"))
+    file.unlink()
+
+
+# Older stores: every table Parquet (0.1.0), then the references as Arrow IPC too.
+_OLD_FORMATS = {
+    "all-parquet": [("bnodes.arrow", _as_parquet), ("bedges.arrow", _as_parquet)],
+    "refs-ipc": [("refs.parquet", _as_ipc)],
+}
+
+
+@pytest.mark.parametrize("old", sorted(_OLD_FORMATS))
+def test_older_store_is_read_and_converted(shop: Path, tmp_path: Path, old: str) -> None:
+    """A store whose internal tables have an older format re-indexes and converts."""
     store = str(tmp_path / "store")
     cf.index(str(shop), store=store, progress=False)
-    for name in ("refs", "bnodes", "bedges"):
-        arrow = Path(store) / f"{name}.arrow"
-        pl.read_ipc(arrow).write_parquet(arrow.with_suffix(".parquet"))
-        arrow.unlink()
+    for name, convert in _OLD_FORMATS[old]:
+        convert(Path(store) / name)
     (shop / "services" / "payments" / "checkout.py").write_text(
         "# moved\n" + (shop / "services" / "payments" / "checkout.py").read_text()
     )
     cf.index(str(shop), store=store, progress=False)
-    assert {p.name for p in Path(store).iterdir()} >= {"refs.arrow", "bnodes.arrow", "bedges.arrow"}
+    names = {p.name for p in Path(store).iterdir()}
+    assert names >= {"refs.parquet", "bnodes.arrow", "bedges.arrow"}
+    assert not names & {"refs.arrow", "bnodes.parquet", "bedges.parquet"}
     full = str(tmp_path / "full")
     cf.index(str(shop), store=full, rebuild=True, progress=False)
     inc, want = _canonical(_tables(store)), _canonical(_tables(full))
