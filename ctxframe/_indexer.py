@@ -39,7 +39,7 @@ from ctxframe._walk import BUILTIN_DIRS, walk
 _POOL_MIN_FILES = 150
 _CHUNK = 32
 _MAX_CHUNK = 256
-_SPILL_CHUNKS = 16  # more chunks than this: spill their frames to scratch files
+_SPILL_FILES = 10_000  # more files than this: spill each batch's frames to scratch files
 _REF_SCHEMA = {
     "src": pl.String, "path": pl.String, "language": pl.String, "kind": pl.String,
     "name": pl.String, "receiver": pl.String, "scope": pl.String, "line": pl.Int32,
@@ -232,7 +232,7 @@ def _extract_all(
     # Each batch's frames go to scratch Parquet files as they arrive: many small frames held
     # in memory cost several times their size. Definitions are read back in one go at the
     # end; references stay on disk, read a slice at a time by resolution.
-    spill = spill if len(chunks) > _SPILL_CHUNKS else None
+    spill = spill if len(jobs) > _SPILL_FILES else None
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         for i, batch in enumerate(pool.map(extract_batch, [root] * len(chunks), chunks)):
             results.append(_framed(batch))  # frees the batch's Python lists as it arrives

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import ctxframe as cf
-from ctxframe import _extract, _store
+from ctxframe import _extract, _indexer, _store
 from ctxframe._schema import EDGES, FILES, NODES, TOKENS
 
 
@@ -154,6 +154,24 @@ def test_reindex_modes_equal_full_rebuild(shop: Path, tmp_path: Path, path, edit
         assert inc[name].equals(want[name]), f"{name} differs from a full rebuild"
     refs = [_store.read_table(s, "refs") for s in (store, full)]
     assert refs[0].sort(pl.all(), nulls_last=True).equals(refs[1].sort(pl.all(), nulls_last=True))
+
+
+@pytest.mark.parametrize("spill", [False, True], ids=["pooled", "pooled-spilled"])
+def test_pooled_extraction_equals_one_batch(shop: Path, tmp_path: Path, monkeypatch, spill) -> None:
+    """The process pool (large repositories), with or without each batch's rows spilled to
+    scratch files (very large ones), makes the same store as one in-process batch."""
+    plain = str(tmp_path / "plain")
+    cf.index(str(shop), store=plain, progress=False)
+    monkeypatch.setattr(_indexer, "_POOL_MIN_FILES", 1)
+    monkeypatch.setattr(_indexer, "_CHUNK", 4)
+    monkeypatch.setattr(_indexer, "_SPILL_FILES", 0 if spill else 10**9)
+    pooled = str(tmp_path / "pooled")
+    cf.index(str(shop), store=pooled, progress=False)
+    got, want = _canonical(_tables(pooled)), _canonical(_tables(plain))
+    for name in want:
+        assert got[name].equals(want[name]), name
+    refs = [_store.read_table(s, "refs").sort(pl.all(), nulls_last=True) for s in (pooled, plain)]
+    assert refs[0].equals(refs[1])
 
 
 def test_unchanged_run_reparses_nothing(shop: Path) -> None:
