@@ -34,7 +34,7 @@ _NAMES = ["validate_refund_amount", "ProcessRefund", "Refund", "usage", "IssueRe
 
 _edit = st.tuples(
     st.sampled_from(sorted(_FILES)),
-    st.sampled_from(["comment", "add", "rename"]),
+    st.sampled_from(["comment", "add", "rename", "spaces"]),
     st.sampled_from(_NAMES),
     st.sampled_from(_NAMES),
 )
@@ -46,6 +46,8 @@ def _apply(root: Path, path: str, op: str, name: str, other: str) -> None:
     comment, template = _FILES[path]
     if op == "comment":
         text = (f"{comment} moved\n" if comment else "Moved down.\n\n") + text
+    elif op == "spaces":  # new bytes, same graph: trailing spaces on the last line
+        text = text.rstrip("\n") + "  \n"
     elif op == "add":
         text += template.format(name=name, callee=other)
     elif name in text:  # rename every occurrence of a name in this file only
