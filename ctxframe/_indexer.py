@@ -265,7 +265,8 @@ def _unpacked(cols: dict, schema: dict) -> pl.DataFrame:
         elif col[0] == "null":
             out.append(pl.repeat(None, col[1], dtype=dtype, eager=True).alias(name))
         else:
-            s = pl.Series(name, [col[1]]).str.split(_SEP).explode()
+            # a C-level str.split into a list builds the column faster than Polars' split
+            s = pl.Series(name, col[1].split(_SEP), dtype=pl.String)
             if col[2]:
                 s = pl.select(pl.when(s != _NULL).then(s)).to_series().alias(name)
             out.append(s)
