@@ -67,6 +67,7 @@ def index(
     """Index (incrementally) the repository at `path` and return its Graph. Adapters in
     `.ctxframe/adapters/` always run; `dial=True` also reads the databases and buckets that env
     vars of the graph point at (docs/adapters.md)."""
+    _alloc.for_index(path, store)  # only has an effect while Polars is not loaded yet
     from ctxframe._graph import Graph
     from ctxframe._indexer import index as _index
 

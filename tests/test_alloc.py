@@ -48,23 +48,32 @@ import os, sys
 import ctxframe
 from ctxframe import _alloc
 _alloc.LARGE_FILES = int(sys.argv[2])
-_alloc.for_index(sys.argv[1], None)
+if sys.argv[3] == "cli":
+    _alloc.for_index(sys.argv[1], None)
+else:  # the library: cf.index chooses before it loads Polars
+    ctxframe.index(sys.argv[1], progress=False)
 print(os.environ.get("_RJEM_MALLOC_CONF"))
 """
 
 
-@pytest.mark.parametrize(("user", "large", "want"), [
-    (None, 1, _alloc.EAGER),  # a large repository: pages go back at once
-    (None, 10**6, "None"),  # a small one: the allocator's default
-    ("dirty_decay_ms:5", 10**6, "dirty_decay_ms:5"),  # the user's setting always wins
+@pytest.mark.parametrize(("user", "large", "via", "want"), [
+    (None, 1, "cli", _alloc.EAGER),  # a large repository: pages go back at once
+    (None, 10**6, "cli", "None"),  # a small one: the allocator's default
+    (None, 10**6, "library", "polars"),  # Polars then sets its own default
+    ("dirty_decay_ms:5", 10**6, "cli", "dirty_decay_ms:5"),  # the user's setting always wins
 ])  # fmt: skip
-def test_for_index_in_a_fresh_interpreter(tmp_path: Path, user, large: int, want: str) -> None:
+def test_for_index_in_a_fresh_interpreter(
+    tmp_path: Path, user, large: int, via: str, want: str
+) -> None:
     _tree(tmp_path, 3)
     env = {k: v for k, v in os.environ.items() if k != _alloc.VAR}
     if user is not None:
         env[_alloc.VAR] = user
     out = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(tmp_path), str(large)],
+        [sys.executable, "-c", _PROBE, str(tmp_path), str(large), via],
         env=env, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
-    assert out.strip() == want
+    if want == "polars":
+        assert out.strip() not in (_alloc.EAGER, "None")
+    else:
+        assert out.strip() == want
