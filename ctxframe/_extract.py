@@ -15,7 +15,7 @@ import os
 import posixpath
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from ctxframe._boundaries.calls import CALL_NAMES
 from ctxframe._languages import BY_NAME, Language, language_for, query_source
@@ -83,32 +83,45 @@ class Batch:
 _SEP, _NULL = "\0", "\x02"  # packed string columns: values joined by _SEP, None as _NULL
 
 
-def _pack(col: tuple) -> list | tuple:
+def _pack(col: list) -> list | tuple:
     """A column for the trip to the parent: a string column as one joined string (one object
     to pickle and one Polars split instead of a Python object per value), else the list."""
     n = len(col)
     if n == 0:
         return []
+    try:  # every value a str (the common case): no None to count and replace
+        blob = _SEP.join(col)
+    except TypeError:
+        pass
+    else:
+        return ("str", blob, False) if blob.count(_SEP) == n - 1 else col
+    if col[0] is not None and not isinstance(col[0], str):
+        return col
     nulls = col.count(None)
     if nulls == n:
         return ("null", n)
     first = col[0] if col[0] is not None else next(v for v in col if v is not None)
     if not isinstance(first, str):
-        return list(col)
+        return col
     blob = _SEP.join([_NULL if v is None else v for v in col] if nulls else col)
     # A value holding the separator (or, with nulls, the null marker): send it plainly.
     if blob.count(_SEP) != n - 1 or (nulls and blob.count(_NULL) != nulls):
-        return list(col)
+        return col
     return ("str", blob, nulls > 0)
 
 
+def _add_rows(cols: list[list], rows: list[tuple]) -> None:
+    """Append one file's rows to the batch's columns, while the rows are fresh in the cache
+    (transposing them all at the end costs several times as much)."""
+    if rows:
+        for col, values in zip(cols, zip(*rows, strict=True), strict=True):
+            col.extend(values)
+
+
 def _columns(
-    rows: list[tuple], names: tuple[str, ...], packed: bool = True
+    cols: list[list], names: tuple[str, ...], packed: bool = True
 ) -> dict[str, list | tuple]:
-    if not rows:
-        return {c: [] for c in names}
-    cols = zip(names, zip(*rows, strict=True), strict=True)
-    return {c: _pack(col) if packed else list(col) for c, col in cols}
+    return {c: _pack(col) if packed else col for c, col in zip(names, cols, strict=True)}
 
 
 @cache
@@ -169,13 +182,19 @@ def extract_batch(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        files = [extract_file(root, p, h) for p, h in jobs]
-        defs = [row for f in files for row in f.defs]
-        refs = [row for f in files for row in f.refs]
-        bnodes = [row for f in files for row in f.boundary_nodes]
-        bedges = [row for f in files for row in f.boundary_edges]
-        for f in files:
+        files: list[FileResult] = []
+        defs: list[list] = [[] for _ in DEF_COLUMNS]
+        refs: list[list] = [[] for _ in REF_COLUMNS]
+        bnodes: list[dict] = []
+        bedges: list[dict] = []
+        for p, h in jobs:
+            f = extract_file(root, p, h)
+            _add_rows(defs, f.defs)
+            _add_rows(refs, f.refs)
+            bnodes += f.boundary_nodes
+            bedges += f.boundary_edges
             f.defs, f.refs, f.boundary_nodes, f.boundary_edges = [], [], [], []
+            files.append(f)
         defs_cols = _columns(defs, DEF_COLUMNS, packed)
         refs_cols = _columns(refs, REF_COLUMNS, packed)
     finally:
@@ -205,7 +224,7 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
     if data.find(b"\0", 0, 8192) != -1:
         res.skip_reason = "binary"
         return res
-    lang = language_for(path)
+    lang = _language_of(path)
     pack = None
     if lang is None and _PACKS:
         pack = _PACKS.get(os.path.splitext(path)[1].lower())
@@ -238,6 +257,24 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
     return res
 
 
+_LANG_BY_SUFFIX: dict[str, Language | None] = {}
+
+
+def _language_of(path: str) -> Language | None:
+    """`language_for(path)`, remembered per extension: it reads only the file name's last
+    suffix (and `.d.ts`), and building its PurePosixPath costs more than the rest of a
+    small file's reading."""
+    name = path.rpartition("/")[2]
+    if name in ("", "."):  # a path PurePosixPath would normalise: ask it
+        return language_for(path)
+    dot = name.rfind(".")
+    key = ".d.ts" if name.endswith(".d.ts") else name[dot:] if dot > 0 else ""
+    lang = _LANG_BY_SUFFIX.get(key, _LANG_BY_SUFFIX)
+    if lang is _LANG_BY_SUFFIX:
+        lang = _LANG_BY_SUFFIX[key] = language_for(path)
+    return lang
+
+
 def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None:
     if pack is not None:
         from ctxframe._packs import compiled
@@ -254,22 +291,29 @@ def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None
     root = tree.root_node
     if root.has_error:
         res.parse_errors = _count_errors(root)
-    defs: list[tuple] = []  # (kind, node, captures)
-    refs: list[tuple] = []
-    for pattern, caps in QueryCursor(query).matches(root):
-        role = roles[pattern]
-        if role is None or role[0] not in caps:
-            role = _role_of(caps)
-            if role is None:
-                continue
-        key, is_def, kind = role
-        (defs if is_def else refs).append((kind, caps[key][0], caps))
+    defs, refs = _split_matches(QueryCursor(query).matches(root), roles)
     if lang.name == "sql":
         defs.extend(_sql_procedures(data, defs))
     _Builder(res, lang, data, python=pack is None and lang.name == "python").build(defs, refs)
 
 
 _PACK_ROLES: dict = {}  # a pack's compiled query -> its `_pattern_roles`
+
+
+def _split_matches(matches: list, roles: list) -> tuple[list[tuple], list[tuple]]:
+    """(kind, captured node, captures) of each match with a role: definitions, references."""
+    defs: list[tuple] = []
+    refs: list[tuple] = []
+    add_def, add_ref = defs.append, refs.append
+    for pattern, caps in matches:
+        role = roles[pattern]
+        if role is None or role[0] not in caps:
+            role = _role_of(caps)
+            if role is None:
+                continue
+        key, is_def, kind = role
+        (add_def if is_def else add_ref)((kind, caps[key][0], caps))
+    return defs, refs
 
 
 def _count_errors(node) -> int:
@@ -287,11 +331,21 @@ def _text(data: bytes, node) -> str:
     return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
+def _utf8(piece: str) -> str:
+    """A slice of `_Builder.text` (a file read as Latin-1) as the UTF-8 it holds: what
+    `_text` gives for the same bytes."""
+    return piece if piece.isascii() else piece.encode("latin-1").decode("utf-8", "replace")
+
+
 class _Builder:
     """Turns one file's query matches into definition rows and reference rows."""
 
     def __init__(self, res: FileResult, lang: Language, data: bytes, python: bool = False):
         self.res, self.lang, self.data = res, lang, data
+        # One character per byte, so byte offsets index it: slicing it is cheaper than slicing
+        # and decoding the bytes, and only a non-ASCII file needs `_utf8` after.
+        self.text, self.ascii = data.decode("latin-1"), data.isascii()
+        self.annotated = lang.name in _ANNOTATED
         self.python = python  # the built-in Python grammar: decorators found from definitions
 
     def build(self, defs: list, refs: list) -> None:
@@ -300,33 +354,27 @@ class _Builder:
         self._emit_defs(items)
         self.decorations = _python_decorations(items) if self.python else None
         self.recv_vars = any(item["recv_var"] for item in items)  # Go: `func (s *T) m()`
-        call, reference = self._call, self._reference
-        for kind, node, caps in refs:
-            if kind in _NOT_CALLS:
-                reference(kind, node, caps, items)
-            else:  # `reference.call`, and a pack's other kinds
-                call(node, caps, items)
+        self._emit_refs(refs, items)
 
     # -- definitions -------------------------------------------------------------------------
     def _definitions(self, defs: list) -> list[dict]:
-        seen: dict[tuple[int, int], dict] = {}
+        data, text, ascii, seen = self.data, self.text, self.ascii, {}
         for kind, node, caps in defs:
             name_node = caps["name"][0]
-            key = (node.start_byte, node.end_byte)
-            if key in seen and ("receiver.type" not in caps or seen[key]["recv_type"]):
+            start, end = node.start_byte, node.end_byte
+            key = (start, end)
+            rtype, rvar = caps.get("receiver.type"), caps.get("receiver.var")
+            if key in seen and (rtype is None or seen[key]["recv_type"]):
                 continue
+            name = text[name_node.start_byte : name_node.end_byte]
             item = {
                 "kind": kind,
                 "node": node,
-                "name": _text(self.data, name_node).replace("::", "."),
-                "start": node.start_byte,
-                "end": node.end_byte,
-                "recv_type": _text(self.data, caps["receiver.type"][0]).replace("::", ".")
-                if "receiver.type" in caps
-                else None,
-                "recv_var": _text(self.data, caps["receiver.var"][0])
-                if "receiver.var" in caps
-                else None,
+                "name": (name if ascii else _utf8(name)).replace("::", "."),
+                "start": start,
+                "end": end,
+                "recv_type": _text(data, rtype[0]).replace("::", ".") if rtype else None,
+                "recv_var": _text(data, rvar[0]) if rvar else None,
             }
             if node.type == "file_scoped_namespace_declaration":  # C#: covers the rest
                 item["end"], item["end_row"] = len(self.data), self.res.lines - 1
@@ -368,20 +416,21 @@ class _Builder:
             n = used.get(qual, 0) + 1
             used[qual] = n
             item["id"] = f"{path}::{qual}" if n == 1 else f"{path}::{qual}#{n}"
+        lang_name, signature, doc, add = self.lang.name, self._signature, self._doc, rows.append
         for item in items:
-            parent, kind, qual, node = item["out_parent"], item["kind"], item["qual"], item["node"]
-            rows.append(
+            parent, node = item["out_parent"], item["node"]
+            add(
                 (
                     item["id"],
-                    kind,
+                    item["kind"],
                     item["name"],
-                    qual,
-                    self.lang.name,
+                    item["qual"],
+                    lang_name,
                     path,
                     node.start_point[0] + 1,
                     item.get("end_row", node.end_point[0]) + 1,
-                    self._signature(node),
-                    self._doc(node),
+                    signature(node),
+                    doc(node),
                     parent["id"] if parent else path,
                 )
             )
@@ -391,11 +440,13 @@ class _Builder:
     def _signature(self, node) -> str:
         """The definition's first line (Java, C#, Rust: the first after its annotations and
         blank lines), read line by line from the bytes rather than decoding the whole body."""
-        data, pos, end = self.data, node.start_byte, node.end_byte
-        annotated = skipping = self.lang.name in _ANNOTATED
+        text, pos, end = self.text, node.start_byte, node.end_byte
+        annotated = skipping = self.annotated
         while True:
-            eol = data.find(b"\n", pos, end)
-            line = data[pos : end if eol == -1 else eol].decode("utf-8", "replace")
+            eol = text.find("\n", pos, end)
+            line = text[pos : end if eol == -1 else eol]
+            if not self.ascii:
+                line = _utf8(line)
             if skipping and eol != -1 and line.lstrip().startswith(("@", "#[", "[")):
                 pos = eol + 1
                 continue
@@ -442,35 +493,48 @@ class _Builder:
             item = item["parent"]
         return item
 
-    def _call(self, node, caps: dict, items: list[dict]) -> None:
-        """A call reference (the bulk of all references; `_reference` handles the rest)."""
-        data, start, path = self.data, node.start_byte, self.res.path
-        i = bisect.bisect_right(self.starts, start) - 1  # the enclosing definition
-        owner = items[i] if i >= 0 else None
-        while owner is not None and owner["end"] <= start:
-            owner = owner["parent"]
-        name_node = caps["name"][0]
-        name = data[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
-        receiver = caps.get("receiver")
-        scope = None
-        if receiver is not None:
-            receiver = receiver[0]
-            receiver = data[receiver.start_byte : receiver.end_byte].decode("utf-8", "replace")
-            if owner is not None and (receiver in _SCOPE_WORDS or self.recv_vars):
-                scope, receiver = self._scope(owner, receiver)
-            if len(receiver) > 120:
-                receiver = receiver[:120]
-        # Only the boundary rules read a call's arguments, and only of calls with these names.
-        arg, arg_name = _call_args(data, node) if name in CALL_NAMES else (None, None)
-        decorations = self.decorations
-        if decorations is None:
-            decorates = self._decorated(node, items)
-        else:
-            decorates = decorations.get((start, node.end_byte)) if decorations else None
-        self.res.refs.append(
-            (owner["id"] if owner else path, path, self.lang.name, "call", name, receiver, scope,
-             node.start_point[0] + 1, None, None, None, None, arg, arg_name, decorates)
-        )  # fmt: skip
+    def _emit_refs(self, refs: list, items: list[dict]) -> None:
+        """Reference rows in match order; calls, the bulk of them, are made here in one loop
+        (`_reference` makes the rest)."""
+        data, text, ascii = self.data, self.text, self.ascii
+        path, lang_name, starts = self.res.path, self.lang.name, self.starts
+        append, reference, scope_of = self.res.refs.append, self._reference, self._scope
+        decorations, recv_vars, bisect_right = self.decorations, self.recv_vars, bisect.bisect_right
+        for kind, node, caps in refs:
+            if kind in _NOT_CALLS:
+                reference(kind, node, caps, items)
+                continue
+            # `reference.call`, and a pack's other kinds
+            start = node.start_byte
+            i = bisect_right(starts, start) - 1  # the enclosing definition
+            owner = items[i] if i >= 0 else None
+            while owner is not None and owner["end"] <= start:
+                owner = owner["parent"]
+            name_node = caps["name"][0]
+            name = text[name_node.start_byte : name_node.end_byte]
+            if not ascii:
+                name = _utf8(name)
+            receiver = caps.get("receiver")
+            scope = None
+            if receiver is not None:
+                receiver = receiver[0]
+                receiver = text[receiver.start_byte : receiver.end_byte]
+                if not ascii:
+                    receiver = _utf8(receiver)
+                if owner is not None and (receiver in _SCOPE_WORDS or recv_vars):
+                    scope, receiver = scope_of(owner, receiver)
+                if len(receiver) > 120:
+                    receiver = receiver[:120]
+            # Only the boundary rules read a call's arguments, and only of calls with these names.
+            arg, arg_name = _call_args(data, node) if name in CALL_NAMES else (None, None)
+            if decorations is None:
+                decorates = self._decorated(node, items)
+            else:
+                decorates = decorations.get((start, node.end_byte)) if decorations else None
+            append(
+                (owner["id"] if owner else path, path, lang_name, "call", name, receiver, scope,
+                 node.start_point[0] + 1, None, None, None, None, arg, arg_name, decorates)
+            )  # fmt: skip
 
     def _scope(self, owner: dict, receiver: str) -> tuple[str | None, str]:
         """The class a call on `self`/`cls`/`this` (or a Go receiver, Rust `Self`) resolves in,
@@ -489,7 +553,6 @@ class _Builder:
         return None, receiver
 
     def _reference(self, kind: str, node, caps: dict, items: list[dict]) -> None:
-        owner = self._enclosing(node.start_byte, items)
         if kind == "import":
             self._import(caps, node)
             return
@@ -509,6 +572,7 @@ class _Builder:
                 kind = "implements" if re.match(r"I[A-Z]", name) else "extends"
             self._ref(owner["id"], kind, name, receiver or None, None, node)
             return
+        owner = self._enclosing(node.start_byte, items)
         name = _text(self.data, caps["name"][0])
         receiver = _text(self.data, caps["receiver"][0]) if "receiver" in caps else None
         if receiver is not None and owner is not None:
@@ -694,6 +758,7 @@ def _python_absolute(module: str, path: str) -> str:
     return ".".join([p for p in parts if p] + ([rest] if rest else []))
 
 
+@lru_cache(maxsize=4096)  # the same modules are imported file after file
 def _python_candidates(module: str) -> tuple[str, ...]:
     if not module:
         return ()
