@@ -224,7 +224,7 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
     if data.find(b"\0", 0, 8192) != -1:
         res.skip_reason = "binary"
         return res
-    lang = _language_of(path)
+    lang = language_for(path)
     pack = None
     if lang is None and _PACKS:
         pack = _PACKS.get(os.path.splitext(path)[1].lower())
@@ -255,24 +255,6 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
 
         res.boundary_nodes, res.boundary_edges = read_file(path, data.decode("utf-8"))
     return res
-
-
-_LANG_BY_SUFFIX: dict[str, Language | None] = {}
-
-
-def _language_of(path: str) -> Language | None:
-    """`language_for(path)`, remembered per extension: it reads only the file name's last
-    suffix (and `.d.ts`), and building its PurePosixPath costs more than the rest of a
-    small file's reading."""
-    name = path.rpartition("/")[2]
-    if name in ("", "."):  # a path PurePosixPath would normalise: ask it
-        return language_for(path)
-    dot = name.rfind(".")
-    key = ".d.ts" if name.endswith(".d.ts") else name[dot:] if dot > 0 else ""
-    lang = _LANG_BY_SUFFIX.get(key, _LANG_BY_SUFFIX)
-    if lang is _LANG_BY_SUFFIX:
-        lang = _LANG_BY_SUFFIX[key] = language_for(path)
-    return lang
 
 
 def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None:

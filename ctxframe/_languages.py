@@ -6,7 +6,6 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from pathlib import PurePosixPath
 
 
 @dataclass(frozen=True)
@@ -53,11 +52,15 @@ _BY_EXT = {ext: lang for lang in LANGUAGES for ext in lang.extensions}
 
 
 def language_for(path: str) -> Language | None:
-    """The embedded language that parses `path`, by extension; None when there is none."""
-    name = PurePosixPath(path).name
+    """The embedded language that parses `path`, by extension; None when there is none.
+    (String operations, not PurePosixPath: this runs once per file of the repository.)"""
+    name = path.rpartition("/")[2]
     if name.endswith(".d.ts"):
         return _BY_EXT[".ts"]
-    return _BY_EXT.get(PurePosixPath(name).suffix.lower())
+    dot = name.rfind(".")
+    if dot <= 0 or dot == len(name) - 1:  # no suffix: `Makefile`, `.bashrc`, `a.`
+        return None
+    return _BY_EXT.get(name[dot:].lower())
 
 
 @cache
