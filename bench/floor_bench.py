@@ -112,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     cli = c.check_ctxframe_cli("index")
     with tempfile.TemporaryDirectory(prefix="ctxframe-floor-") as work:
         tree = c.fresh_copy(src, Path(work) / corpus.key)
+        from ctxframe import _alloc
+
+        _alloc.for_index(str(tree), None)  # Polars' allocator as `ctxframe index` sets it
         c.log(f"{corpus.key}: indexing once for the stored tables")
         subprocess.run([*cli, "index", str(tree), "--json"], check=True, capture_output=True)
         paths = _code_files(tree)
