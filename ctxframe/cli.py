@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -296,8 +297,9 @@ def run() -> None:
     is closed and every store swapped in by then; freeing hundreds of MB of frames one by one
     would only add a tenth of a second to each command."""
     code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BrokenPipeError):  # the reader went away (`| head`)
+            stream.flush()
     os._exit(code)
 
 

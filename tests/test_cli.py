@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -80,6 +81,21 @@ def test_module_entry_point(tmp_path: Path) -> None:
         text=True,
     )
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and not bad.stdout
+
+
+def test_reader_closing_the_pipe_is_not_an_error(tmp_path: Path) -> None:
+    """`ctxframe … | head`: the rest of the output is dropped quietly, exit 0."""
+    defs = "".join(f"def refund_step_{i}():\n    return {i}\n" for i in range(400))
+    (tmp_path / "a.py").write_text(defs)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    cmd = [sys.executable, "-m", "ctxframe"]
+    subprocess.run([*cmd, "index", str(tmp_path)], env=env, check=True, capture_output=True)
+    query = [*cmd, "query", "refund step", "--repo", str(tmp_path), "--limit", "400", "--json"]
+    proc = subprocess.Popen(query, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 0 and "Error" not in err, err
 
 
 def test_demo_runs(capsys) -> None:
