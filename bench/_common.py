@@ -115,17 +115,22 @@ def _download_sdist(cache: Path, corpus: Corpus) -> Path:
     return tarball
 
 
+def unpack(archive: Path, into: Path) -> None:
+    """A wheel/zip or a tarball's members into ``into``, paths as stored."""
+    if archive.suffix in (".whl", ".zip"):
+        with zipfile.ZipFile(archive) as zf:
+            zf.extractall(into)
+    else:
+        with tarfile.open(archive) as tar:
+            tar.extractall(into, filter="data")
+
+
 def extract_archive(archive: Path, dest: Path) -> None:
     """Extract an sdist (its single top folder becomes ``dest``) or a wheel/zip (as is) into
     ``dest`` atomically: built in a staging folder beside it, then renamed."""
     staging = Path(tempfile.mkdtemp(prefix=".extract-", dir=dest.parent))
     try:
-        if archive.suffix in (".whl", ".zip"):
-            with zipfile.ZipFile(archive) as zf:
-                zf.extractall(staging)
-        else:
-            with tarfile.open(archive) as tar:
-                tar.extractall(staging, filter="data")
+        unpack(archive, staging)
         tops = list(staging.iterdir())
         root = tops[0] if len(tops) == 1 and tops[0].is_dir() else staging
         root.rename(dest)

@@ -26,8 +26,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
-import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -95,12 +93,8 @@ def fetch(src: Source) -> Path:
     for f in files:
         if f.suffix == ".deb":
             _run(["dpkg-deb", "-x", str(f), str(tree)])
-        elif f.suffix in (".whl", ".zip"):
-            with zipfile.ZipFile(f) as z:
-                z.extractall(tree)
         else:
-            with tarfile.open(f) as t:
-                t.extractall(tree, filter="data")
+            c.unpack(f, tree)
     return tree / src.subdir if src.subdir else tree
 
 

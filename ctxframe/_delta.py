@@ -279,28 +279,23 @@ def update(
                 new_edges,
             ]
         ).sort(_EDGE_ORDER, nulls_last=True)
-        return Delta(
-            _splice(rest_nodes, "id", new_nodes),
-            edges,
-            pl.concat([refs0.filter(~in_changed), refs.lazy()]).collect(),
-            pl.concat(change),
-            tokens,
-        )
+    else:
+        new_edges = new_edges.sort(_EDGE_ORDER, nulls_last=True)
+        edges = None if old_own.equals(new_edges) else _splice(edges, "src", new_edges)
     # A table whose rows the edit left as they were (the references, when a function without
     # calls was added at the end) is kept as stored: nothing to splice or write.
-    new_edges = new_edges.sort(_EDGE_ORDER, nulls_last=True)
     same = {
         name
-        for name, old, new in (
-            ("nodes", old_nodes, new_nodes),
-            ("edges", old_own, new_edges),
-            ("refs", old_refs, refs),
+        for name, kept in (
+            ("nodes", old_nodes.equals(new_nodes)),
+            ("edges", edges is None),
+            ("refs", old_refs.equals(refs)),
         )
-        if old.equals(new)
+        if kept
     }
     return Delta(
         nodes0 if "nodes" in same else _splice(rest_nodes, "id", new_nodes),
-        edges0 if "edges" in same else _splice(edges, "src", new_edges),
+        edges0 if edges is None else edges,
         None if "refs" in same else pl.concat([refs0.filter(~in_changed), refs.lazy()]).collect(),
         pl.concat(change),
         tokens,

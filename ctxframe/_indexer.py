@@ -469,10 +469,9 @@ def _index(
             tables = {"files": files, **(written if reparsed else {})}
             from concurrent.futures import ThreadPoolExecutor
 
-            staged = _store.Staging(store)
-            try:  # the tables are written while the report is counted
+            with _store.Staging(store) as staged:
                 staged.keep([n for n in _STORED if n not in tables])
-                with ThreadPoolExecutor(max_workers=1) as pool:
+                with ThreadPoolExecutor(max_workers=1) as pool:  # write while counting
                     writing = pool.submit(staged.put, tables)
                     report, meta = _report(
                         root, store, files, kept, fresh, unchanged, prev_files, prev,
@@ -482,9 +481,6 @@ def _index(
                     _trace("report")
                     writing.result()
                 staged.commit(meta)
-            except BaseException:
-                staged.abort()
-                raise
             _trace("write")
             report.seconds = time.perf_counter() - t0
             return report
@@ -515,10 +511,7 @@ def _index(
         [prev["bedges"].filter(stay) if prev else _empty(BOUNDARY_EDGE_COLS)]
         + [b.boundary_edges for b in batches]
     )
-    if prev is not None:
-        prev.pop("refs", None)  # the fast path may have read it; from here on it is scanned
-    staged = _store.Staging(store)
-    try:
+    with _store.Staging(store) as staged:
         # Tables are written as soon as they are final and then dropped: the new store is
         # only swapped in by commit, so a failure still leaves the old one as it was.
         staged.sink("refs", pl.concat(refs))
@@ -605,9 +598,6 @@ def _index(
             staged.sink("tokens", tokens_lazy(nodes))
         _trace("tokens written")
         staged.commit(meta)
-    except BaseException:
-        staged.abort()
-        raise
     _trace("write")
     report.seconds = time.perf_counter() - t0
     return report
@@ -640,14 +630,6 @@ def _sorted_edges(edges: pl.LazyFrame) -> pl.DataFrame:
     return pl.concat(parts).with_columns(pl.col("src").set_sorted())
 
 
-def _tally(rows: list[tuple], at: int) -> dict:
-    """Sum the counts (last field) of `rows` by the field at `at`."""
-    out: dict = {}
-    for row in rows:
-        out[row[at]] = out.get(row[at], 0) + row[-1]
-    return out
-
-
 def _report(
     root: str,
     store: str,
@@ -675,7 +657,11 @@ def _report(
     else:
         counts = _coverage.counts(nodes, edges, files)
     counts = counts.group_by("language", "key").agg(pl.col("n").sum()).sort("language", "key")
-    by_kind_conf = edges.group_by("kind", "confidence").len().rows()  # one pass for both
+    by_kind_conf = edges.group_by("kind", "confidence").len()  # one pass over the edges
+
+    def tally(col: str) -> dict:
+        return dict(by_kind_conf.group_by(col).agg(pl.col("len").sum()).iter_rows())
+
     report = IndexReport(
         root=root,
         store=store,
@@ -687,8 +673,8 @@ def _report(
         if prev
         else 0,
         nodes_by_kind=dict(nodes.group_by("kind").len().iter_rows()),
-        edges_by_kind=_tally(by_kind_conf, 0),
-        edges_by_confidence={(k or "UNRESOLVED"): v for k, v in _tally(by_kind_conf, 1).items()},
+        edges_by_kind=tally("kind"),
+        edges_by_confidence={(k or "UNRESOLVED"): v for k, v in tally("confidence").items()},
         skipped_by_reason=dict(
             files.filter(pl.col("skip_reason").is_not_null())
             .group_by("skip_reason")

@@ -1,5 +1,5 @@
-"""The on-disk store: Parquet tables (Arrow IPC for internal ones) plus meta.json in one
-directory, swapped atomically.
+"""The on-disk store: Parquet tables (Arrow IPC for the small boundary ones) plus meta.json in
+one directory, swapped atomically.
 
 A write builds `<store>.tmp-<pid>/`, then renames the old store aside and the new one into
 place; a process killed between the two renames leaves `<store>.old-*`, which `read` recovers.
@@ -88,7 +88,8 @@ def _write_table(frame: pl.DataFrame, file: str) -> None:
 class Staging:
     """A new store built beside the old one, `<store>.tmp-<pid>/`: tables are written as they
     are ready (so a large index can drop them from memory), and `commit` swaps the directory
-    in. Until then the old store is untouched; `abort` (or any error) removes the new one."""
+    in. Until then the old store is untouched; `abort`, or any error inside `with Staging(…)`,
+    removes the new one."""
 
     def __init__(self, path: str):
         self.path, self.tmp = path, f"{path}.tmp-{os.getpid()}"
@@ -154,3 +155,10 @@ class Staging:
     def abort(self) -> None:
         """Drop the new store; the old one stays as it was."""
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def __enter__(self) -> Staging:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:  # any error, an interrupt included: the old store stays
+            self.abort()

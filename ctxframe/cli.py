@@ -295,7 +295,7 @@ _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 def run() -> None:
     """The console script: `main`, then exit without tearing the interpreter down. Every file
     is closed and every store swapped in by then; freeing hundreds of MB of frames one by one
-    would only add a tenth of a second to each command."""
+    would only add some 0.03 s to each command."""
     code = main()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(BrokenPipeError):  # the reader went away (`| head`)
