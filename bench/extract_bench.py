@@ -4,7 +4,7 @@ Usage::
 
     python bench/extract_bench.py [--corpus django] [--repeat 3] [--ref REV] [--profile N]
 
-Times ``ctxframe._extract.extract_batch`` over every walked file of the corpus: the per-file work
+Times ``ctxframe._ingest.extract.extract_batch`` over every walked file of the corpus: the per-file work
 a pool worker does (read, hash, parse, query, rows, packed columns), without the pool. Each run
 is a fresh child process that warms the compiled queries on a few files first. With ``--ref REV``
 the runs alternate with the ``ctxframe`` package as it was at git revision REV (exported to a
@@ -30,8 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 _CHILD = """
 import json, resource, sys
-from ctxframe import _extract
-from ctxframe._walk import walk
+from ctxframe._ingest import extract as _extract
+from ctxframe._ingest.walk import walk
 root, profile = sys.argv[1], int(sys.argv[2])
 jobs = [(f[0], None) for f in walk(root, ["/.ctxframe/"]).files]
 _extract.extract_batch(root, jobs[:200])

@@ -38,8 +38,8 @@ def _parse_chunk(args: tuple[str, list[str], bool]) -> int:
     """Parse (and with `query`, run the language's query over) each file; the match count."""
     from tree_sitter import QueryCursor
 
-    from ctxframe._extract import _compiled
-    from ctxframe._languages import language_for
+    from ctxframe._core.languages import language_for
+    from ctxframe._ingest.extract import _compiled
 
     root, paths, query = args
     matches = 0
@@ -56,9 +56,9 @@ def _parse_chunk(args: tuple[str, list[str], bool]) -> int:
 
 def _code_files(root: Path) -> list[str]:
     """The files ctxframe parses with a tree-sitter grammar (code, not docs or manifests)."""
-    from ctxframe._extract import MAX_FILE_BYTES
-    from ctxframe._languages import language_for
-    from ctxframe._walk import walk
+    from ctxframe._core.languages import language_for
+    from ctxframe._ingest.extract import MAX_FILE_BYTES
+    from ctxframe._ingest.walk import walk
 
     out = []
     for path, size, _ in walk(str(root)).files:
@@ -87,7 +87,7 @@ def start_seconds(code: str) -> float:
 
 def rewrite_seconds(store: Path) -> float:
     """Wall seconds to write nodes, edges and tokens again the way the store writes tables."""
-    from ctxframe import _store
+    from ctxframe._store import tables as _store
 
     frames = {n: _store.read_table(str(store), n) for n in ("nodes", "edges", "tokens")}
     with tempfile.TemporaryDirectory() as tmp:
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     cli = c.check_ctxframe_cli("index")
     with tempfile.TemporaryDirectory(prefix="ctxframe-floor-") as work:
         tree = c.fresh_copy(src, Path(work) / corpus.key)
-        from ctxframe import _alloc
+        from ctxframe._store import alloc as _alloc
 
         _alloc.for_index(str(tree), None)  # Polars' allocator as `ctxframe index` sets it
         c.log(f"{corpus.key}: indexing once for the stored tables")

@@ -137,7 +137,7 @@ def coverage_rows(store: Path, root: Path) -> list[dict]:
 def print_coverage(rows: list[dict]) -> None:
     import polars as pl
 
-    from ctxframe._coverage import COLUMNS, format_coverage
+    from ctxframe._store.coverage import COLUMNS, format_coverage
 
     table = pl.DataFrame(rows, schema_overrides={"resolved_share": pl.Float64}).select(COLUMNS)
     print(format_coverage(table))

@@ -280,7 +280,7 @@ def score_release(
     """Per (instance, rule) rows: file and function ranks of the gold, or the skip reason."""
     import polars as pl
 
-    from ctxframe._eval import Ranker, all_in_top, first_rank, rank_files, rank_nodes
+    from ctxframe._apps.eval import Ranker, all_in_top, first_rank, rank_files, rank_nodes
 
     files = graph.files.filter(pl.col("skip_reason").is_null())["path"].to_list()
     ranker = Ranker(graph)
@@ -562,8 +562,8 @@ def run(
 def measure_abstain(instances: list[dict[str, Any]]) -> dict[str, Any]:
     """How many issue texts ``g.query(text, abstain=True)`` would wrongly turn away (every
     issue is about the code), per project; releases not prepared are left out."""
-    from ctxframe._abstain import assess
-    from ctxframe._eval import Ranker
+    from ctxframe._apps.eval import Ranker
+    from ctxframe._rank.abstain import assess
 
     releases: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for inst in instances:

@@ -7,11 +7,9 @@ g.query("where is refund processing implemented")
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
-from ctxframe import _alloc
-from ctxframe._errors import (
+from ctxframe._core.errors import (
     ConfigError,
     CtxframeError,
     RepoNotFound,
@@ -20,21 +18,23 @@ from ctxframe._errors import (
     StoreWriteError,
     SymbolNotFound,
 )
+from ctxframe._core.version import __version__
+from ctxframe._store import alloc as _alloc
 
-_alloc.default()  # before Polars loads: it returns freed pages at once (ctxframe._alloc)
+_alloc.default()  # before Polars loads: it returns freed pages at once (ctxframe._store.alloc)
 
 if TYPE_CHECKING:
     from ctxframe import rules
-    from ctxframe._graph import Graph
-    from ctxframe._status import Status
-    from ctxframe._tokens import tokenize
+    from ctxframe._graph.graph import Graph
+    from ctxframe._rank.tokens import tokenize
+    from ctxframe._store.status import Status
 
 # Imported on first use, so `ctxframe index` loads only what indexing needs.
 _LAZY = {
     "rules": ("ctxframe.rules", None),
-    "Graph": ("ctxframe._graph", "Graph"),
-    "Status": ("ctxframe._status", "Status"),
-    "tokenize": ("ctxframe._tokens", "tokenize"),
+    "Graph": ("ctxframe._graph.graph", "Graph"),
+    "Status": ("ctxframe._store.status", "Status"),
+    "tokenize": ("ctxframe._rank.tokens", "tokenize"),
 }
 
 
@@ -50,10 +50,6 @@ def __getattr__(name: str):
     return value
 
 
-try:
-    __version__ = version("ctxframe")
-except PackageNotFoundError:  # running from a source tree without install
-    __version__ = "0.0.0+local"
 
 
 def index(
@@ -68,8 +64,8 @@ def index(
     `.ctxframe/adapters/` always run; `dial=True` also reads the databases and buckets that env
     vars of the graph point at (docs/adapters.md)."""
     _alloc.for_index(path, store)  # only has an effect while Polars is not loaded yet
-    from ctxframe._graph import Graph
-    from ctxframe._indexer import index as _index
+    from ctxframe._graph.graph import Graph
+    from ctxframe._store.build import index as _index
 
     report = _index(path, store=store, rebuild=rebuild, progress=progress, dial=dial)
     graph = Graph(report.store, root=report.root)
@@ -79,7 +75,7 @@ def index(
 
 def open(path: str = ".", *, store: str | None = None) -> Graph:
     """Open the existing index of the repository at `path`."""
-    from ctxframe._graph import open_graph
+    from ctxframe._graph.graph import open_graph
 
     return open_graph(path, store=store)
 
@@ -87,29 +83,29 @@ def open(path: str = ".", *, store: str | None = None) -> Graph:
 def evaluate(graph_or_stores, queries, rules=("idf-tiers",), k=(1, 5, 10), **kwargs):
     """Score ranking rules on a labelled query set: per-query and summary metrics (MRR,
     Acc@k, Recall@k, nDCG@k at node, file and function level) and paired comparisons; see
-    ctxframe._eval and docs/ranking.md."""
-    from ctxframe._eval import evaluate as _evaluate
+    ctxframe._apps.eval and docs/ranking.md."""
+    from ctxframe._apps.eval import evaluate as _evaluate
 
     return _evaluate(graph_or_stores, queries, rules=rules, k=k, **kwargs)
 
 
 def load_queries(source):
     """A labelled query set (JSONL path, list of dicts or frame) as a Polars frame."""
-    from ctxframe._querysets import load_queries as _load
+    from ctxframe._rank.querysets import load_queries as _load
 
     return _load(source)
 
 
 def explore(graph: Graph, **kwargs):
     """An ipywidgets explorer of `graph`: query -> hits -> card and picture; hubs; boundaries."""
-    from ctxframe._widgets import explore as _explore
+    from ctxframe._apps.widgets import explore as _explore
 
     return _explore(graph, **kwargs)
 
 
 def status(path: str = ".", *, store: str | None = None) -> Status:
     """Is the index of `path` fresh against git HEAD and the working tree?"""
-    from ctxframe._status import status as _status
+    from ctxframe._store.status import status as _status
 
     return _status(path, store=store)
 

@@ -18,7 +18,7 @@ def _add_repo(p: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from ctxframe import __version__
+    from ctxframe._core.version import __version__
 
     ap = argparse.ArgumentParser(
         prog="ctxframe", description="A repository as a code graph you can question."
@@ -132,10 +132,10 @@ def _emit(obj, as_json: bool) -> None:
 
 
 def _cmd_index(a) -> None:
-    from ctxframe import _alloc
+    from ctxframe._store import alloc as _alloc
 
     _alloc.for_index(a.path, a.store)  # before _indexer loads Polars
-    from ctxframe._indexer import index
+    from ctxframe._store.build import index
 
     report = index(
         a.path,
@@ -148,7 +148,7 @@ def _cmd_index(a) -> None:
 
 
 def _cmd_adapters(a) -> int:
-    from ctxframe._adapters import check
+    from ctxframe._ingest.adapters import check
 
     run = check(a.path, store=a.store)
     _emit(run, a.json)
@@ -156,13 +156,13 @@ def _cmd_adapters(a) -> int:
 
 
 def _cmd_status(a) -> None:
-    from ctxframe._status import status
+    from ctxframe._store.status import status
 
     _emit(status(a.path, store=a.store), a.json)
 
 
 def _cmd_query(a) -> None:
-    from ctxframe._graph import open_graph
+    from ctxframe._graph.graph import open_graph
 
     g = open_graph(a.repo, store=a.store)
     res = g.query(
@@ -184,7 +184,7 @@ def _rule_spec(spec: str):
         try:
             obj = getattr(importlib.import_module(mod), attr)
         except (ImportError, AttributeError) as exc:
-            from ctxframe._errors import CtxframeError
+            from ctxframe._core.errors import CtxframeError
 
             raise CtxframeError(f"cannot load rule {spec!r}: {exc}") from None
         return obj() if isinstance(obj, type) else obj
@@ -192,7 +192,7 @@ def _rule_spec(spec: str):
 
 
 def _cmd_eval(a) -> None:
-    from ctxframe._eval import evaluate
+    from ctxframe._apps.eval import evaluate
 
     target = a.store or a.repo
     ev = evaluate(
@@ -236,8 +236,8 @@ def sample_path() -> str:
 
 
 def _cmd_demo(a) -> None:
-    from ctxframe._graph import Graph
-    from ctxframe._indexer import index
+    from ctxframe._graph.graph import Graph
+    from ctxframe._store.build import index
 
     dest = a.keep or os.path.join(tempfile.mkdtemp(prefix="ctxframe-demo-"), "shop")
     if not os.path.isdir(dest):
@@ -251,13 +251,13 @@ def _cmd_demo(a) -> None:
 
 
 def _cmd_serve(a) -> None:
-    from ctxframe._serve import serve
+    from ctxframe._apps.serve import serve
 
     serve(a.path, store=a.store, host=a.host, port=a.port, verbose=a.verbose)
 
 
 def _verb(a) -> int:
-    from ctxframe._graph import open_graph
+    from ctxframe._graph.graph import open_graph
 
     g = open_graph(a.repo, store=a.store)
     if a.command == "card":
@@ -305,7 +305,7 @@ def run() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; returns the exit code (tests call this)."""
-    from ctxframe._errors import CtxframeError
+    from ctxframe._core.errors import CtxframeError
 
     args = _parser().parse_args(argv)
     try:

@@ -12,8 +12,8 @@ import polars as pl
 import pytest
 
 import ctxframe as cf
-from ctxframe import _adapters
-from ctxframe._adapters import BatchError, run_adapters, validate
+from ctxframe._ingest import adapters as _adapters
+from ctxframe._ingest.adapters import BatchError, run_adapters, validate
 from ctxframe.cli import main
 
 SAMPLE_PRODUCERS = {"shop.flags", "shop.cron"}

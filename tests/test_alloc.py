@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxframe import _alloc
+from ctxframe._store import alloc as _alloc
 
 
 def _tree(root: Path, files: int, ignored: int = 0) -> None:
@@ -46,7 +46,7 @@ def test_is_large_reads_the_stored_count(tmp_path: Path, stored: int | None, wan
 _PROBE = """
 import os, sys
 import ctxframe
-from ctxframe import _alloc
+from ctxframe._store import alloc as _alloc
 _alloc.LARGE_FILES = int(sys.argv[2])
 if sys.argv[3] == "cli":
     _alloc.for_index(sys.argv[1], None)

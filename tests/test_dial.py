@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 
 import ctxframe as cf
-from ctxframe._dial import _scrub, dial
+from ctxframe._ingest.dial import _scrub, dial
 from ctxframe.cli import main
 
 PG_USER, PG_PASSWORD, PG_DB = "ledger_app", "Pw-9f3kQz7x", "ledgerdb"

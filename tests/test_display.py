@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import ctxframe as cf
-from ctxframe import _plot
+from ctxframe._render import picture as _plot
 
 PROC = "PaymentRefundProcessor.ProcessRefund"
 
@@ -211,7 +211,7 @@ def test_boundaries_of_the_sample_show_up(shop_graph) -> None:
 def test_import_stays_light() -> None:
     code = (
         "import sys, ctxframe as cf; g = cf.Graph; "
-        "heavy = [m for m in ('ipywidgets', 'pyvis', 'ctxframe._serve', 'http.server') "
+        "heavy = [m for m in ('ipywidgets', 'pyvis', 'ctxframe._apps.serve', 'http.server') "
         "if m in sys.modules]; print(heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 
 import ctxframe as cf
-from ctxframe._eval import all_in_top, first_rank, metrics, paired, rank_files, rank_functions
-from ctxframe._querysets import QuerySetError, load_queries
+from ctxframe._apps.eval import all_in_top, first_rank, metrics, paired, rank_files, rank_functions
+from ctxframe._rank.querysets import QuerySetError, load_queries
 from ctxframe.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

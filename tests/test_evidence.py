@@ -1,4 +1,4 @@
-"""Query-side evidence (ctxframe._evidence) and the abstain decision (ctxframe._abstain)."""
+"""Query-side evidence (ctxframe._rank.evidence) and the abstain decision (ctxframe._rank.abstain)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 import polars as pl
 
 import ctxframe as cf
-from ctxframe._abstain import assess, decide
-from ctxframe._eval import Ranker
-from ctxframe._evidence import EvidenceRule, extract, hint_bonus, is_long
-from ctxframe._querysets import load_queries
+from ctxframe._apps.eval import Ranker
+from ctxframe._rank.abstain import assess, decide
+from ctxframe._rank.evidence import EvidenceRule, extract, hint_bonus, is_long
+from ctxframe._rank.querysets import load_queries
 from ctxframe.rules import IdfTiers
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import ctxframe as cf
-from ctxframe._languages import LANGUAGES
+from ctxframe._core.languages import LANGUAGES
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 NAMES = [lang.name for lang in LANGUAGES]

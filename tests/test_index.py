@@ -11,8 +11,10 @@ import polars as pl
 import pytest
 
 import ctxframe as cf
-from ctxframe import _extract, _indexer, _store
-from ctxframe._schema import EDGES, FILES, NODES, TOKENS
+from ctxframe._core.schema import EDGES, FILES, NODES, TOKENS
+from ctxframe._ingest import extract as _extract
+from ctxframe._store import build as _indexer
+from ctxframe._store import tables as _store
 
 
 def _tables(store: str) -> dict[str, pl.DataFrame]:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ctxframe._languages import _BY_EXT, language_for
+from ctxframe._core.languages import _BY_EXT, language_for
 
 
 def _by_pathlib(path: str):

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxframe._budget import estimate_tokens, fit_blocks
-from ctxframe._query import (
+from ctxframe._core.schema import EDGES, NODES
+from ctxframe._rank.query import (
     MAX_NEIGHBOURS,
     QueryResult,
     RankIndex,
@@ -20,8 +20,8 @@ from ctxframe._query import (
     is_test_path_expr,
     run_query,
 )
-from ctxframe._schema import EDGES, NODES
-from ctxframe._tokens import build_tokens
+from ctxframe._rank.tokens import build_tokens
+from ctxframe._render.budget import estimate_tokens, fit_blocks
 from ctxframe.rules import IdfTiers
 
 # ------------------------------------------------------------------ helpers

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ctxframe as cf
-from ctxframe import _store
+from ctxframe._store import tables as _store
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data-samples" / "shop"
 

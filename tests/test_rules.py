@@ -8,10 +8,10 @@ import polars as pl
 import pytest
 
 from ctxframe import rules
-from ctxframe._errors import CtxframeError
-from ctxframe._query import QueryResult, run_query
-from ctxframe._schema import NODES
-from ctxframe._tokens import build_tokens
+from ctxframe._core.errors import CtxframeError
+from ctxframe._core.schema import NODES
+from ctxframe._rank.query import QueryResult, run_query
+from ctxframe._rank.tokens import build_tokens
 from ctxframe.rules import BM25, RULES, FlatNameBonus, IdfTiers, UnknownRule, get_rule
 
 

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from ctxframe._serve import App, make_server
+from ctxframe._apps.serve import App, make_server
 from ctxframe.cli import _parser
 
 CHROMIUM = "/usr/bin/chromium"

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxframe._schema import NODES, TOKENS
-from ctxframe._tokens import (
+from ctxframe._core.schema import NODES, TOKENS
+from ctxframe._rank.tokens import (
     QUERY_STOPWORDS,
     build_tokens,
     dice,

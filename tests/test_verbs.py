@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import ctxframe as cf
-from ctxframe._budget import estimate_tokens
+from ctxframe._render.budget import estimate_tokens
 
 PROC = "PaymentRefundProcessor.ProcessRefund"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxframe._walk import walk
+from ctxframe._ingest.walk import walk
 
 
 def _write(root: Path, rel: str, text: str = "x = 1\n") -> None:

@@ -1,0 +1,233 @@
+"""`ctxframe serve`: a local, read-only explore page over one indexed repository.
+
+Standard library only (`http.server.ThreadingHTTPServer`). It binds 127.0.0.1 unless told
+otherwise, answers GET and HEAD only, and serves every asset itself: the page and its small JS
+from `ctxframe/static/`, vis-network from the pyvis package. The JSON under `/api/` is the verbs'
+own `to_dict()` (the CLI's `--json`):
+
+    /api/summary                     Graph.summary() + the rule names
+    /api/style                       the kind palette and edge styles the pictures use
+    /api/query?q=TEXT&rule=R&limit=N QueryResult.to_dict()
+    /api/card?name=ID                Card.to_dict()
+    /api/neighbourhood?name=ID&depth=D  Neighbourhood.to_dict() (with draw-ready vis data)
+    /api/hubs?top=N                  Hubs.to_dict()
+    /api/boundaries                  Graph.boundaries().to_dict(), or {"status": "not-indexed"}
+
+When bound to a loopback address, requests whose Host header is not a loopback name are refused
+(a DNS-rebinding page cannot read the repository through the browser).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; connect-src 'self'; font-src 'self'; frame-ancestors 'none'; "
+    "base-uri 'none'; form-action 'none'"
+)
+_STATIC = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/index.html": ("index.html", "text/html; charset=utf-8"),
+    "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/static/app.css": ("app.css", "text/css; charset=utf-8"),
+}
+_VIS = {
+    "/static/vis-network.min.js": ("vis-network.min.js", "text/javascript; charset=utf-8"),
+    "/static/vis-network.css": ("vis-network.css", "text/css; charset=utf-8"),
+}
+
+
+def _int(params: dict, key: str, default: int, lo: int, hi: int) -> int:
+    try:
+        return max(lo, min(hi, int(params.get(key, [default])[0])))
+    except (TypeError, ValueError):
+        return default
+
+
+class App:
+    """The routes as plain functions of (path, query parameters) -> (status, JSON dict)."""
+
+    def __init__(self, graph: Any):
+        self.graph = graph
+        self._lock = threading.Lock()  # Graph caches and its DuckDB connection are not shared
+
+    def warm(self) -> None:
+        """Build the ranking and traversal indexes before the first request."""
+        with self._lock:
+            self.graph.query("warm up", limit=1)
+            _ = self.graph._traversal
+
+    def api(self, path: str, params: dict[str, list[str]]) -> tuple[int, dict]:
+        from ctxframe._core.errors import CtxframeError
+        from ctxframe._rank import rules
+        from ctxframe._render.picture import boundaries_of, style
+
+        def arg(key: str) -> str:
+            return (params.get(key) or [""])[0]
+
+        g = self.graph
+        try:
+            with self._lock:
+                if path == "/api/summary":
+                    return 200, {
+                        **g.summary(),
+                        "rules": list(rules.RULES),
+                        "nodes_total": g.nodes.height,
+                        "edges_total": g.edges.height,
+                    }
+                if path == "/api/style":
+                    return 200, style()
+                if path == "/api/query":
+                    q = arg("q")
+                    res = g.query(
+                        q, limit=_int(params, "limit", 20, 1, 100), rule=arg("rule") or None
+                    )
+                    return 200, res.to_dict()
+                if path == "/api/card":
+                    return 200, g.card(arg("name")).to_dict()
+                if path == "/api/neighbourhood":
+                    depth = _int(params, "depth", 1, 1, 3)
+                    return 200, g.neighbourhood(arg("name"), depth=depth).to_dict()
+                if path == "/api/hubs":
+                    return 200, g.hubs(top=_int(params, "top", 10, 1, 100)).to_dict()
+                if path == "/api/boundaries":
+                    return 200, boundaries_of(g).to_dict()
+        except CtxframeError as exc:
+            return 400, {"error": str(exc)}
+        return 404, {"error": f"no such endpoint: {path}"}
+
+
+def _handler(app: App, loopback_only: bool) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "ctxframe"
+        sys_version = ""
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet unless asked
+            if getattr(self.server, "verbose", False):
+                super().log_message(format, *args)
+
+        def _send(self, status: int, body: bytes, ctype: str, head_only: bool = False) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Content-Security-Policy", CSP)
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.send_header("Referrer-Policy", "no-referrer")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            if not head_only:
+                self.wfile.write(body)
+
+        def _json(self, status: int, data: dict, head_only: bool = False) -> None:
+            body = json.dumps(data, default=str).encode("utf-8")
+            self._send(status, body, "application/json; charset=utf-8", head_only)
+
+        def _host_ok(self) -> bool:
+            if not loopback_only:
+                return True
+            host = (self.headers.get("Host") or "").strip().lower()
+            if host.startswith("["):
+                name = host.split("]")[0] + "]"
+            else:
+                name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+            return name in LOOPBACK_NAMES
+
+        def do_GET(self, head_only: bool = False) -> None:
+            if not self._host_ok():
+                self._json(403, {"error": "this server answers loopback hosts only"}, head_only)
+                return
+            url = urlsplit(self.path)
+            if url.path in _STATIC:
+                name, ctype = _STATIC[url.path]
+                body = resources.files("ctxframe._apps").joinpath("static", name).read_bytes()
+                self._send(200, body, ctype, head_only)
+            elif url.path in _VIS:
+                from ctxframe._render.picture import vis_asset
+
+                name, ctype = _VIS[url.path]
+                self._send(200, vis_asset(name).encode("utf-8"), ctype, head_only)
+            elif url.path.startswith("/api/"):
+                status, data = app.api(url.path, parse_qs(url.query))
+                self._json(status, data, head_only)
+            else:
+                self._json(404, {"error": f"not found: {url.path}"}, head_only)
+
+        def do_HEAD(self) -> None:
+            self.do_GET(head_only=True)
+
+        def _read_only(self) -> None:
+            self.send_response(HTTPStatus.METHOD_NOT_ALLOWED)
+            self.send_header("Allow", "GET, HEAD")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _read_only
+
+    return Handler
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def make_server(
+    graph: Any, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT
+) -> ThreadingHTTPServer:
+    """A ready (not yet serving) server; port 0 picks a free port (see `server.server_port`)."""
+    app = App(graph)
+    app.warm()
+    cls = ThreadingHTTPServer
+    if ":" in host:  # an IPv6 literal such as ::1
+
+        class cls(ThreadingHTTPServer):
+            address_family = socket.AF_INET6
+
+    server = cls((host.strip("[]"), port), _handler(app, _is_loopback(host)))
+    server.daemon_threads = True
+    server.app = app  # type: ignore[attr-defined]
+    return server
+
+
+def serve(
+    path: str = ".",
+    *,
+    store: str | None = None,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    verbose: bool = False,
+) -> None:
+    """Open the index of `path` and serve the explore page until interrupted."""
+    from ctxframe._graph.graph import open_graph
+
+    graph = open_graph(path, store=store)
+    graph.nodes  # noqa: B018 -- fail now (StoreNotFound) rather than on the first request
+    server = make_server(graph, host=host, port=port)
+    server.verbose = verbose  # type: ignore[attr-defined]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"ctxframe: serving {graph.root} at http://{shown}:{server.server_port}/ (read-only)")
+    if not _is_loopback(host):
+        print(f"ctxframe: warning: bound to {host}, reachable from other machines", file=sys.stderr)
+    print("ctxframe: press Ctrl-C to stop", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()

@@ -1,0 +1,127 @@
+"""`cf.explore(graph)`: an ipywidgets explorer for notebooks (JupyterLab, Notebook, VS Code).
+
+A query box with a rule selector -> ranked hits -> selecting a hit shows its card and its
+neighbourhood picture; tabs for hubs and boundaries. Everything shown is the verbs' own HTML, so
+the explorer shows exactly what `g.query(...)`, `g.card(...)`, `g.neighbourhood(...).plot()`,
+`g.hubs()` and `g.boundaries()` show in a cell. ipywidgets is imported only here.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+HINT = "where is refund processing implemented"
+
+
+def _hit_label(hit: dict) -> str:
+    loc = hit.get("path") or hit["id"]
+    if hit.get("path") and hit.get("line_start") is not None:
+        loc += f":L{hit['line_start']}-L{hit['line_end']}"
+    return f"{hit['rank']:>2}. {hit['label']}  [{hit['kind']}]  {loc}"
+
+
+class Explorer:
+    """The widget tree and its callbacks; display it (or `.widget`) in a cell."""
+
+    def __init__(self, graph: Any, *, limit: int = 15, depth: int = 1, rule: str | None = None):
+        import ipywidgets as W
+
+        from ctxframe._rank import rules
+
+        self.graph = graph
+        self.limit = limit
+        self.depth = depth
+        self.result = None
+        names = list(rules.RULES)
+        self.query = W.Text(
+            placeholder=f"ask the code, e.g. {HINT}",
+            continuous_update=False,
+            layout=W.Layout(width="100%"),
+        )
+        self.rule = W.Dropdown(
+            options=names,
+            value=rule or names[0],
+            description="rule",
+            layout=W.Layout(width="240px"),
+        )
+        self.status = W.HTML()
+        self.hits = W.Select(options=[], rows=14, layout=W.Layout(width="100%"))
+        self.card = W.HTML(layout=W.Layout(width="100%"))
+        self.picture = W.HTML(layout=W.Layout(width="100%"))
+        self.hubs = W.HTML()
+        self.boundaries = W.HTML()
+
+        self.query.observe(lambda ch: self.search(), names="value")
+        self.rule.observe(lambda ch: self.search(), names="value")
+        self.hits.observe(self._on_select, names="value")
+
+        search = W.VBox(
+            [
+                W.HBox([self.query, self.rule]),
+                self.status,
+                W.HBox(
+                    [
+                        W.Box([self.hits], layout=W.Layout(width="45%")),
+                        W.Box([self.card], layout=W.Layout(width="55%", padding="0 0 0 12px")),
+                    ]
+                ),
+                self.picture,
+            ]
+        )
+        self.tabs = W.Tab(children=[search, self.hubs, self.boundaries])
+        self.tabs.titles = ("search", "hubs", "boundaries")
+        self.tabs.observe(self._on_tab, names="selected_index")
+        self.widget = W.VBox([self.tabs])
+
+    # -- callbacks --------------------------------------------------------------------------------
+    def search(self, text: str | None = None) -> Any:
+        """Run the query in the box (or `text`, which is put in the box) and list the hits."""
+        if text is not None and text != self.query.value:
+            self.query.value = text  # the observer runs the search
+            return self.result
+        q = self.query.value.strip()
+        if not q:
+            self.hits.options = []
+            self.status.value = ""
+            return None
+        res = self.graph.query(q, limit=self.limit, rule=self.rule.value)
+        self.result = res
+        rows = res.hits.to_dicts()
+        self.hits.options = [(_hit_label(h), h["id"]) for h in rows]
+        self.status.value = (
+            f"<span style='color:#555'>{len(rows)} of {res.total} hits for "
+            f"<code>{html.escape(q)}</code> · rule {html.escape(res.rule)}</span>"
+        )
+        if rows:
+            self.hits.value = rows[0]["id"]  # select the best hit: its card shows at once
+        else:
+            self.card.value = "<p><i>no matches</i></p>"
+            self.picture.value = ""
+        return res
+
+    def select(self, node_id: str) -> None:
+        """Show the card and the neighbourhood picture of a node (a hit's id)."""
+        self.card.value = self.graph.card(node_id)._repr_html_()
+        nb = self.graph.neighbourhood(node_id, depth=self.depth)
+        self.picture.value = nb.plot(height=460)._repr_html_()
+
+    def _on_select(self, change: dict) -> None:
+        if change.get("new"):
+            self.select(change["new"])
+
+    def _on_tab(self, change: dict) -> None:
+        if change.get("new") == 1 and not self.hubs.value:
+            self.hubs.value = self.graph.hubs()._repr_html_()
+        elif change.get("new") == 2 and not self.boundaries.value:
+            from ctxframe._render.picture import boundaries_of
+
+            self.boundaries.value = boundaries_of(self.graph)._repr_html_()
+
+    def _repr_mimebundle_(self, **kwargs) -> dict:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def explore(graph: Any, *, limit: int = 15, depth: int = 1, rule: str | None = None) -> Explorer:
+    """An interactive explorer of `graph`: query, hits, card, neighbourhood, hubs, boundaries."""
+    return Explorer(graph, limit=limit, depth=depth, rule=rule)

@@ -1,0 +1,60 @@
+"""Project configuration: `.ctxframe/config.toml`, else `[tool.ctxframe]` in pyproject.toml."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+
+from ctxframe._core.errors import ConfigError
+
+
+def default_store(root: str) -> str:
+    """Where the store of the repository at `root` lives unless told otherwise."""
+    return os.path.join(root, ".ctxframe", "graph")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Scope levers (seed 001): exclude is index-time, deprioritize and within are rank-time."""
+
+    exclude: tuple[str, ...] = ()
+    deprioritize: tuple[str, ...] = ()
+    project_tokens: tuple[str, ...] = ()
+    source: str | None = None  # file the configuration came from
+    extra: dict = field(default_factory=dict)
+
+
+_KEYS = {"exclude", "deprioritize", "project_tokens"}
+
+
+def load_config(root: str) -> Config:
+    """Read the configuration of the repository at `root` (defaults when there is none)."""
+    own = os.path.join(root, ".ctxframe", "config.toml")
+    pyproject = os.path.join(root, "pyproject.toml")
+    table, source = {}, None
+    try:
+        if os.path.isfile(own):
+            with open(own, "rb") as fh:
+                table, source = tomllib.load(fh), own
+        elif os.path.isfile(pyproject):
+            with open(pyproject, "rb") as fh:
+                table = tomllib.load(fh).get("tool", {}).get("ctxframe", {})
+            source = pyproject if table else None
+    except (tomllib.TOMLDecodeError, OSError) as exc:
+        raise ConfigError(f"cannot read {source or own}: {exc}; fix the TOML and re-run") from exc
+    unknown = set(table) - _KEYS
+    if unknown:
+        raise ConfigError(
+            f"{source}: unknown setting(s) {', '.join(sorted(unknown))}; "
+            f"known: {', '.join(sorted(_KEYS))}"
+        )
+    out = {}
+    for key in _KEYS:
+        value = table.get(key, [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{source}: `{key}` must be a list of strings")
+        out[key] = tuple(value)
+    return Config(**out, source=source)

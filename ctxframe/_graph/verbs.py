@@ -1,0 +1,1128 @@
+"""The graph verbs beyond `query`: card, affected, path, change-plan, explain, hubs.
+
+Each returns a result object: DataFrames first, then `to_dict()` (the CLI's `--json`), text
+within the output budget (`str()`), and `_repr_html_` for notebooks.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
+
+if TYPE_CHECKING:
+    from ctxframe._graph.graph import Graph
+
+_NODE_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end"]
+
+
+def is_test_path() -> pl.Expr:
+    """True for paths that follow a test-file convention (the ranker's definition)."""
+    from ctxframe._rank.query import is_test_path_expr
+
+    return is_test_path_expr("path")
+
+
+def _loc(row: dict) -> str:
+    if not row.get("path"):
+        return "(outside the repo)"
+    if row.get("line_start") is None:
+        return row["path"]
+    return f"{row['path']} L{row['line_start']}-L{row['line_end']}"
+
+
+def _name(row: dict) -> str:
+    return row.get("qualname") or row.get("label") or row["id"]
+
+
+def _frame_html(df: pl.DataFrame, cols: list[str], limit: int = 50) -> str:
+    if df.is_empty():
+        return "<p><i>none</i></p>"
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in cols) + "</tr>"
+        for r in df.head(limit).iter_rows(named=True)
+    )
+    more = f"<p>… {df.height - limit} more</p>" if df.height > limit else ""
+    return f"<table><tr>{head}</tr>{body}</table>{more}"
+
+
+def _jsonable(df: pl.DataFrame) -> list[dict]:
+    return df.to_dicts()
+
+
+# -- HTML pieces shared by the notebook reprs (kind badges, path:L-L, arrows) -------------------
+
+_ARROW = {"in": "←", "out": "→"}
+_STYLE = (
+    "<style>.ctxframe table{border-collapse:collapse;font-size:13px;margin:2px 0 8px 0}"
+    ".ctxframe td,.ctxframe th{padding:1px 8px 1px 0;text-align:left;vertical-align:top}"
+    "</style>"
+)
+
+
+def _box(inner: str) -> str:
+    """One result's HTML: a div with the few table rules every repr shares."""
+    return f"<div class='ctxframe'>{_STYLE}{inner}</div>"
+
+
+def badge(kind: str | None) -> str:
+    """A small coloured label for a node kind (same palette as the pictures)."""
+    from ctxframe._render.picture import kind_colour, text_colour
+
+    return (
+        f"<span style='background:{kind_colour(kind)};color:{text_colour(kind)};"
+        "border-radius:3px;padding:0 5px;font-size:85%;white-space:nowrap'>"
+        f"{html.escape(str(kind or '?'))}</span>"
+    )
+
+
+def where_html(row: dict) -> str:
+    """`path:L10-L40` in code style; empty for stubs outside the repo."""
+    if not row.get("path"):
+        return "<i>outside the repo</i>"
+    loc = row["path"]
+    if row.get("line_start") is not None:
+        loc += f":L{row['line_start']}-L{row.get('line_end') or row['line_start']}"
+    return f"<code>{html.escape(loc)}</code>"
+
+
+def _conf_html(conf: str | None) -> str:
+    if conf == "EXTRACTED":
+        return ""
+    colour = "#d98c00" if conf == "AMBIGUOUS" else "#777"
+    text = html.escape((conf or "unresolved").lower())
+    return f" <span style='color:{colour};font-size:85%'>({text})</span>"
+
+
+def _table(head: list[str], rows: list[list[str]], limit: int = 50) -> str:
+    """An HTML table from already-escaped cells; `… N more` when cut."""
+    if not rows:
+        return "<p><i>none</i></p>"
+    th = "<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" if head else ""
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows[:limit])
+    more = f"<p>… {len(rows) - limit} more</p>" if len(rows) > limit else ""
+    return f"<table>{th}{body}</table>{more}"
+
+
+def _esc(x: Any) -> str:
+    return html.escape("" if x is None else str(x))
+
+
+def _node_title_html(n: dict) -> str:
+    return f"<b>{_esc(_name(n))}</b> {badge(n.get('kind'))} {where_html(n)}"
+
+
+@dataclass
+class VerbResult:
+    """Shared rendering: subclasses give a header, blocks of lines and a dict."""
+
+    verb = "verb"
+    budget_tokens: int = field(default=DEFAULT_BUDGET_TOKENS, kw_only=True)
+
+    def header(self) -> list[str]:
+        return []
+
+    def blocks(self) -> list[list[str]]:
+        return []
+
+    noun = "lines"
+
+    def render(self, budget_tokens: int | None = None) -> str:
+        """The text form, never over the budget, with a marker when cut."""
+        fitted = fit_blocks(
+            self.blocks(),
+            budget_tokens=budget_tokens or self.budget_tokens,
+            noun=self.noun,
+            header=self.header(),
+        )
+        return fitted.text
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {"text/plain": self.render(), "text/html": self._repr_html_()}
+
+    def _repr_html_(self) -> str:
+        return f"<pre>{html.escape(self.render())}</pre>"
+
+
+# -- card ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Card(VerbResult):
+    """A known symbol: where it is, what it is, who calls it, what it calls, what it holds."""
+
+    verb = "card"
+    name: str = ""
+    status: str = "found"  # found | ambiguous | not-found
+    node: dict | None = None
+    arrows: pl.DataFrame = field(default_factory=pl.DataFrame)
+    candidates: pl.DataFrame = field(default_factory=pl.DataFrame)
+    suggestions: list[str] = field(default_factory=list)
+    noun = "lines"
+
+    def section(self, direction: str, kinds: tuple[str, ...]) -> pl.DataFrame:
+        if self.arrows.is_empty():
+            return self.arrows
+        return self.arrows.filter(
+            (pl.col("direction") == direction) & pl.col("edge_kind").is_in(list(kinds))
+        )
+
+    @property
+    def callers(self) -> pl.DataFrame:
+        return self.section("in", ("calls",))
+
+    @property
+    def callees(self) -> pl.DataFrame:
+        return self.section("out", ("calls",))
+
+    @property
+    def members(self) -> pl.DataFrame:
+        return self.section("out", ("contains",))
+
+    def header(self) -> list[str]:
+        if self.status == "not-found":
+            near = ", ".join(self.suggestions) or "nothing close"
+            return [f"no symbol named {self.name!r}; closest names: {near}"]
+        if self.status == "ambiguous":
+            return [
+                f"{self.candidates.height} symbols are named {self.name!r}; "
+                "ask again with a qualified name or an id:"
+            ]
+        n = self.node
+        lines = [f"{_name(n)}  [{n['kind']}]  {_loc(n)}", f"  id: {n['id']}"]
+        if n.get("signature"):
+            lines.append(f"  sig: {n['signature']}")
+        if n.get("doc"):
+            lines.append(f"  doc: {n['doc'].splitlines()[0]}")
+        parent = self.section("in", ("contains",))
+        if not parent.is_empty():
+            lines.append(f"  parent: {parent['other_label'][0]}")
+        return lines
+
+    def blocks(self) -> list[list[str]]:
+        if self.status == "ambiguous":
+            return [[f"  {r['id']}  [{r['kind']}]"] for r in self.candidates.iter_rows(named=True)]
+        if self.status != "found":
+            return []
+        out = []
+        for title, frame, arrow in self._sections():
+            if frame.is_empty():
+                continue
+            out.append([f"  {title} ({frame.height}):"])
+            for r in frame.iter_rows(named=True):
+                conf = r["confidence"]
+                tag = "" if conf == "EXTRACTED" else f" ({(conf or 'unresolved').lower()})"
+                out.append([f"    {arrow} {r['edge_kind']} {r['other_label']}{tag}"])
+        return out
+
+    def _sections(self) -> list[tuple[str, pl.DataFrame, str]]:
+        return [
+            ("callers", self.callers, "←"),
+            ("callees", self.callees, "→"),
+            ("members", self.members, "→"),
+            ("extends/implements", self.section("out", ("extends", "implements")), "→"),
+            ("subtypes", self.section("in", ("extends", "implements")), "←"),
+            ("imports", self.section("out", ("imports",)), "→"),
+            ("imported by", self.section("in", ("imports",)), "←"),
+            ("mentioned by", self.section("in", ("mentions",)), "←"),
+            ("touches", self._other("out"), "→"),
+            ("touched by", self._other("in"), "←"),
+        ]
+
+    _LISTED = ("calls", "contains", "extends", "implements", "imports", "mentions")
+
+    def _other(self, direction: str) -> pl.DataFrame:
+        """Links of the kinds no section above lists: reads, handles, declares, http, exec…"""
+        if self.arrows.is_empty():
+            return self.arrows
+        return self.arrows.filter(
+            (pl.col("direction") == direction) & ~pl.col("edge_kind").is_in(self._LISTED)
+        )
+
+    def _repr_html_(self) -> str:
+        if self.status == "not-found":
+            return _box(f"<b>card</b> · {_esc(self.header()[0])}")
+        if self.status == "ambiguous":
+            rows = [
+                [f"<code>{_esc(r['id'])}</code>", badge(r["kind"]), where_html(r)]
+                for r in self.candidates.iter_rows(named=True)
+            ]
+            return _box(
+                f"<b>card</b> · {_esc(self.header()[0])}" + _table(["id", "kind", "where"], rows)
+            )
+        n = self.node
+        facts = [["id", f"<code>{_esc(n['id'])}</code>"]]
+        if n.get("signature"):
+            facts.append(["signature", f"<code>{_esc(n['signature'])}</code>"])
+        if n.get("doc"):
+            facts.append(["doc", _esc(n["doc"].splitlines()[0])])
+        parent = self.section("in", ("contains",))
+        if not parent.is_empty():
+            facts.append(["parent", _esc(parent["other_label"][0])])
+        parts = [f"<p style='margin:2px 0'>{_node_title_html(n)}</p>", _table([], facts)]
+        for title, frame, arrow in self._sections():
+            if frame.is_empty():
+                continue
+            rows = [
+                [
+                    f"{arrow} {_esc(r['edge_kind'])}",
+                    badge(r["other_kind"]) if r["other_kind"] else "",
+                    _esc(r["other_label"]) + _conf_html(r["confidence"]),
+                ]
+                for r in frame.iter_rows(named=True)
+            ]
+            parts.append(f"<b>{_esc(title)}</b> ({frame.height})" + _table([], rows))
+        return _box("".join(parts))
+
+    def plot(self, cap: int | None = None):
+        """Draw the symbol and its arrows (pyvis, offline)."""
+        from ctxframe._render.picture import DEFAULT_CAP, Picture, arrows_picture
+
+        if self.status != "found":
+            return Picture(title=f"{self.name}: {self.status}", nodes=[], edges=[])
+        return arrows_picture(
+            f"card {_name(self.node)}", self.node, self.arrows, cap or DEFAULT_CAP
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verb": self.verb,
+            "name": self.name,
+            "status": self.status,
+            "node": self.node,
+            "arrows": _jsonable(self.arrows) if self.status == "found" else [],
+            "candidates": _jsonable(self.candidates) if self.status == "ambiguous" else [],
+            "suggestions": self.suggestions,
+        }
+
+
+# -- affected -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Affected(VerbResult):
+    """Blast radius: everything that depends on the target, by depth (a floor, not a ceiling)."""
+
+    verb = "affected"
+    target: str = ""
+    start: list[str] = field(default_factory=list)
+    depth: int = 3
+    nodes: pl.DataFrame = field(default_factory=pl.DataFrame)  # id, kind, label, path, depth…
+    ambiguous_left_out: int = 0
+    include_ambiguous: bool = False
+    card: Card | None = None  # set when the target did not name exactly one symbol
+    noun = "nodes"
+
+    @property
+    def tests(self) -> list[str]:
+        """Test files reached."""
+        return sorted(set(self.nodes.filter(is_test_path())["path"].drop_nulls().to_list()))
+
+    def by_depth_kind(self) -> pl.DataFrame:
+        return (
+            self.nodes.filter(pl.col("depth") > 0)
+            .group_by("depth", "kind")
+            .len()
+            .sort("depth", "kind")
+        )
+
+    def header(self) -> list[str]:
+        if self.card is not None:
+            return self.card.header()
+        reached = self.nodes.filter(pl.col("depth") > 0)
+        floor = (
+            "AMBIGUOUS edges included"
+            if self.include_ambiguous
+            else f"{self.ambiguous_left_out} AMBIGUOUS edges left out (--include-ambiguous)"
+        )
+        lines = [
+            f"affected by {self.target}: {reached.height} nodes within depth {self.depth} "
+            f"— blast radius is a floor: {floor}",
+        ]
+        summary = ", ".join(f"d{d} {k} {n}" for d, k, n in self.by_depth_kind().iter_rows())
+        if summary:
+            lines.append(f"  by depth and kind: {summary}")
+        tests = self.tests
+        lines.append(f"  tests reached ({len(tests)}): {', '.join(tests) if tests else 'none'}")
+        return lines
+
+    def blocks(self) -> list[list[str]]:
+        if self.card is not None:
+            return self.card.blocks()
+        rows = self.nodes.filter(pl.col("depth") > 0).sort("depth", "kind", "id")
+        return [
+            [f"  d{r['depth']} {r['kind']:<9} {_name(r)}  {_loc(r)}  ({r['via']})"]
+            for r in rows.iter_rows(named=True)
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.card is not None:
+            return {"verb": self.verb, "target": self.target, "error": self.card.to_dict()}
+        return {
+            "verb": self.verb,
+            "target": self.target,
+            "start": self.start,
+            "depth": self.depth,
+            "nodes": _jsonable(self.nodes.filter(pl.col("depth") > 0)),
+            "tests": self.tests,
+            "ambiguous_left_out": self.ambiguous_left_out,
+            "include_ambiguous": self.include_ambiguous,
+        }
+
+    def _repr_html_(self) -> str:
+        if self.card is not None:
+            return self.card._repr_html_()
+        head = "<br>".join(html.escape(x) for x in self.header())
+        rows = [
+            [
+                f"d{r['depth']}",
+                badge(r["kind"]),
+                f"<b>{_esc(_name(r))}</b>",
+                where_html(r),
+                f"← {_esc(r['via'])}" + _conf_html(r["confidence"]),
+            ]
+            for r in self.nodes.filter(pl.col("depth") > 0)
+            .sort("depth", "kind", "id")
+            .iter_rows(named=True)
+        ]
+        body = _table(["depth", "kind", "name", "where", "via"], rows)
+        return _box(f"<p style='margin:2px 0'>{head}</p>{body}")
+
+    def plot(self, cap: int | None = None):
+        """Draw the blast radius: each reached node with the edge that reached it."""
+        from ctxframe._render.picture import DEFAULT_CAP, Picture, picture
+
+        if self.card is not None:
+            return Picture(title=f"{self.target}: {self.card.status}", nodes=[], edges=[])
+        rows = self.nodes.sort("depth", "kind", "id").to_dicts()
+        edges = [
+            {"src": r["id"], "dst": r["prev"], "kind": r["via"], "confidence": r["confidence"]}
+            for r in rows
+            if r.get("prev") is not None and r["depth"] > 0
+        ]
+        return picture(
+            f"affected by {self.target} · depth {self.depth}",
+            rows,
+            edges,
+            center=self.start[:1],
+            cap=cap or DEFAULT_CAP,
+        )
+
+
+# -- path ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class PathResult(VerbResult):
+    """Shortest paths from A to B, hop by hop, or where the graph stops from each side."""
+
+    verb = "path"
+    a: str = ""
+    b: str = ""
+    paths: list[list[dict]] = field(default_factory=list)
+    labels: dict[str, str] = field(default_factory=dict)
+    stops_a: list[str] = field(default_factory=list)
+    stops_b: list[str] = field(default_factory=list)
+    reach_a: int = 0
+    reach_b: int = 0
+    undirected: bool = False
+    card: Card | None = None  # set when A or B did not name exactly one symbol
+    noun = "paths"
+
+    @property
+    def hops(self) -> pl.DataFrame:
+        rows = [
+            {"path": i, "hop": j, **{k: s[k] for k in ("src", "dst", "kind", "confidence")}}
+            for i, p in enumerate(self.paths)
+            for j, s in enumerate(p)
+        ]
+        schema = {
+            "path": pl.Int32,
+            "hop": pl.Int32,
+            "src": pl.String,
+            "dst": pl.String,
+            "kind": pl.String,
+            "confidence": pl.String,
+        }
+        return pl.DataFrame(rows, schema=schema)
+
+    def header(self) -> list[str]:
+        if self.card is not None:
+            return self.card.header()
+        how = "undirected" if self.undirected else "directed"
+        if not self.paths:
+            return [
+                f"no {how} path from {self.a} to {self.b}",
+                f"  from {self.a}: reaches {self.reach_a} nodes; the graph stops at "
+                + (", ".join(self.stops_a) or "the start itself (no outgoing edges)"),
+                f"  into {self.b}: reached from {self.reach_b} nodes; the graph stops at "
+                + (", ".join(self.stops_b) or "the end itself (no incoming edges)"),
+            ]
+        return [f"{len(self.paths)} shortest {how} path(s), {len(self.paths[0])} hops:"]
+
+    def blocks(self) -> list[list[str]]:
+        if self.card is not None:
+            return self.card.blocks()
+        out = []
+        for i, p in enumerate(self.paths, 1):
+            lines = [f"  path {i}: {self.labels.get(p[0]['src'], p[0]['src'])}"]
+            for s in p:
+                lines.append(
+                    f"    → {s['kind']} ({s['confidence']}) {self.labels.get(s['dst'], s['dst'])}"
+                )
+            out.append(lines)
+        return out
+
+    def _repr_html_(self) -> str:
+        if self.card is not None:
+            return self.card._repr_html_()
+        head = "<br>".join(_esc(x) for x in self.header())
+        items = []
+        for p in self.paths:
+            hops = [f"<b>{_esc(self.labels.get(p[0]['src'], p[0]['src']))}</b>"]
+            for s in p:
+                hops.append(
+                    f" <span style='color:#666'>→ {_esc(s['kind'])}{_conf_html(s['confidence'])}"
+                    f" →</span> <b>{_esc(self.labels.get(s['dst'], s['dst']))}</b>"
+                )
+            items.append(f"<li>{''.join(hops)}</li>")
+        return _box(f"<p style='margin:2px 0'>{head}</p><ol>{''.join(items)}</ol>")
+
+    def plot(self, cap: int | None = None):
+        """Draw the shortest paths, hop by hop."""
+        from ctxframe._render.picture import DEFAULT_CAP, picture
+
+        ids = list(
+            dict.fromkeys(
+                [self.a] + [s[k] for p in self.paths for s in p for k in ("src", "dst")] + [self.b]
+            )
+        )
+        nodes = [
+            {
+                "id": i,
+                "label": self.labels.get(i, i).split(".")[-1],
+                "qualname": self.labels.get(i, i),
+            }
+            for i in ids
+        ]
+        edges = [dict(s) for p in self.paths for s in p]
+        return picture(
+            f"path {self.a} → {self.b}",
+            nodes,
+            edges,
+            center=[self.a, self.b],
+            cap=cap or DEFAULT_CAP,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.card is not None:
+            return {"verb": self.verb, "a": self.a, "b": self.b, "error": self.card.to_dict()}
+        return {
+            "verb": self.verb,
+            "a": self.a,
+            "b": self.b,
+            "undirected": self.undirected,
+            "paths": self.paths,
+            "stops_a": self.stops_a,
+            "stops_b": self.stops_b,
+        }
+
+
+# -- change-plan --------------------------------------------------------------------------------
+
+
+@dataclass
+class ChangePlan(VerbResult):
+    """What to look at before editing a symbol, as an ordered checklist."""
+
+    verb = "change-plan"
+    card: Card | None = None
+    affected: Affected | None = None
+    touches: pl.DataFrame = field(default_factory=pl.DataFrame)  # env vars, routes…
+    noun = "checklist items"
+
+    def header(self) -> list[str]:
+        return self.card.header()
+
+    def blocks(self) -> list[list[str]]:
+        if self.card.status != "found":
+            return self.card.blocks()
+        callers = self.card.callers
+        docs = self.card.section("in", ("mentions",))
+        items: list[list[str]] = []
+        n = 1
+
+        def item(title: str, lines: list[str]) -> None:
+            nonlocal n
+            items.append([f"[ ] {n}. {title}"] + [f"      {x}" for x in lines])
+            n += 1
+
+        item(
+            f"check the {callers.height} direct caller(s)",
+            [
+                f"{r['other_label']} ({r['confidence'] or 'unresolved'})"
+                for r in callers.iter_rows(named=True)
+            ]
+            or ["none found"],
+        )
+        a = self.affected
+        item(
+            f"review the blast radius: {a.nodes.filter(pl.col('depth') > 0).height} nodes "
+            f"within depth {a.depth} (a floor; {a.ambiguous_left_out} AMBIGUOUS edges left out)",
+            [", ".join(f"d{d} {k} {c}" for d, k, c in a.by_depth_kind().iter_rows()) or "none"],
+        )
+        item(f"run the {len(a.tests)} test file(s) reached", a.tests or ["none reached"])
+        item(
+            f"update the {docs.height} doc section(s) that mention it",
+            [r["other_label"] for r in docs.iter_rows(named=True)] or ["none"],
+        )
+        if not self.touches.is_empty():
+            item(
+                "mind the boundaries it touches",
+                [
+                    f"{r['edge_kind']} {r['other_label']}"
+                    for r in self.touches.iter_rows(named=True)
+                ],
+            )
+        return items
+
+    def _repr_html_(self) -> str:
+        if self.card.status != "found":
+            return self.card._repr_html_()
+        items = []
+        for block in self.blocks():
+            title = block[0].split(". ", 1)[-1]
+            sub = "".join(f"<li>{_esc(x.strip())}</li>" for x in block[1:])
+            items.append(
+                f"<li><label><input type='checkbox' disabled> {_esc(title)}</label>"
+                f"<ul style='margin:0;font-size:90%;color:#444'>{sub}</ul></li>"
+            )
+        return _box(
+            f"<b>change plan</b> · {_node_title_html(self.card.node)}<ol>{''.join(items)}</ol>"
+        )
+
+    def plot(self, cap: int | None = None):
+        """Draw the blast radius the plan reviews."""
+        return self.affected.plot(cap) if self.affected is not None else self.card.plot(cap)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verb": self.verb,
+            "card": self.card.to_dict(),
+            "affected": self.affected.to_dict() if self.affected else None,
+            "touches": _jsonable(self.touches),
+        }
+
+
+# -- explain ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Explanation(VerbResult):
+    """A plain-language paragraph built from graph facts by templates — no model."""
+
+    verb = "explain"
+    card: Card | None = None
+    text: str = ""
+    tests: list[str] = field(default_factory=list)
+
+    def header(self) -> list[str]:
+        if self.card is not None and self.card.status != "found":
+            return self.card.header()
+        return [self.text]
+
+    def blocks(self) -> list[list[str]]:
+        return self.card.blocks() if self.card and self.card.status == "ambiguous" else []
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verb": self.verb, "text": self.text, "card": self.card.to_dict()}
+
+    def _repr_html_(self) -> str:
+        if self.card is not None and self.card.status != "found":
+            return self.card._repr_html_()
+        return _box(
+            f"<p style='margin:2px 0'>{_node_title_html(self.card.node)}</p>"
+            f"<p style='max-width:60em'>{_esc(self.text)}</p>"
+        )
+
+    def plot(self, cap: int | None = None):
+        """Draw the symbol the paragraph is about, with its arrows."""
+        return self.card.plot(cap)
+
+
+def _list(names: list[str], limit: int = 5) -> str:
+    names = sorted(dict.fromkeys(names))
+    if not names:
+        return ""
+    shown = names[:limit]
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    if len(shown) == 1:
+        return shown[0] + more
+    return ", ".join(shown[:-1]) + (" and " if not more else ", ") + shown[-1] + more
+
+
+def explain_text(card: Card, tests: list[str]) -> str:
+    """Compose the paragraph from the card's facts."""
+    n = card.node
+    article = "an" if n["kind"][0] in "aeiou" else "a"
+    parts = [f"{_name(n)} is {article} {n['kind']} in {_loc(n)}"]
+    if n.get("language"):
+        parts[0] += f" ({n['language']})"
+    parts[0] += "."
+    if n.get("doc"):
+        parts.append(f"Its documentation says: “{n['doc'].splitlines()[0]}”")
+    callers = [r["other_label"] for r in card.callers.iter_rows(named=True)]
+    callees = [r["other_label"] for r in card.callees.iter_rows(named=True) if r["other_id"]]
+    external = [r["other_label"] for r in card.callees.iter_rows(named=True) if not r["other_id"]]
+    members = [r["other_label"] for r in card.members.iter_rows(named=True)]
+    if n["kind"] == "file":
+        importers = [
+            r["other_label"] for r in card.section("in", ("imports",)).iter_rows(named=True)
+        ]
+        imported = [
+            r["other_label"] for r in card.section("out", ("imports",)).iter_rows(named=True)
+        ]
+        parts.append(
+            f"It is imported by {_list(importers)}." if importers else "No file imports it."
+        )
+        if imported:
+            parts.append(f"It imports {_list(imported)}.")
+    else:
+        parts.append(
+            f"It is called by {_list(callers)}." if callers else "Nothing in the repo calls it."
+        )
+    if callees:
+        parts.append(f"It calls {_list(callees)} in the repo.")
+    if external:
+        parts.append(f"It also calls {_list(external)}, which resolve outside the repo.")
+    if members:
+        parts.append(f"It contains {_list(members)}.")
+    bases = [
+        r["other_label"]
+        for r in card.section("out", ("extends", "implements")).iter_rows(named=True)
+    ]
+    if bases:
+        parts.append(f"It builds on {_list(bases)}.")
+    parts.append(
+        f"Tests that reach it: {_list(tests)}." if tests else "No test reaches it in the graph."
+    )
+    return " ".join(parts)
+
+
+# -- hubs ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Hubs(VerbResult):
+    """Orientation: most depended-on symbols, largest files, entry points, biggest directories."""
+
+    verb = "hubs"
+    top: int = 10
+    depended: pl.DataFrame = field(default_factory=pl.DataFrame)
+    largest_files: pl.DataFrame = field(default_factory=pl.DataFrame)
+    entry_points: pl.DataFrame = field(default_factory=pl.DataFrame)
+    directories: pl.DataFrame = field(default_factory=pl.DataFrame)
+    noun = "tables"
+
+    def blocks(self) -> list[list[str]]:
+        out = [["most depended-on (in-degree over calls + imports, PageRank):"]]
+        for r in self.depended.iter_rows(named=True):
+            out[-1].append(
+                f"  {r['in_degree']:>5}  {r['pagerank']:.4f}  {r['kind']:<9} {_name(r)}  "
+                f"{r['path'] or ''}"
+            )
+        out.append(["largest files (lines):"])
+        for r in self.largest_files.iter_rows(named=True):
+            out[-1].append(f"  {r['lines']:>6}  {r['path']}")
+        out.append(["entry points:"])
+        for r in self.entry_points.iter_rows(named=True):
+            out[-1].append(f"  {r['why']:<12} {_name(r)}  {_loc(r)}")
+        if self.entry_points.is_empty():
+            out[-1].append("  none found")
+        out.append(["directories by size:"])
+        for r in self.directories.iter_rows(named=True):
+            out[-1].append(
+                f"  {r['files']:>5} files {r['lines']:>7} lines {r['symbols']:>6} symbols  "
+                f"{r['directory']}"
+            )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verb": self.verb,
+            "depended": _jsonable(self.depended),
+            "largest_files": _jsonable(self.largest_files),
+            "entry_points": _jsonable(self.entry_points),
+            "directories": _jsonable(self.directories),
+        }
+
+    def _repr_html_(self) -> str:
+        dep = [
+            [str(r["in_degree"]), f"{r['pagerank']:.4f}", badge(r["kind"]),
+             f"<b>{_esc(_name(r))}</b>", where_html(r)]
+            for r in self.depended.iter_rows(named=True)
+        ]  # fmt: skip
+        files = [
+            [str(r["lines"]), f"<code>{_esc(r['path'])}</code>"]
+            for r in self.largest_files.iter_rows(named=True)
+        ]
+        entries = [
+            [_esc(r["why"]), badge(r["kind"]), f"<b>{_esc(_name(r))}</b>", where_html(r)]
+            for r in self.entry_points.iter_rows(named=True)
+        ]
+        dirs = [
+            [f"<code>{_esc(r['directory'])}</code>", str(r["files"]), str(r["lines"]),
+             str(r["symbols"])]
+            for r in self.directories.iter_rows(named=True)
+        ]  # fmt: skip
+        h = "<p style='margin:6px 0 2px 0'><b>{}</b></p>"
+        return _box(
+            h.format("most depended-on (in-degree, PageRank)")
+            + _table(["in", "rank", "kind", "name", "where"], dep)
+            + h.format("largest files")
+            + _table(["lines", "path"], files)
+            + h.format("entry points")
+            + _table(["why", "kind", "name", "where"], entries)
+            + h.format("directories by size")
+            + _table(["directory", "files", "lines", "symbols"], dirs)
+        )
+
+
+# -- the verbs ----------------------------------------------------------------------------------
+
+
+def card(g: Graph, name: str, *, include_ambiguous: bool = False) -> Card:
+    """Look a symbol up by id, qualified name or label; list candidates rather than guess."""
+    match = g._symbols.find(name)
+    if not match.ids:
+        return Card(name=name, status="not-found", suggestions=g._symbols.suggest(name))
+    if len(match.ids) > 1:
+        cands = g._node_rows(match.ids).select("id", "kind", "path", "line_start")
+        return Card(name=name, status="ambiguous", candidates=cands)
+    node = g._node_rows(match.ids).row(0, named=True)
+    arrows = g._arrows([node["id"]], include_ambiguous=include_ambiguous)
+    return Card(name=name, node=node, arrows=arrows)
+
+
+def start_ids(g: Graph, target: str) -> tuple[list[str], Card | None]:
+    """A symbol's id, or a file's node and every symbol in it."""
+    files = g._file_ids
+    t = target.strip().removeprefix("./")
+    if t in files:
+        return [t, *g.nodes.filter(pl.col("path") == t)["id"].to_list()], None
+    c = card(g, target)
+    return ([c.node["id"]] if c.status == "found" else []), c
+
+
+def affected(g: Graph, target: str, *, depth: int = 3, include_ambiguous: bool = False) -> Affected:
+    """Reverse transitive closure over calls/imports/extends/implements/contains."""
+    ids, c = start_ids(g, target)
+    if not ids:
+        return Affected(target=target, depth=depth, nodes=_empty_nodes(), start=[], card=c)
+    t = g._traversal
+    rows = [g._row_of[i] for i in ids]
+    r = t.with_ids(t.reach(rows, reverse=True, depth=depth, include_ambiguous=include_ambiguous))
+    nodes = r.join(g.nodes.select(_NODE_COLS), on="id", how="left")
+    left_out = 0
+    if not include_ambiguous:
+        reached = r["id"].implode()
+        left_out = g._amb_edges.filter(
+            pl.col("dst").is_in(reached) & ~pl.col("src").is_in(reached)
+        ).height
+    return Affected(
+        target=target,
+        depth=depth,
+        nodes=nodes,
+        start=ids,
+        ambiguous_left_out=left_out,
+        include_ambiguous=include_ambiguous,
+    )
+
+
+def _empty_nodes() -> pl.DataFrame:
+    return pl.DataFrame(
+        schema={
+            "id": pl.String,
+            "depth": pl.Int32,
+            "prev": pl.String,
+            "via": pl.String,
+            "confidence": pl.String,
+            "kind": pl.String,
+            "label": pl.String,
+            "qualname": pl.String,
+            "path": pl.String,
+            "line_start": pl.Int32,
+            "line_end": pl.Int32,
+        }
+    )
+
+
+def path(
+    g: Graph, a: str, b: str, *, undirected: bool = False, include_ambiguous: bool = False
+) -> PathResult:
+    """Shortest paths between two symbols, each hop with its edge kind and confidence."""
+    ends = []
+    for name in (a, b):
+        match = g._symbols.find(name)  # a card (with all its arrows) only to explain a miss
+        if len(match.ids) != 1:
+            return PathResult(a=a, b=b, undirected=undirected, card=card(g, name))
+        ends.append(match.ids[0])
+    ia, ib = ends
+    t = g._traversal
+    paths, fwd, bwd = t.shortest_paths(
+        g._row_of[ia], g._row_of[ib], undirected=undirected, include_ambiguous=include_ambiguous
+    )
+    ids = {s["src"] for p in paths for s in p} | {s["dst"] for p in paths for s in p}
+    labels = dict(
+        g._node_rows(sorted(ids | {ia, ib}))
+        .select("id", pl.coalesce("qualname", "label", "id"))
+        .iter_rows()
+    )
+    res = PathResult(
+        a=ia,
+        b=ib,
+        paths=paths,
+        labels=labels,
+        undirected=undirected,
+        reach_a=fwd.height - 1,
+        reach_b=bwd.height - 1,
+    )
+    if not paths:
+        res.stops_a = _frontier(g, t.with_ids(fwd))
+        res.stops_b = _frontier(g, t.with_ids(bwd))
+    return res
+
+
+def _frontier(g: Graph, r: pl.DataFrame, k: int = 5) -> list[str]:
+    far = r.filter(pl.col("depth") == r["depth"].max()).sort("id").head(k)
+    rows = g._node_rows(far["id"].to_list())
+    return rows.select(pl.coalesce("qualname", "label", "id"))[:, 0].to_list()
+
+
+def change_plan(g: Graph, name: str, *, depth: int = 2) -> ChangePlan:
+    """The card, callers to check, blast radius, tests to run, docs and boundaries to update."""
+    c = card(g, name)
+    if c.status != "found":
+        return ChangePlan(card=c)
+    a = affected(g, c.node["id"], depth=depth)
+    touches = (
+        c.arrows.filter(
+            (pl.col("direction") == "out") & pl.col("edge_kind").is_in(["reads", "handles", "uses"])
+        )
+        if not c.arrows.is_empty()
+        else c.arrows
+    )
+    handled = c.section("in", ("handles",))
+    return ChangePlan(card=c, affected=a, touches=pl.concat([touches, handled]))
+
+
+def explain(g: Graph, target: str) -> Explanation:
+    """Plain language from graph facts: what it is, where, who calls it, what it calls, tests."""
+    t = target.strip().removeprefix("./")
+    c = card(g, t)
+    if c.status != "found":
+        return Explanation(card=c)
+    tests = affected(g, c.node["id"], depth=3).tests
+    return Explanation(card=c, text=explain_text(c, tests), tests=tests)
+
+
+def hubs(g: Graph, top: int = 10) -> Hubs:
+    """Most depended-on symbols, largest files, entry points and directories by size."""
+    from ctxframe._graph.traverse import pagerank
+
+    dep = g.edges.filter(
+        pl.col("kind").is_in(["calls", "imports"])
+        & pl.col("dst").is_not_null()
+        & (pl.col("confidence") != "AMBIGUOUS")
+    )
+    indeg = dep.group_by("dst").agg(in_degree=pl.col("src").n_unique()).rename({"dst": "id"})
+    ranked = (
+        indeg.join(pagerank(dep), on="id", how="left")
+        .join(g.nodes.select(_NODE_COLS), on="id", how="inner")
+        .filter(pl.col("kind") != "module")
+        .sort(["in_degree", "pagerank", "id"], descending=[True, True, False])
+        .head(top)
+    )
+    files = g.files.filter(pl.col("skip_reason").is_null())
+    largest = (
+        files.sort(["lines", "path"], descending=[True, False]).select("path", "lines").head(top)
+    )
+    toplevel_callers = g.edges.filter(
+        (pl.col("kind") == "calls")
+        & (pl.col("src") == pl.col("path"))
+        & pl.col("dst").is_not_null()
+        & ~is_test_path()
+    )
+    entries = (
+        pl.concat(
+            [
+                g.nodes.join(
+                    g.edges.filter(pl.col("kind") == "handles").select(
+                        pl.col("dst").alias("id"),
+                        why=pl.when(pl.col("src").str.starts_with("command:"))
+                        .then(pl.lit("cli command"))
+                        .otherwise(pl.lit("route handler")),
+                    ),
+                    on="id",
+                ),
+                g.nodes.filter(pl.col("label") == "main").with_columns(why=pl.lit("main")),
+                g.nodes.join(
+                    toplevel_callers.select(pl.col("dst").alias("id")).unique(), on="id"
+                ).with_columns(why=pl.lit("run at import")),
+            ]
+        )
+        .filter(~is_test_path())
+        .unique("id", keep="first")
+        .sort("why", "id")
+        .head(top)
+    )
+    symbols = (
+        g.nodes.filter(~pl.col("kind").is_in(["file", "module"]) & pl.col("transport").is_null())
+        .group_by("path")
+        .len("symbols")
+    )
+    dirs = (
+        files.join(symbols, on="path", how="left")
+        .with_columns(
+            directory=pl.col("path").str.extract(r"^([^/]+(?:/[^/]+)?)/", 1).fill_null(".")
+        )
+        .group_by("directory")
+        .agg(files=pl.len(), lines=pl.col("lines").sum(), symbols=pl.col("symbols").sum())
+        .sort(["lines", "directory"], descending=[True, False])
+        .head(top)
+    )
+    return Hubs(
+        top=top,
+        depended=ranked.select("in_degree", "pagerank", *_NODE_COLS),
+        largest_files=largest,
+        entry_points=entries.select("why", *_NODE_COLS),
+        directories=dirs,
+    )
+
+
+# -- boundaries ---------------------------------------------------------------------------------
+
+_USES = ["reads", "http", "exec", "uses", "sets", "declares", "runs", "selects", "routes"]
+
+
+@dataclass
+class Boundaries(VerbResult):
+    """What the code consumes and provides: transport, identifier, secret flag, where used."""
+
+    verb = "boundaries"
+    target: str | None = None
+    table: pl.DataFrame = field(default_factory=pl.DataFrame)
+    card: Card | None = None
+    noun = "boundary rows"
+
+    def header(self) -> list[str]:
+        if self.card is not None:
+            return self.card.header()
+        scope = f" touched by {self.target} (through its callees)" if self.target else ""
+        t = self.table
+        n_ids = t["identifier"].n_unique() if t.height else 0
+        secrets = t.filter(pl.col("secret").fill_null(False))["identifier"].n_unique()
+        return [
+            f"boundaries{scope}: {n_ids} identifiers, {secrets} flagged secret (names only, "
+            "never values)"
+        ]
+
+    def blocks(self) -> list[list[str]]:
+        if self.card is not None:
+            return self.card.blocks()
+        out = []
+        for (direction, transport), group in self.table.group_by(
+            "direction", "transport", maintain_order=True
+        ):
+            lines = [f"{direction} · {transport}:"]
+            for r in group.iter_rows(named=True):
+                flag = " [secret]" if r["secret"] else ""
+                where = f"{r['used_by']} ({r['path']}:{r['line']})" if r["used_by"] else ""
+                lines.append(f"  {r['identifier']}{flag}  ← {r['via']} {where}".rstrip())
+            out.append(lines)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.card is not None:
+            return {"verb": self.verb, "target": self.target, "error": self.card.to_dict()}
+        return {"verb": self.verb, "target": self.target, "rows": _jsonable(self.table)}
+
+    def _repr_html_(self) -> str:
+        head = "<br>".join(html.escape(x) for x in self.header())
+        cols = ["direction", "transport", "identifier", "secret", "via", "used_by", "path", "line"]
+        return f"<div><p>{head}</p>{_frame_html(self.table, cols)}</div>"
+
+
+def boundaries(g: Graph, target: str | None = None) -> Boundaries:
+    """The consumes/provides table; with a target, only what it reaches through its callees."""
+    nodes, edges = g.nodes, g.edges
+    bnodes = nodes.filter(pl.col("transport").is_not_null())
+    ids = bnodes["id"].implode()
+    users = nodes.select(
+        pl.col("id").alias("user"),
+        pl.coalesce("qualname", "label", "id").alias("used_by"),
+        pl.col("path").alias("user_path"),
+    )
+    used = edges.filter(pl.col("kind").is_in(_USES) & pl.col("dst").is_in(ids)).select(
+        node="dst", user="src", via="kind", path="path", line="line"
+    )
+    handled = edges.filter((pl.col("kind") == "handles") & pl.col("src").is_in(ids)).select(
+        node="src", user="dst", via="kind", path="path", line="line"
+    )
+    rows = pl.concat([used, handled])
+    if target is not None:
+        start, c = start_ids(g, target)
+        if not start:
+            return Boundaries(target=target, card=c)
+        t = g._traversal
+        reached = t.with_ids(
+            t.reach(
+                [g._row_of[i] for i in start], reverse=False, depth=20, kinds=["calls", "contains"]
+            )
+        )["id"].implode()
+        rows = rows.filter(pl.col("user").is_in(reached))
+    table = (
+        rows.join(
+            bnodes.select(
+                node="id",
+                identifier="label",
+                direction=pl.col("direction").fill_null("declares"),
+                transport="transport",
+                secret="secret",
+                kind="kind",
+            ),
+            on="node",
+        )
+        .join(users, on="user", how="left")
+        .select(
+            "direction",
+            "transport",
+            "identifier",
+            "kind",
+            "secret",
+            "via",
+            "used_by",
+            "path",
+            "line",
+        )
+        .unique(maintain_order=False)
+        .sort(
+            "direction",
+            "transport",
+            "identifier",
+            "via",
+            "used_by",
+            "path",
+            "line",
+            nulls_last=True,
+        )
+    )
+    return Boundaries(target=target, table=table)

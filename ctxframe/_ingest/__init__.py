@@ -1,0 +1,1 @@
+"""Layer 1: from files to raw rows — walk, per-file extraction, documents, boundaries, adapters."""

@@ -1,0 +1,258 @@
+"""Boundaries written in code, found by matching the reference table against a rule table:
+env reads, outbound HTTP, process execution and route registrations — all as joins.
+
+A rule is (language family, receiver, callee name) → what the call touches; the first
+string-literal argument of the call names it (env var, URL, program, route path).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ctxframe._core.languages import LANGUAGES
+from ctxframe._ingest.boundaries._rows import is_secret_name
+from ctxframe._ingest.boundaries.calls import CALL_NAMES, CHILD_PROCESS, ROUTE_NAMES, RULES
+
+_FAMILY = {lang.name: lang.family for lang in LANGUAGES}
+_ROUTE_RECEIVERS = r"^(app|router|api|server|bp|blueprint|\w*[Rr]outer|\w*_bp)$"
+
+BOUNDARY_NODE_COLS = {
+    "id": pl.String,
+    "kind": pl.String,
+    "label": pl.String,
+    "qualname": pl.String,
+    "language": pl.String,
+    "path": pl.String,
+    "line_start": pl.Int32,
+    "line_end": pl.Int32,
+    "signature": pl.String,
+    "doc": pl.String,
+    "parent": pl.String,
+    "transport": pl.String,
+    "direction": pl.String,
+    "secret": pl.Boolean,
+}
+BOUNDARY_EDGE_COLS = {
+    "src": pl.String,
+    "dst": pl.String,
+    "kind": pl.String,
+    "confidence": pl.String,
+    "name": pl.String,
+    "path": pl.String,
+    "line": pl.Int32,
+}
+
+
+def _rules() -> pl.DataFrame:
+    rows = [(fam, recv or "", name, what) for fam, recv, names, what in RULES for name in names]
+    return pl.DataFrame(rows, schema=["family", "recv", "name", "what"], orient="row")
+
+
+def _route_path(expr: pl.Expr) -> pl.Expr:
+    """`/refunds/<order_id>`, `/refunds/<int:id>`, `/refunds/:id` → `/refunds/{id}`."""
+    return expr.str.replace_all(r"<(?:[^:>]+:)?([^>]+)>", "{$1}").str.replace_all(
+        r":([A-Za-z_]\w*)", "{$1}"
+    )
+
+
+# Only env reads and calls a rule, child_process or a route can name matter.
+_MAY_MATCH = (pl.col("kind") == "env") | (
+    (pl.col("kind") == "call") & pl.col("name").is_in(sorted(CALL_NAMES))
+)
+
+
+def reads_boundaries(refs: pl.DataFrame) -> bool:
+    """Whether any of `refs` yields a boundary row or a handler (see from_refs)."""
+    if not refs.select(_MAY_MATCH.any()).item():
+        return False
+    return not all(f.is_empty() for f in from_refs(refs))
+
+
+def from_refs(refs: pl.DataFrame | pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Boundary nodes and edges found in code, plus handler references (route → handler name)
+    for the resolver to link like calls. `refs` may be lazy: only the rows that matter are read."""
+    if isinstance(refs, pl.LazyFrame):
+        refs = refs.filter(_MAY_MATCH | (pl.col("kind") == "import")).collect()
+    # A JS file importing child_process: exec-style calls there run programs, whatever alias.
+    child = (
+        refs.filter(
+            (pl.col("kind") == "import")
+            & pl.col("module").is_in(["child_process", "node:child_process"])
+        )
+        .select("path")
+        .unique()
+    )
+    refs = refs.filter(_MAY_MATCH).with_columns(
+        family=pl.col("language").replace_strict(_FAMILY, default=pl.col("language")),
+        # rules name the receiver's last part: `java.net.URI` → URI, `os.environ` → environ
+        recv=pl.col("receiver").str.extract(r"([A-Za-z_]\w*)$", 1).fill_null(""),
+    )
+    calls = refs.filter(pl.col("kind") == "call")
+    matched = pl.concat(
+        [
+            calls.join(_rules(), on=["family", "recv", "name"], how="inner"),
+            calls.join(child, on="path", how="semi")
+            .filter((pl.col("family") == "js") & pl.col("name").is_in(CHILD_PROCESS))
+            .with_columns(what=pl.lit("exec")),
+        ]
+    ).unique(
+        ["src", "path", "line", "name", "recv", "arg", "what"], keep="first", maintain_order=True
+    )
+    env_reads = pl.concat(
+        [
+            matched.filter((pl.col("what") == "env") & pl.col("arg").is_not_null()).select(
+                "src", "path", "line", var=pl.col("arg")
+            ),
+            refs.filter(pl.col("kind") == "env").select("src", "path", "line", var=pl.col("name")),
+        ]
+    ).filter(pl.col("var").str.contains(r"^[A-Za-z_][A-Za-z0-9_]*$"))
+    http = (
+        matched.filter(pl.col("what") == "http")
+        .with_columns(
+            # only a literal that looks like a URL or a path names the endpoint
+            arg=pl.when(pl.col("arg").str.contains(r"^([a-z][a-z0-9+.-]*://|/)")).then("arg"),
+        )
+        .with_columns(
+            host=pl.col("arg").str.extract(r"^[a-z][a-z0-9+.-]*://([^/?#:]+)", 1),
+        )
+        .with_columns(
+            target=pl.when(pl.col("host").is_not_null())
+            .then(pl.col("host"))
+            .when(pl.col("arg").str.starts_with("/"))
+            .then(pl.lit("(relative)"))
+            .otherwise(pl.lit("(dynamic)"))
+        )
+    )
+    execs = matched.filter(pl.col("what") == "exec").with_columns(
+        program=pl.col("arg").str.extract(r"^\s*([^\s]+)", 1).fill_null("(dynamic)")
+    )
+    routes = (
+        refs.filter(
+            (pl.col("kind") == "call")
+            & pl.col("name").is_in(ROUTE_NAMES)
+            & pl.col("recv").str.contains(_ROUTE_RECEIVERS)
+            & pl.col("arg").str.starts_with("/")
+            & (pl.col("decorates").is_not_null() | pl.col("arg_name").is_not_null())
+        )
+        .with_columns(
+            method=pl.when(pl.col("name").is_in(["route", "api_route", "all"]))
+            .then(pl.lit("ANY"))
+            .otherwise(pl.col("name").str.to_uppercase()),
+            route=_route_path(pl.col("arg")),
+        )
+        .with_columns(rid=pl.concat_str(pl.lit("route:"), "method", pl.lit(" "), "route"))
+    )
+
+    def nodes_of(
+        df: pl.DataFrame,
+        id_: pl.Expr,
+        kind: str,
+        label: pl.Expr,
+        transport: str,
+        direction: str,
+        secret: pl.Expr | None = None,
+    ) -> pl.DataFrame:
+        return df.select(
+            id=id_,
+            kind=pl.lit(kind),
+            label=label,
+            qualname=label,
+            language=pl.lit(None, pl.String),
+            path="path",
+            line_start="line",
+            line_end="line",
+            signature=pl.lit(None, pl.String),
+            doc=pl.lit(None, pl.String),
+            parent=pl.lit(None, pl.String),
+            transport=pl.lit(transport),
+            direction=pl.lit(direction),
+            secret=secret if secret is not None else pl.lit(None, pl.Boolean),
+        )
+
+    env_id = pl.concat_str(pl.lit("env:"), "var")
+    http_id = pl.concat_str(pl.lit("http:"), "target")
+    exec_id = pl.concat_str(pl.lit("exec:"), "program")
+    secret = pl.col("var").map_elements(is_secret_name, return_dtype=pl.Boolean)
+    nodes = pl.concat(
+        [
+            nodes_of(env_reads, env_id, "env", pl.col("var"), "config.env", "consumes", secret),
+            nodes_of(
+                http, http_id, "endpoint", pl.coalesce("host", "target"), "network.http", "consumes"
+            ),
+            nodes_of(execs, exec_id, "program", pl.col("program"), "process.exec", "consumes"),
+            nodes_of(
+                routes,
+                pl.col("rid"),
+                "route",
+                pl.concat_str("method", pl.lit(" "), "route"),
+                "network.http",
+                "provides",
+            ),
+        ]
+    ).cast(BOUNDARY_NODE_COLS)
+
+    def edges_of(df: pl.DataFrame, src: pl.Expr, dst: pl.Expr, kind: str, name: pl.Expr):
+        return df.select(
+            src=src,
+            dst=dst,
+            kind=pl.lit(kind),
+            confidence=pl.lit("EXTRACTED"),
+            name=name,
+            path="path",
+            line="line",
+        )
+
+    decorated = routes.filter(pl.col("decorates").is_not_null())
+    edges = pl.concat(
+        [
+            edges_of(env_reads, pl.col("src"), env_id, "reads", pl.col("var")),
+            edges_of(http, pl.col("src"), http_id, "http", pl.coalesce("arg", "target")),
+            edges_of(execs, pl.col("src"), exec_id, "exec", pl.coalesce("arg", "program")),
+            edges_of(decorated, pl.col("rid"), pl.col("decorates"), "handles", pl.col("name")),
+        ]
+    ).cast(BOUNDARY_EDGE_COLS)
+    # Express-style `app.post("/x", handler)`: the handler is a name to resolve like a call.
+    handlers = routes.filter(pl.col("decorates").is_null()).select(
+        src="rid",
+        path="path",
+        language="language",
+        kind=pl.lit("handler"),
+        name=pl.col("arg_name").str.extract(r"([A-Za-z_$][\w$]*)$", 1),
+        receiver=pl.lit(None, pl.String),
+        scope=pl.lit(None, pl.String),
+        line="line",
+    )
+    return nodes, edges, handlers
+
+
+def uses_edges(import_edges: pl.DataFrame, deps: pl.DataFrame) -> pl.DataFrame:
+    """`uses` edges from code files to the `dep:` nodes their imports name (INFERRED)."""
+    if deps.is_empty():
+        return pl.DataFrame(schema=BOUNDARY_EDGE_COLS)
+    stubs = import_edges.filter(pl.col("dst").str.starts_with("module://")).with_columns(
+        mod=pl.col("dst").str.strip_prefix("module://")
+    )
+    pkg = (
+        pl.when(pl.col("mod").str.starts_with("@"))
+        .then(pl.col("mod").str.extract(r"^(@[^/]+/[^/]+)", 1))
+        .otherwise(pl.col("mod").str.extract(r"^([^/.]+)", 1))
+    )
+    key = lambda e: e.str.to_lowercase().str.replace_all(r"[-_.]+", "-")  # noqa: E731
+    stubs = stubs.with_columns(key=key(pkg), gokey=pl.col("mod"))
+    d = deps.select(dst_dep="id", key=key(pl.col("label")), gokey="label")
+    plain = stubs.join(d.drop("gokey"), on="key", how="inner")
+    go = stubs.join(d.drop("key"), on="gokey", how="inner")
+    return (
+        pl.concat([plain.select(go.columns), go])
+        .select(
+            src="src",
+            dst="dst_dep",
+            kind=pl.lit("uses"),
+            confidence=pl.lit("INFERRED"),
+            name="mod",
+            path="path",
+            line="line",
+        )
+        .unique(["src", "dst"], keep="first", maintain_order=True)
+        .cast(BOUNDARY_EDGE_COLS)
+    )

@@ -1,0 +1,20 @@
+"""Which boundary reader a non-code file goes to; run inside the extraction workers."""
+
+from __future__ import annotations
+
+from ctxframe._ingest.boundaries import envfiles, kubernetes, manifests, openapi
+
+
+def read_file(path: str, text: str) -> tuple[list[dict], list[dict]]:
+    """Boundary nodes and edges declared by one file ([], [] for files that declare none)."""
+    if manifests.is_manifest(path):
+        return manifests.read(path, text)
+    if envfiles.is_env_file(path) or envfiles.is_compose(path):
+        return envfiles.read(path, text)
+    if openapi.is_candidate(path, text):
+        nodes, edges = openapi.read(path, text)
+        if nodes:
+            return nodes, edges
+    if kubernetes.is_candidate(path, text):
+        return kubernetes.read(path, text)
+    return [], []

@@ -1,0 +1,928 @@
+"""Per-file extraction: read, hash, parse with tree-sitter, run the language's `.scm` query.
+
+This module runs inside pool workers, so it imports no Polars: it returns plain columns
+(dicts of lists) that the indexer turns into frames. Captures follow tree-sitter tags names:
+`@definition.<kind>` with `@name`, `@reference.call` with `@name` and `@receiver`,
+`@reference.extends|implements` with `@name`, `@reference.import` with `@import.*`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import gc
+import hashlib
+import os
+import posixpath
+import re
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+
+from ctxframe._core.languages import BY_NAME, Language, language_for, query_source
+from ctxframe._ingest.boundaries.calls import CALL_NAMES
+
+MAX_FILE_BYTES = 1_000_000
+_SIG_CHARS = 200
+_DOC_CHARS = 1000
+_CLASS_LIKE = {"class", "struct", "interface", "enum", "trait"}
+_SELF_NAMES = {"self", "cls", "this"}
+_SCOPE_WORDS = {*_SELF_NAMES, "Self", "super", "super()"}  # receivers `_Builder._scope` reads
+_JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
+# Languages added after the foundation: comment node types that carry doc comments, siblings
+# skipped between a doc comment and its definition, wrappers a doc comment sits above.
+_COMMENT_TYPES = {"comment", "line_comment", "block_comment", "doc_comment"}
+_SKIP_SIBLINGS = {"attribute_item", "inner_attribute_item"}
+_WRAPPERS = ("export_statement", "decorator", "template_declaration")
+_ANNOTATED = {"java", "csharp", "rust"}  # signatures skip leading @Annotation / [Attr] / #[attr]
+_RUST_STD = {"std", "core", "alloc"}
+_CPP_HINT = re.compile(
+    rb"^[ \t]*(?:namespace\s+\w+\s*\{|template\s*<|class\s+\w+[^;\n]*\{|"
+    rb"(?:public|private|protected)\s*:|#include\s*<(?:string|vector|memory|iostream|map)>)",
+    re.MULTILINE,
+)
+
+DEF_COLUMNS = (
+    "id", "kind", "label", "qualname", "language", "path",
+    "line_start", "line_end", "signature", "doc", "parent",
+)  # fmt: skip
+REF_COLUMNS = (
+    "src", "path", "language", "kind", "name", "receiver", "scope", "line",
+    "module", "alias", "candidates", "sub_candidates", "arg", "arg_name", "decorates",
+)  # fmt: skip
+
+
+@dataclass
+class FileResult:
+    """What one file yields: its row for files.parquet, its definitions and its raw references."""
+
+    path: str
+    language: str | None = None
+    size: int = 0
+    mtime_ns: int = 0
+    lines: int = 0
+    hash: str | None = None
+    parse_errors: int = 0
+    skip_reason: str | None = None
+    defs: list[tuple] = field(default_factory=list)  # rows in DEF_COLUMNS order
+    refs: list[tuple] = field(default_factory=list)  # rows in REF_COLUMNS order
+    boundary_nodes: list[dict] = field(default_factory=list)  # manifests, k8s, env files…
+    boundary_edges: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class Batch:
+    """A worker's answer for many files: per-file facts, and definitions and references as
+    columns (cheap to pickle and to turn into one frame)."""
+
+    files: list[FileResult]
+    defs: dict[str, list]
+    refs: dict[str, list]
+    boundary_nodes: list[dict] = field(default_factory=list)
+    boundary_edges: list[dict] = field(default_factory=list)
+
+
+_SEP, _NULL = "\0", "\x02"  # packed string columns: values joined by _SEP, None as _NULL
+
+
+def _pack(col: list) -> list | tuple:
+    """A column for the trip to the parent: a string column as one joined string (one object
+    to pickle and one Polars split instead of a Python object per value), else the list."""
+    n = len(col)
+    if n == 0:
+        return []
+    try:  # every value a str (the common case): no None to count and replace
+        blob = _SEP.join(col)
+    except TypeError:
+        pass
+    else:
+        return ("str", blob, False) if blob.count(_SEP) == n - 1 else col
+    if col[0] is not None and not isinstance(col[0], str):
+        return col
+    nulls = col.count(None)
+    if nulls == n:
+        return ("null", n)
+    first = col[0] if col[0] is not None else next(v for v in col if v is not None)
+    if not isinstance(first, str):
+        return col
+    blob = _SEP.join([_NULL if v is None else v for v in col] if nulls else col)
+    # A value holding the separator (or, with nulls, the null marker): send it plainly.
+    if blob.count(_SEP) != n - 1 or (nulls and blob.count(_NULL) != nulls):
+        return col
+    return ("str", blob, nulls > 0)
+
+
+def _add_rows(cols: list[list], rows: list[tuple]) -> None:
+    """Append one file's rows to the batch's columns, while the rows are fresh in the cache
+    (transposing them all at the end costs several times as much)."""
+    if rows:
+        for col, values in zip(cols, zip(*rows, strict=True), strict=True):
+            col.extend(values)
+
+
+def _columns(
+    cols: list[list], names: tuple[str, ...], packed: bool = True
+) -> dict[str, list | tuple]:
+    return {c: _pack(col) if packed else col for c, col in zip(names, cols, strict=True)}
+
+
+@cache
+def _compiled(lang_name: str):
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language, get_parser
+
+    lang = BY_NAME[lang_name]
+    ts_lang = get_language(lang.grammar)
+    source = query_source(lang.query)
+    query = Query(ts_lang, source)
+    return get_parser(lang.grammar), query, _pattern_roles(query, source)
+
+
+_CAPTURE = re.compile(rb"@([^\s()\[\]\"]+)")
+
+
+def _pattern_roles(query, source: str) -> list[tuple[str, bool, str] | None]:
+    """Per pattern, its one role capture as (capture, is a definition, kind), or None where
+    its text names none or several (then each match is scanned, see `_role_of`)."""
+    text = source.encode("utf-8")
+    out: list[tuple[str, bool, str] | None] = []
+    for i in range(query.pattern_count):
+        body = text[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)]
+        roles = {_role(m.decode("utf-8")) for m in _CAPTURE.findall(body)} - {None}
+        out.append(roles.pop() if len(roles) == 1 else None)
+    return out
+
+
+def _role(capture: str) -> tuple[str, bool, str] | None:
+    if capture.startswith("definition."):
+        return capture, True, capture[11:]
+    if capture.startswith("reference."):
+        return capture, False, capture[10:]
+    return None
+
+
+def _role_of(caps: dict) -> tuple[str, bool, str] | None:
+    """The first role capture of a match: (capture, is a definition, kind)."""
+    return next((r for key in caps if (r := _role(key)) is not None), None)
+
+
+_PACKS: dict = {}  # extension -> Pack, set by extract_batch for the packs of the indexed repo
+_UNCHANGED = "\0unchanged"  # internal marker: same bytes as the stored version, not re-parsed
+
+
+def extract_batch(
+    root: str, jobs: list[tuple[str, str | None]], packs: tuple = (), packed: bool = True
+) -> Batch:
+    """Extract every (path, known hash) under root; never raises for a bad file.
+
+    `packs` are user language packs (ctxframe._ingest.packs.Pack) for extensions no built-in owns.
+    `packed` joins string columns for the trip out of a worker (see `_pack`)."""
+    global _PACKS
+    _PACKS = {ext: pack for pack in packs for ext in pack.language.extensions}
+    # The rows built here hold no reference cycles, yet the collector would rescan them over
+    # and over as they pile up (a tenth of the batch's time): pause it for the batch.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        files: list[FileResult] = []
+        defs: list[list] = [[] for _ in DEF_COLUMNS]
+        refs: list[list] = [[] for _ in REF_COLUMNS]
+        bnodes: list[dict] = []
+        bedges: list[dict] = []
+        for p, h in jobs:
+            f = extract_file(root, p, h)
+            _add_rows(defs, f.defs)
+            _add_rows(refs, f.refs)
+            bnodes += f.boundary_nodes
+            bedges += f.boundary_edges
+            f.defs, f.refs, f.boundary_nodes, f.boundary_edges = [], [], [], []
+            files.append(f)
+        defs_cols = _columns(defs, DEF_COLUMNS, packed)
+        refs_cols = _columns(refs, REF_COLUMNS, packed)
+    finally:
+        if collecting:
+            gc.enable()
+    return Batch(files, defs_cols, refs_cols, bnodes, bedges)
+
+
+def extract_file(root: str, path: str, known_hash: str | None = None) -> FileResult:
+    """Read one file and extract its symbols; problems become a skip reason, not an exception."""
+    res = FileResult(path=path)
+    full = os.path.join(root, path)
+    try:
+        st = os.stat(full)
+        res.size, res.mtime_ns = st.st_size, st.st_mtime_ns
+        if st.st_size > MAX_FILE_BYTES:
+            res.skip_reason = "too large (> 1 MB)"
+            return res
+        with open(full, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        res.skip_reason = "vanished while reading"
+        return res
+    except OSError as exc:
+        res.skip_reason = f"unreadable: {exc.strerror or exc}"
+        return res
+    if data.find(b"\0", 0, 8192) != -1:
+        res.skip_reason = "binary"
+        return res
+    lang = language_for(path)
+    pack = None
+    if lang is None and _PACKS:
+        pack = _PACKS.get(os.path.splitext(path)[1].lower())
+        lang = pack.language if pack is not None else None
+    try:
+        if not data.isascii():  # ASCII is valid UTF-8: no need to decode it to know
+            data.decode("utf-8")
+    except UnicodeDecodeError:
+        res.skip_reason = "invalid UTF-8"
+        return res
+    res.hash = hashlib.blake2b(data, digest_size=16).hexdigest()
+    res.lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    if known_hash is not None and res.hash == known_hash:
+        res.skip_reason = _UNCHANGED
+        return res
+    if lang is not None and lang.name == "c" and path.endswith(".h") and _CPP_HINT.search(data):
+        lang = BY_NAME["cpp"]  # a C++ header named .h
+    if lang is not None:
+        res.language = lang.name
+        if lang.family == "docs":
+            from ctxframe._ingest.docs import extract_document
+
+            extract_document(res, lang, data)
+        else:
+            _parse_into(res, lang, data, pack)
+    else:
+        from ctxframe._ingest.boundaries.files import read_file
+
+        res.boundary_nodes, res.boundary_edges = read_file(path, data.decode("utf-8"))
+    return res
+
+
+def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None:
+    if pack is not None:
+        from ctxframe._ingest.packs import compiled
+
+        parser, query = compiled(pack.grammar, pack.query)
+        roles = _PACK_ROLES.get(query)
+        if roles is None:
+            roles = _PACK_ROLES[query] = _pattern_roles(query, pack.query)
+    else:
+        parser, query, roles = _compiled(lang.name)
+    from tree_sitter import QueryCursor
+
+    tree = parser.parse(data)
+    root = tree.root_node
+    if root.has_error:
+        res.parse_errors = _count_errors(root)
+    defs, refs = _split_matches(QueryCursor(query).matches(root), roles)
+    if lang.name == "sql":
+        defs.extend(_sql_procedures(data, defs))
+    _Builder(res, lang, data, python=pack is None and lang.name == "python").build(defs, refs)
+
+
+_PACK_ROLES: dict = {}  # a pack's compiled query -> its `_pattern_roles`
+
+
+def _split_matches(matches: list, roles: list) -> tuple[list[tuple], list[tuple]]:
+    """(kind, captured node, captures) of each match with a role: definitions, references."""
+    defs: list[tuple] = []
+    refs: list[tuple] = []
+    add_def, add_ref = defs.append, refs.append
+    for pattern, caps in matches:
+        role = roles[pattern]
+        if role is None or role[0] not in caps:
+            role = _role_of(caps)
+            if role is None:
+                continue
+        key, is_def, kind = role
+        (add_def if is_def else add_ref)((kind, caps[key][0], caps))
+    return defs, refs
+
+
+def _count_errors(node) -> int:
+    count, cursor, stack = 0, None, [node]
+    while stack:
+        cursor = stack.pop()
+        if cursor.is_error or cursor.is_missing:
+            count += 1
+        if cursor.has_error:
+            stack.extend(cursor.children)
+    return count
+
+
+def _text(data: bytes, node) -> str:
+    return data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+
+def _utf8(piece: str) -> str:
+    """A slice of `_Builder.text` (a file read as Latin-1) as the UTF-8 it holds: what
+    `_text` gives for the same bytes."""
+    return piece if piece.isascii() else piece.encode("latin-1").decode("utf-8", "replace")
+
+
+class _Builder:
+    """Turns one file's query matches into definition rows and reference rows."""
+
+    def __init__(self, res: FileResult, lang: Language, data: bytes, python: bool = False):
+        self.res, self.lang, self.data = res, lang, data
+        # One character per byte, so byte offsets index it: slicing it is cheaper than slicing
+        # and decoding the bytes, and only a non-ASCII file needs `_utf8` after.
+        self.text, self.ascii = data.decode("latin-1"), data.isascii()
+        self.annotated = lang.name in _ANNOTATED
+        self.python = python  # the built-in Python grammar: decorators found from definitions
+
+    def build(self, defs: list, refs: list) -> None:
+        """`defs` and `refs` hold (kind, captured node, captures) per match."""
+        items = self._definitions(defs)
+        self._emit_defs(items)
+        self.decorations = _python_decorations(items) if self.python else None
+        self.recv_vars = any(item["recv_var"] for item in items)  # Go: `func (s *T) m()`
+        self._emit_refs(refs, items)
+
+    # -- definitions -------------------------------------------------------------------------
+    def _definitions(self, defs: list) -> list[dict]:
+        data, text, ascii, seen = self.data, self.text, self.ascii, {}
+        for kind, node, caps in defs:
+            name_node = caps["name"][0]
+            start, end = node.start_byte, node.end_byte
+            key = (start, end)
+            rtype, rvar = caps.get("receiver.type"), caps.get("receiver.var")
+            if key in seen and (rtype is None or seen[key]["recv_type"]):
+                continue
+            name = text[name_node.start_byte : name_node.end_byte]
+            item = {
+                "kind": kind,
+                "node": node,
+                "name": (name if ascii else _utf8(name)).replace("::", "."),
+                "start": start,
+                "end": end,
+                "recv_type": _text(data, rtype[0]).replace("::", ".") if rtype else None,
+                "recv_var": _text(data, rvar[0]) if rvar else None,
+            }
+            if node.type == "file_scoped_namespace_declaration":  # C#: covers the rest
+                item["end"], item["end_row"] = len(self.data), self.res.lines - 1
+            seen[key] = item
+        items = sorted(seen.values(), key=lambda d: (d["start"], -d["end"]))
+        stack: list[dict] = []
+        for item in items:
+            while stack and stack[-1]["end"] <= item["start"]:
+                stack.pop()
+            item["parent"] = stack[-1] if stack else None
+            stack.append(item)
+        return items
+
+    def _emit_defs(self, items: list[dict]) -> None:
+        path, rows = self.res.path, self.res.defs
+        by_qual: dict[str, dict] = {}
+        used: dict[str, int] = {}
+        for item in items:
+            parent = item["parent"]
+            kind = item["kind"]
+            if kind == "function" and parent is not None and parent["kind"] in _CLASS_LIKE:
+                kind = "method"
+            if item["recv_type"]:  # Go method: qualified by its receiver type
+                # (C++ `ns { T::m }` and Rust `mod m { impl T }` prefix the enclosing scope.)
+                rtype = f"{parent['qual']}.{item['recv_type']}" if parent else item["recv_type"]
+                qual = f"{rtype}.{item['name']}"
+                owner = by_qual.get(rtype)
+                if kind == "method" and owner is not None and owner["kind"] == "namespace":
+                    kind = "function"  # C++ `ns::f() {}`: a namespace, not a type
+                parent = owner or parent
+            else:
+                qual = f"{parent['qual']}.{item['name']}" if parent else item["name"]
+            item["kind"], item["qual"], item["out_parent"] = kind, qual, parent
+            item["rtype"] = rtype if item["recv_type"] else None
+            by_qual.setdefault(qual, item)
+        # A declaration (C/C++ prototype) never takes the plain id from its definition.
+        for item in sorted(items, key=lambda it: it["kind"] == "declaration"):
+            qual = item["qual"]
+            n = used.get(qual, 0) + 1
+            used[qual] = n
+            item["id"] = f"{path}::{qual}" if n == 1 else f"{path}::{qual}#{n}"
+        lang_name, signature, doc, add = self.lang.name, self._signature, self._doc, rows.append
+        for item in items:
+            parent, node = item["out_parent"], item["node"]
+            add(
+                (
+                    item["id"],
+                    item["kind"],
+                    item["name"],
+                    item["qual"],
+                    lang_name,
+                    path,
+                    node.start_point[0] + 1,
+                    item.get("end_row", node.end_point[0]) + 1,
+                    signature(node),
+                    doc(node),
+                    parent["id"] if parent else path,
+                )
+            )
+        self.starts = [item["start"] for item in items]
+        self.by_qual = by_qual
+
+    def _signature(self, node) -> str:
+        """The definition's first line (Java, C#, Rust: the first after its annotations and
+        blank lines), read line by line from the bytes rather than decoding the whole body."""
+        text, pos, end = self.text, node.start_byte, node.end_byte
+        annotated = skipping = self.annotated
+        while True:
+            eol = text.find("\n", pos, end)
+            line = text[pos : end if eol == -1 else eol]
+            if not self.ascii:
+                line = _utf8(line)
+            if skipping and eol != -1 and line.lstrip().startswith(("@", "#[", "[")):
+                pos = eol + 1
+                continue
+            skipping = False
+            if annotated:
+                line = line.lstrip()
+            if line or eol == -1 or not annotated:
+                return line.rstrip()[:_SIG_CHARS]
+            pos = eol + 1
+
+    def _doc(self, node) -> str | None:
+        if self.lang.doc == "docstring":
+            body = node.child_by_field_name("body")
+            if body is not None and body.named_child_count:
+                first = body.named_child(0)
+                if first.type == "expression_statement" and first.named_child_count:
+                    first = first.named_child(0)
+                if first.type == "string":
+                    return _clean_docstring(_text(self.data, first))
+            return None
+        if self.lang.doc == "none":
+            return None
+        anchor = node
+        wrappers = _WRAPPERS + (("statement",) if self.lang.name == "sql" else ())
+        while anchor.parent is not None and anchor.parent.type in wrappers:
+            anchor = anchor.parent
+        lines: list[str] = []
+        prev, row = anchor.prev_named_sibling, anchor.start_point[0]
+        while prev is not None and prev.type in _SKIP_SIBLINGS:
+            prev, row = prev.prev_named_sibling, prev.start_point[0]
+        while prev is not None and prev.type in _COMMENT_TYPES and prev.end_point[0] >= row - 1:
+            lines.insert(0, _text(self.data, prev))
+            row = prev.start_point[0]
+            prev = prev.prev_named_sibling
+        if lines and self.lang.name == "sql":
+            return _clean_comment("\n".join(ln.lstrip().removeprefix("--") for ln in lines))
+        return _clean_comment("\n".join(lines)) if lines else None
+
+    # -- references ---------------------------------------------------------------------------
+    def _enclosing(self, byte: int, items: list[dict]) -> dict | None:
+        i = bisect.bisect_right(self.starts, byte) - 1
+        item = items[i] if i >= 0 else None
+        while item is not None and item["end"] <= byte:
+            item = item["parent"]
+        return item
+
+    def _emit_refs(self, refs: list, items: list[dict]) -> None:
+        """Reference rows in match order; calls, the bulk of them, are made here in one loop
+        (`_reference` makes the rest)."""
+        data, text, ascii = self.data, self.text, self.ascii
+        path, lang_name, starts = self.res.path, self.lang.name, self.starts
+        append, reference, scope_of = self.res.refs.append, self._reference, self._scope
+        decorations, recv_vars, bisect_right = self.decorations, self.recv_vars, bisect.bisect_right
+        for kind, node, caps in refs:
+            if kind in _NOT_CALLS:
+                reference(kind, node, caps, items)
+                continue
+            # `reference.call`, and a pack's other kinds
+            start = node.start_byte
+            i = bisect_right(starts, start) - 1  # the enclosing definition
+            owner = items[i] if i >= 0 else None
+            while owner is not None and owner["end"] <= start:
+                owner = owner["parent"]
+            name_node = caps["name"][0]
+            name = text[name_node.start_byte : name_node.end_byte]
+            if not ascii:
+                name = _utf8(name)
+            receiver = caps.get("receiver")
+            scope = None
+            if receiver is not None:
+                receiver = receiver[0]
+                receiver = text[receiver.start_byte : receiver.end_byte]
+                if not ascii:
+                    receiver = _utf8(receiver)
+                if owner is not None and (receiver in _SCOPE_WORDS or recv_vars):
+                    scope, receiver = scope_of(owner, receiver)
+                if len(receiver) > 120:
+                    receiver = receiver[:120]
+            # Only the boundary rules read a call's arguments, and only of calls with these names.
+            arg, arg_name = _call_args(data, node) if name in CALL_NAMES else (None, None)
+            if decorations is None:
+                decorates = self._decorated(node, items)
+            else:
+                decorates = decorations.get((start, node.end_byte)) if decorations else None
+            append(
+                (owner["id"] if owner else path, path, lang_name, "call", name, receiver, scope,
+                 node.start_point[0] + 1, None, None, None, None, arg, arg_name, decorates)
+            )  # fmt: skip
+
+    def _scope(self, owner: dict, receiver: str) -> tuple[str | None, str]:
+        """The class a call on `self`/`cls`/`this` (or a Go receiver, Rust `Self`) resolves in,
+        and the receiver as stored (`super()` becomes `super`)."""
+        method = owner
+        while method is not None and method["kind"] != "method":
+            method = method["parent"]
+        if method is not None and (
+            receiver in _SELF_NAMES
+            or (method["recv_var"] and receiver == method["recv_var"])
+            or (receiver == "Self" and self.lang.name == "rust")
+        ):
+            return method.get("rtype") or (method["parent"] or {}).get("qual"), receiver
+        if method is not None and receiver in ("super()", "super") and method["parent"]:
+            return method["parent"]["qual"], "super"
+        return None, receiver
+
+    def _reference(self, kind: str, node, caps: dict, items: list[dict]) -> None:
+        if kind == "import":
+            self._import(caps, node)
+            return
+        if kind in ("extends", "implements"):
+            owner = self._enclosing(caps["name"][0].start_byte, items)
+            if "receiver.type" in caps:  # Rust `impl Trait for Type`: the type implements
+                rtype = _text(self.data, caps["receiver.type"][0]).replace("::", ".")
+                owner = self._enclosing(node.start_byte, items)
+                owner = self.by_qual.get(f"{owner['qual']}.{rtype}" if owner else rtype)
+            # Go: the struct/interface type node sits inside the declaration we captured.
+            if owner is None or owner["kind"] not in _CLASS_LIKE:
+                return
+            text = _text(self.data, caps["name"][0])
+            text = text.split("<", 1)[0].split("[", 1)[0].strip().replace("::", ".")
+            receiver, _, name = text.rpartition(".")
+            if self.lang.name == "csharp" and owner["kind"] != "interface":
+                kind = "implements" if re.match(r"I[A-Z]", name) else "extends"
+            self._ref(owner["id"], kind, name, receiver or None, None, node)
+            return
+        owner = self._enclosing(node.start_byte, items)
+        name = _text(self.data, caps["name"][0])
+        receiver = _text(self.data, caps["receiver"][0]) if "receiver" in caps else None
+        if receiver is not None and owner is not None:
+            receiver = self._scope(owner, receiver)[1]
+        if receiver is not None and len(receiver) > 120:
+            receiver = receiver[:120]
+        # env: os.environ["X"], process.env.X: the name is the reference
+        src = owner["id"] if owner else self.res.path
+        self._ref(src, "env", _unquote(name), receiver, None, node)
+
+    def _decorated(self, call, items: list[dict]) -> str | None:
+        """Id of the definition a decorator call decorates (`@app.post(...)` over a def)."""
+        parent = call.parent
+        if parent is None or parent.type != "decorator" or parent.parent is None:
+            return None
+        target = parent.parent.child_by_field_name("definition")
+        if target is None:
+            return None
+        item = next((it for it in items if it["start"] == target.start_byte), None)
+        return item["id"] if item else None
+
+    def _ref(
+        self, src, kind, name, receiver, scope, node, module=None, alias=None, cands=(), sub=(),
+        arg=None, arg_name=None, decorates=None,
+    ):  # fmt: skip
+        self.res.refs.append(
+            (
+                src,
+                self.res.path,
+                self.lang.name,
+                kind,
+                name,
+                receiver,
+                scope,
+                node.start_point[0] + 1,
+                module,
+                alias,
+                "\n".join(cands) or None,
+                "\n".join(sub) or None,
+                arg,
+                arg_name,
+                decorates,
+            )
+        )
+
+    def _import(self, caps: dict, node) -> None:
+        raw = _text(self.data, caps["import.module"][0])
+        name = _text(self.data, caps["import.name"][0]) if "import.name" in caps else None
+        alias = _text(self.data, caps["import.alias"][0]) if "import.alias" in caps else None
+        if "import.default" in caps:
+            name, alias = "default", _text(self.data, caps["import.default"][0])
+        fam = self.lang.family
+        if fam == "python":
+            module = _python_absolute(raw, self.res.path)
+            cands = _python_candidates(module)
+            sub = _python_candidates(f"{module}.{name}") if name else ()
+            if name is None and alias is None:
+                alias = raw  # `import a.b` binds the dotted name itself
+        elif fam == "js":
+            module, cands = _js_candidates(raw.strip("'\""), self.res.path)
+            sub = ()
+        elif fam == "go":  # resolved against go.mod files at resolution time
+            module, cands, sub = raw.strip('"`'), (), ()
+            if alias is None:
+                alias = module.rsplit("/", 1)[-1]
+        elif fam == "rust":
+            if node.type == "mod_item":
+                moddir = _rust_moddir(self.res.path)
+                cands = (f"{moddir}{raw}.rs", f"{moddir}{raw}/mod.rs")
+                self._ref(self.res.path, "import", None, None, None, node, raw, raw, cands)
+                return
+            for segs, local in _rust_use_tree(raw):
+                module, name, cands, sub = _rust_candidates(segs, self.res.path)
+                self._ref(
+                    self.res.path, "import", name, None, None, node, module, local, cands, sub
+                )
+            return
+        else:
+            module, cands, sub = _other_candidates(fam, raw, self.res.path, node)
+            if fam == "java" and alias is None and not module.endswith(".*"):
+                alias = module.rsplit(".", 1)[-1]
+        self._ref(self.res.path, "import", name, None, None, node, module, alias, cands, sub)
+
+
+def _python_decorations(items: list[dict]) -> dict[tuple[int, int], str]:
+    """(start, end) of every call written as a Python decorator -> id of the definition it
+    decorates: what `_Builder._decorated` finds from each call, found from the definitions."""
+    out: dict[tuple[int, int], str] = {}
+    first: dict[int, dict] = {}
+    for item in items:
+        parent = item["node"].parent
+        if parent is None or parent.type != "decorated_definition":
+            continue
+        target = parent.child_by_field_name("definition")
+        if target is None:
+            continue
+        if not first:
+            for it in items:
+                first.setdefault(it["start"], it)
+        owner = first.get(target.start_byte)
+        if owner is None:
+            continue
+        for deco in parent.children:
+            if deco.type == "decorator":
+                for call in deco.children:
+                    if call.type == "call":
+                        out[(call.start_byte, call.end_byte)] = owner["id"]
+    return out
+
+
+_NOT_CALLS = frozenset({"import", "extends", "implements", "env"})
+_STRINGS = {"string", "string_literal", "interpreted_string_literal", "raw_string_literal",
+            "template_string", "verbatim_string_literal"}  # fmt: skip
+_NAMES = {"identifier", "member_expression", "attribute", "selector_expression", "field_access"}
+
+
+def _unquote(text: str) -> str:
+    text = text.strip()
+    if text[:1] in "\"'`" and text[-1:] == text[:1]:
+        return text[1:-1]
+    for prefix in ('r"', 'b"', 'f"', "r'", "b'", "f'", '@"'):
+        if text.startswith(prefix) and text.endswith(text[len(prefix) - 1]):
+            return text[len(prefix) : -1]
+    return text
+
+
+def _call_args(data: bytes, call) -> tuple[str | None, str | None]:
+    """The first string-literal argument (URL, env name, program, route) of a call, and the
+    first argument after it that names something (an Express handler)."""
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return None, None
+    kids = [k.named_children[0] if k.type == "argument" and k.named_child_count else k
+            for k in args.named_children[:4]]  # fmt: skip
+    literal, name = None, None
+    for k in kids:
+        if literal is None and k.type in _STRINGS:
+            text = _text(data, k)
+            if k.type != "template_string" or "${" not in text:
+                literal = _unquote(text)[:300]
+        elif literal is not None and name is None and k.type in _NAMES:
+            name = _text(data, k)[:120]
+    if literal is None and kids and kids[0].type == "list":  # subprocess.run(["psql", ...])
+        first = kids[0].named_children[0] if kids[0].named_child_count else None
+        if first is not None and first.type in _STRINGS:
+            literal = _unquote(_text(data, first))[:300]
+    return literal, name
+
+
+def _clean_docstring(s: str) -> str:
+    for q in ('"""', "'''", '"', "'"):
+        if s.endswith(q):
+            start = s.find(q)
+            s = s[start + len(q) : len(s) - len(q)]
+            break
+    lines = [ln.strip() for ln in s.strip().splitlines()]
+    return "\n".join(lines)[:_DOC_CHARS] or None
+
+
+def _clean_comment(s: str) -> str | None:
+    out = []
+    for ln in s.splitlines():
+        ln = ln.strip()
+        for prefix in ("/**", "/*", "*/", "///", "//", "*"):
+            if ln.startswith(prefix):
+                ln = ln[len(prefix) :]
+                break
+        ln = ln.removesuffix("*/").strip()
+        if ln:
+            out.append(ln)
+    return "\n".join(out)[:_DOC_CHARS] or None
+
+
+def _python_absolute(module: str, path: str) -> str:
+    """`..x` in `a/b/c.py` → `a.x`; absolute names pass through."""
+    dots = len(module) - len(module.lstrip("."))
+    if dots == 0:
+        return module
+    parts = posixpath.dirname(path).split("/") if "/" in path else []
+    if dots > 1:
+        parts = parts[: len(parts) - (dots - 1)] if dots - 1 <= len(parts) else []
+    rest = module[dots:]
+    return ".".join([p for p in parts if p] + ([rest] if rest else []))
+
+
+@lru_cache(maxsize=4096)  # the same modules are imported file after file
+def _python_candidates(module: str) -> tuple[str, ...]:
+    if not module:
+        return ()
+    base = module.replace(".", "/")
+    return (f"{base}.py", f"{base}/__init__.py", f"src/{base}.py", f"src/{base}/__init__.py")
+
+
+def _js_candidates(spec: str, path: str) -> tuple[str, tuple[str, ...]]:
+    if not spec.startswith("."):
+        return spec, ()
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
+    stem, ext = posixpath.splitext(target)
+    cands = [target] if ext else []
+    if ext in (".js", ".jsx", ".mjs", ".cjs"):
+        cands += [stem + e for e in (".ts", ".tsx")]
+    cands += [target + e for e in _JS_EXTS] + [f"{target}/index{e}" for e in _JS_EXTS]
+    return target, tuple(dict.fromkeys(cands))
+
+
+# -- languages added after the foundation --------------------------------------------------------
+# A candidate starting with "/" is a path suffix: any indexed file whose path ends with it
+# (the shortest such path wins), for languages whose import roots are not known up front.
+
+
+def _other_candidates(fam: str, raw: str, path: str, node) -> tuple[str, tuple, tuple]:
+    """(module, candidates, sub-candidates) of a Java/C/C++/C#/Zig import as written."""
+    here = posixpath.dirname(path)
+    if fam == "java":
+        module = raw.strip()
+        if node.text is not None and node.text.rstrip(b"; \n").endswith(b"*"):
+            module += ".*"
+            return module, (), ()
+        parts = module.split(".")
+        cands = ["/" + "/".join(parts) + ".java"]
+        if len(parts) > 1:  # `import static a.B.member;` or a nested class `a.B.Inner`
+            cands.append("/" + "/".join(parts[:-1]) + ".java")
+        return module, tuple(cands), ()
+    if fam == "c" and node.type == "using_declaration":  # C++ `using namespace a::b;`
+        return raw.strip(), (), ()
+    if fam == "c":
+        spec = raw.strip()
+        quoted = spec.startswith('"')
+        spec = spec.strip('"<>').strip()
+        cands = [posixpath.normpath(posixpath.join(here, spec))] if quoted else []
+        cands += [posixpath.normpath(spec), f"include/{spec}"]
+        if "/" in spec:
+            cands.append("/" + posixpath.normpath(spec).lstrip("./"))
+        return spec, tuple(c for c in dict.fromkeys(cands) if not c.startswith("..")), ()
+    if fam == "zig":
+        spec = raw.strip('"')
+        if spec.endswith(".zig"):
+            return (
+                posixpath.normpath(posixpath.join(here, spec)),
+                (posixpath.normpath(posixpath.join(here, spec)),),
+                (),
+            )
+        return spec, (), ()
+    return raw.strip(), (), ()  # C#: a namespace, resolved against namespace nodes
+
+
+def _rust_use_tree(text: str) -> list[tuple[list[str], str | None]]:
+    """Expand a `use` argument (`a::b::{C, d::E as F, self}`) into (segments, local alias)."""
+    text = re.sub(r"\s*(::|[{},])\s*", r"\1", text.strip())
+    out: list[tuple[list[str], str | None]] = []
+
+    def split_top(s: str) -> list[str]:
+        parts, depth, cur = [], 0, ""
+        for ch in s:
+            if ch == "," and depth == 0:
+                parts.append(cur)
+                cur = ""
+                continue
+            depth += (ch == "{") - (ch == "}")
+            cur += ch
+        if cur:
+            parts.append(cur)
+        return parts
+
+    def walk(prefix: list[str], s: str) -> None:
+        if "{" in s and s.endswith("}"):
+            head, _, body = s.partition("{")
+            base = prefix + [p for p in head.split("::") if p]
+            for part in split_top(body[:-1]):
+                walk(base, part)
+            return
+        alias = None
+        m = re.fullmatch(r"(.+?)\s+as\s+(\w+)", s)
+        if m:
+            s, alias = m.group(1), m.group(2)
+        segs = prefix + [p for p in s.split("::") if p]
+        if segs and segs[-1] == "self":
+            segs = segs[:-1]
+        if segs and segs[-1] == "*":
+            out.append((segs, None))
+            return
+        if segs:
+            out.append((segs, alias if alias != "_" else None))
+
+    walk([], text)
+    return out
+
+
+def _rust_moddir(path: str) -> str:
+    """Directory (with a trailing slash) holding the child modules of the file's module."""
+    d = posixpath.dirname(path)
+    base = posixpath.basename(path)
+    prefix = f"{d}/" if d else ""
+    if base in ("mod.rs", "lib.rs", "main.rs"):
+        return prefix
+    return f"{prefix}{base[:-3]}/"
+
+
+def _rust_candidates(segs: list[str], path: str) -> tuple[str, str | None, tuple, tuple]:
+    """(module, name, candidates, sub-candidates) for one `use` path of a Rust file."""
+    glob = segs[-1] == "*"
+    if glob:  # `use a::b::*`: the module a::b itself
+        segs = segs[:-1]
+    module = "::".join(segs[:-1]) if len(segs) > 1 and not glob else "::".join(segs)
+    name = segs[-1] if len(segs) > 1 and not glob else None
+    first = segs[0]
+    if first in _RUST_STD:
+        return module, name, (), ()
+    if first not in ("crate", "self", "super"):  # a child module (or an external crate)
+        segs = ["self", *segs]
+        first = "self"
+    if first == "crate":
+        d, parts = path.split("/"), segs[1:]
+        root = "/".join(d[: len(d) - 1 - d[::-1].index("src")]) + "/" if "src" in d[:-1] else ""
+        base = root
+    else:
+        base, parts = _rust_moddir(path), segs[1:]
+        while parts and parts[0] in ("super", "self"):
+            if parts[0] == "super":
+                base = posixpath.dirname(base.rstrip("/"))
+                base = f"{base}/" if base else ""
+            parts = parts[1:]
+        if first == "super":
+            base = posixpath.dirname(base.rstrip("/"))
+            base = f"{base}/" if base else ""
+
+    def files(ps: list[str]) -> tuple[str, ...]:
+        if not ps:
+            return tuple(f"{base}{f}" for f in ("lib.rs", "main.rs", "mod.rs"))
+        stem = base + "/".join(ps)
+        return (f"{stem}.rs", f"{stem}/mod.rs")
+
+    mod_parts = parts[:-1] if name is not None else parts
+    return module, name, files(mod_parts), files(parts) if name is not None else ()
+
+
+_SQL_PROC = re.compile(
+    rb"^[ \t]*create[ \t]+(?:or[ \t]+replace[ \t]+)?procedure[ \t]+([\w.\"`\[\]]+)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+class _Span:
+    """A stand-in for a tree-sitter node over a byte range (definitions the grammar misses)."""
+
+    def __init__(self, data: bytes, start: int, end: int):
+        self.start_byte, self.end_byte = start, end
+        self.start_point = (data.count(b"\n", 0, start), 0)
+        self.end_point = (data.count(b"\n", 0, max(start, end - 1)), 0)
+        self.parent = self.prev_named_sibling = None
+        self.type = "span"
+
+    def child_by_field_name(self, _name):
+        return None
+
+
+def _sql_procedures(data: bytes, defs: list) -> list:
+    """`CREATE PROCEDURE name …` statements, which tree-sitter-sql does not parse."""
+    del defs
+    out = []
+    for m in _SQL_PROC.finditer(data):
+        start, after = m.start(), m.end()
+        dollar = data.find(b"$$", after)
+        semi = data.find(b";", after)
+        if dollar != -1 and (semi == -1 or dollar < semi):
+            close = data.find(b"$$", dollar + 2)
+            semi = data.find(b";", close if close != -1 else dollar + 2)
+        end = len(data) if semi == -1 else semi + 1
+        span, name = _Span(data, start, end), _Span(data, m.start(1), m.end(1))
+        out.append(("procedure", span, {"definition.procedure": [span], "name": [name]}))
+    return out

@@ -1,0 +1,385 @@
+"""Query-side evidence: what a long question (a bug report, a traceback) says about the code.
+
+A paragraph names the code it is about in a few places: file paths (``django/db/models/query.py``,
+``File "x.py", line 3, in f`` frames, GitHub blob links), dotted names (``QuerySet.filter``,
+``sklearn.compose``), backticked spans, and words shaped like identifiers (``CamelCase``,
+``snake_case``, ``call()``). The rest is prose, whose words repeat without saying more.
+
+:func:`extract` turns the text into an :class:`Evidence`:
+
+* ``weights`` — one weight per query token (the tokens of :func:`ctxframe.tokenize_query`):
+  ``ident`` for tokens of identifier-shaped words, ``path`` for tokens of paths, ``prose``
+  otherwise (the best kind a token was seen as wins), times a sublinear term frequency
+  ``1 + tf_log * ln(count)`` so a word repeated ten times is not ten times the evidence;
+* ``paths`` — file paths the text names (relative, lowercased, leading ``/`` and ``./`` and
+  anything up to ``site-packages/`` dropped), ``modules`` — dotted names read as module paths
+  (``django.db.models.query`` -> ``django/db/models/query``), and ``names`` — identifiers that
+  may name a definition (``QuerySet.filter``, ``set_output``; the qualname as written);
+* ``frames`` — ``(path, function)`` pairs from Python traceback lines.
+
+:func:`hint_bonus` scores nodes of a match table against those hints; the ranking rule
+(:class:`EvidenceRule` here, the default rule once integrated) adds it to the token score.
+Everything is deterministic and pure Python/Polars; no model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from ctxframe._rank.rules import row_key
+from ctxframe._rank.tokens import QUERY_STOPWORDS, tokenize, tokenize_query
+
+__all__ = [
+    "Evidence",
+    "EvidenceRule",
+    "EvidenceWeights",
+    "evidence_score",
+    "extract",
+    "hint_bonus",
+    "is_long",
+]
+
+# File paths: at least one folder or a source extension (x.py, a/b/c.py, a/b/c).
+_EXT = (
+    r"(?:py|pyi|pyx|js|jsx|ts|tsx|go|rs|java|c|h|cc|cpp|hpp|rb|php|cs|rst|md|txt|cfg|toml"
+    r"|ini|yml|yaml|json|html|css|sql)"
+)
+_PATH_RE = re.compile(
+    rf"(?<![\w/.-])((?:[A-Za-z]:)?[\w.~-]*(?:/[\w.-]+)+\.{_EXT}|[\w-]+(?:\.[\w-]+)*\.{_EXT})(?![\w/])"
+)
+_FRAME_RE = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([\w<>.]+))?')
+_URL_RE = re.compile(r"https?://\S+")
+_BLOB_RE = re.compile(r"/(?:blob|tree)/[^/\s]+/([\w./-]+?)(?:#L\d+(?:-L\d+)?)?(?=[\s)\]>'\"]|$)")
+_BACKTICK_RE = re.compile(r"``?([^`\n]{1,120}?)``?")
+_FENCE_RE = re.compile(r"```.*?(?:```|$)", re.S)
+_DOTTED_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(]*\.\w)")
+_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(")
+_CAMEL_RE = re.compile(
+    r"(?<![\w.])([A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[a-z][a-z0-9]*(?:[A-Z][A-Za-z0-9]*)+)(?!\w)"
+)
+_SNAKE_RE = re.compile(r"(?<![\w.])(_{0,2}[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_{0,2})(?!\w)")
+_WORD_RE = re.compile(r"[^\W\d_][\w]*")
+
+# Words that look dotted or called but are English or shell noise, never code names.
+_NOT_NAMES = frozenset({"e.g", "i.e", "etc", "vs", "a.k.a", "print", "self", "cls", "super"})
+_NAME_SKIP_PREFIXES = ("self.", "cls.")
+
+
+@dataclass(frozen=True)
+class EvidenceWeights:
+    """Tunable weights of query-side evidence (defaults measured on SWE-bench dev, see
+    docs/ranking.md)."""
+
+    prose: float = 1.0
+    ident: float = 2.0
+    path: float = 1.5
+    tf_log: float = 0.5  # weight x (1 + tf_log * ln(count)); 0 counts a word once
+    path_bonus: float = 36.0  # a file the text names: its nodes get this (file node: x2)
+    module_bonus: float = 24.0  # a module the text names by dotted path
+    name_bonus: float = 36.0  # a definition the text names (x its rarity, at most 1)
+    frame_bonus: float = 24.0  # a (file, function) of a traceback frame
+    long_tokens: int = 12  # at least this many distinct query tokens: a long query
+    file_agg: float = 0.0  # add this x the file's score (best value per query token over
+    # the file's nodes, summed) to every node of the file
+    bonus_scale: str = "max"  # bonus unit: "max" query-token weight, or "one"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What :func:`extract` found in a text (see the module docstring)."""
+
+    weights: dict[str, float] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    paths: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    frames: tuple[tuple[str, str], ...] = ()
+    identifiers: tuple[str, ...] = ()
+
+    @property
+    def long(self) -> bool:
+        """A paragraph rather than a phrase (by distinct query tokens)."""
+        return len(self.weights) >= EvidenceWeights().long_tokens
+
+    @property
+    def has_code_evidence(self) -> bool:
+        """The text names a path, a module, a dotted or identifier-shaped name."""
+        return bool(self.paths or self.modules or self.names or self.frames)
+
+
+def _norm_path(p: str) -> str:
+    p = p.strip().strip("'\"`()[]<>,;:").replace("\\", "/")
+    if "site-packages/" in p:
+        p = p.split("site-packages/")[-1]
+    elif "dist-packages/" in p:
+        p = p.split("dist-packages/")[-1]
+    while p.startswith("./"):
+        p = p[2:]
+    p = re.sub(r"^[A-Za-z]:/", "", p)
+    return p.lstrip("/").lower()
+
+
+def _is_name(s: str) -> bool:
+    if not s or s.lower() in _NOT_NAMES or len(s) < 3:
+        return False
+    return not re.fullmatch(r"[\d.]+", s)
+
+
+def _names_of_dotted(d: str) -> list[str]:
+    """``self.x.y`` -> ``x.y``; a dotted name also names its last one or two parts."""
+    for pre in _NAME_SKIP_PREFIXES:
+        if d.startswith(pre):
+            d = d[len(pre) :]
+    parts = [p for p in d.split(".") if p]
+    out = []
+    if len(parts) >= 2:
+        out.append(".".join(parts[-2:]))
+    if parts:
+        out.append(parts[-1])
+    return [n for n in out if _is_name(n)]
+
+
+def extract(text: str | None, weights: EvidenceWeights | None = None) -> Evidence:
+    """Read paths, module names, identifiers and traceback frames out of ``text``."""
+    w = weights or EvidenceWeights()
+    text = text or ""
+    paths: list[str] = []
+    modules: list[str] = []
+    names: list[str] = []
+    idents: list[str] = []
+    frames: list[tuple[str, str]] = []
+    path_spans: list[str] = []
+
+    for m in _FRAME_RE.finditer(text):
+        p = _norm_path(m.group(1))
+        if p:
+            paths.append(p)
+            path_spans.append(m.group(1))
+            if m.group(3) and m.group(3) not in ("<module>", "<lambda>"):
+                frames.append((p, m.group(3).split(".")[-1]))
+                names.append(m.group(3))
+    for m in _BLOB_RE.finditer(text):
+        paths.append(_norm_path(m.group(1)))
+        path_spans.append(m.group(1))
+    scrubbed = _URL_RE.sub(" ", text)
+    for m in _PATH_RE.finditer(scrubbed):
+        raw = m.group(1)
+        if "/" not in raw and raw.count(".") > 1:
+            # a dotted module name ending in a word like .py/.json: leave it to the dotted pass
+            continue
+        paths.append(_norm_path(raw))
+        path_spans.append(raw)
+    no_paths = _PATH_RE.sub(" ", scrubbed)
+
+    for m in _BACKTICK_RE.finditer(no_paths):
+        span = m.group(1).strip()
+        for d in _DOTTED_RE.findall(span):
+            idents.append(d)
+        for word in re.findall(r"[A-Za-z_][\w.]*", span):
+            if _is_name(word.strip(".")):
+                idents.append(word.strip("."))
+    for d in _DOTTED_RE.findall(no_paths):
+        if _is_name(d) and not re.fullmatch(r"[a-z]{1,3}\.[a-z]{1,3}", d):
+            idents.append(d)
+            parts = d.split(".")
+            if len(parts) >= 2 and parts[0] not in ("self", "cls"):
+                modules.append("/".join(p.lower() for p in parts))
+    for rx in (_CALL_RE, _CAMEL_RE, _SNAKE_RE):
+        for s in rx.findall(no_paths):
+            if _is_name(s):
+                idents.append(s)
+
+    for ident in idents:
+        if "." in ident:
+            names.extend(_names_of_dotted(ident))
+        elif _is_name(ident):
+            names.append(ident)
+
+    # token weights: best kind seen x sublinear tf
+    counts = Counter(tokenize_query(text))
+    kind: dict[str, float] = dict.fromkeys(counts, w.prose)
+    for span in path_spans:
+        for t in tokenize(span):
+            if t in kind:
+                kind[t] = max(kind[t], w.path)
+    for ident in idents:
+        for t in tokenize(ident):
+            if t in kind:
+                kind[t] = max(kind[t], w.ident)
+    weights_out = {t: kind[t] * (1.0 + w.tf_log * math.log(c)) for t, c in sorted(counts.items())}
+    return Evidence(
+        weights=weights_out,
+        counts=dict(counts),
+        paths=_dedupe(p for p in paths if p),
+        modules=_dedupe(modules),
+        names=_dedupe(n for n in names if n.lower() not in QUERY_STOPWORDS),
+        frames=tuple(dict.fromkeys(frames)),
+        identifiers=_dedupe(idents),
+    )
+
+
+def _dedupe(items: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(items))
+
+
+def _node_parts() -> list[pl.Expr]:
+    nid = pl.col("node_id")
+    has = nid.str.contains("::", literal=True)
+    path = pl.when(has).then(nid.str.split("::").list.first()).otherwise(nid)
+    qual = (
+        pl.when(has)
+        .then(nid.str.split("::").list.last().str.replace(r"#\d+$", ""))
+        .otherwise(pl.lit(None, pl.String))
+    )
+    return [path.str.to_lowercase().alias("_path"), qual.alias("_qual"), has.alias("_sym")]
+
+
+def hint_bonus(
+    nodes: pl.DataFrame, ev: Evidence, weights: EvidenceWeights | None = None
+) -> pl.DataFrame:
+    """``node_id, bonus`` for nodes (a frame with ``node_id`` and ``label``) the hints name.
+
+    * a named file (path equal, or one a suffix of the other at a ``/``): its file node gets
+      ``2 x path_bonus``, its symbols ``path_bonus``; split between the files one hint matches;
+    * a named module (``a/b/c`` -> ``a/b/c.py`` or ``a/b/c/__init__.py``): ``module_bonus``
+      (file node x2), likewise split;
+    * a named definition (qualname equal to a name, or label equal to an undotted one):
+      ``name_bonus x ln(1 + N / matches)``, N the nodes given — rare names count more;
+    * a traceback frame (file and function): ``frame_bonus`` to that function.
+    """
+    w = weights or EvidenceWeights()
+    schema = {"node_id": pl.String, "bonus": pl.Float64}
+    if nodes.is_empty() or not ev.has_code_evidence:
+        return pl.DataFrame(schema=schema)
+    base = nodes.select("node_id", "label").unique("node_id").with_columns(_node_parts())
+    slash_path = pl.lit("/") + pl.col("_path")
+    terms: list[pl.Expr] = []
+    file_mult = pl.when(pl.col("_sym")).then(1.0).otherwise(2.0)
+
+    def split(hit: pl.Expr, bonus: float) -> pl.Expr:
+        n_files = base.filter(hit.fill_null(False))["_path"].n_unique()
+        if n_files == 0:
+            return pl.lit(0.0)
+        return pl.when(hit).then(bonus / n_files * file_mult).otherwise(0.0)
+
+    for p in ev.paths[:40]:
+        hit = (pl.col("_path") == p) | pl.lit("/" + p).str.ends_with(slash_path)
+        if "/" in p:
+            hit = hit | slash_path.str.ends_with("/" + p)
+        else:
+            hit = hit | pl.col("_path").str.ends_with("/" + p)
+        terms.append(split(hit.fill_null(False), w.path_bonus))
+    for m in ev.modules[:40]:
+        stem = pl.col("_path").str.replace(r"(?:/__init__)?\.pyi?$", "")
+        is_py = pl.col("_path").str.contains(r"\.pyi?$")
+        hit = is_py & ((stem == m) | (pl.lit("/") + stem).str.ends_with("/" + m))
+        if m.count("/") >= 1:
+            terms.append(split(hit.fill_null(False), w.module_bonus))
+    names = [n for n in ev.names[:80]]
+    if names:
+        dotted = [n for n in names if "." in n]
+        plain = [n for n in names if "." not in n]
+        hit = pl.col("_qual").is_in(dotted) | pl.col("label").is_in(plain)
+        hit = hit.fill_null(False) & pl.col("_sym")
+        n_total = float(max(base.height, 1))
+        # rarity of each name: how many nodes carry it
+        key = pl.when(pl.col("_qual").is_in(dotted)).then(pl.col("_qual")).otherwise("label")
+        counts = (
+            base.filter(hit).group_by(key.alias("_k")).agg(pl.len().alias("_n"))
+            if base.filter(hit).height
+            else None
+        )
+        if counts is not None:
+            base = base.with_columns(_k=key).join(counts, on="_k", how="left")
+            rare = (1.0 + n_total / pl.col("_n").cast(pl.Float64)).log()
+            terms.append(
+                pl.when(hit).then(w.name_bonus * rare / math.log(1 + n_total)).otherwise(0.0)
+            )
+    for fpath, func in ev.frames[:40]:
+        hit = (
+            pl.col("_sym")
+            & (pl.col("label") == func)
+            & ((pl.col("_path") == fpath) | pl.lit("/" + fpath).str.ends_with(slash_path))
+        )
+        terms.append(pl.when(hit.fill_null(False)).then(w.frame_bonus).otherwise(0.0))
+    if not terms:
+        return pl.DataFrame(schema=schema)
+    out = base.select("node_id", bonus=pl.sum_horizontal(terms))
+    return out.filter(pl.col("bonus") > 0).cast(schema)
+
+
+def evidence_score(
+    base, matches: pl.DataFrame, weights: EvidenceWeights | None = None
+) -> pl.DataFrame:
+    """Score a match table with ``base`` (an :class:`~ctxframe.rules.IdfTiers`) and evidence:
+    per-token evidence weights replace ``query_tf``, and :func:`hint_bonus` (in units of the
+    query's strongest token weight) is added. ``node_id, score, tier`` per node."""
+    w = weights or EvidenceWeights()
+    text = matches["query"][0]
+    ev = extract(text, w)
+    key, carry = row_key(matches)
+    qw = pl.col("qtoken").replace_strict(ev.weights, default=1.0, return_dtype=pl.Float64)
+    per_token = base.best_per_token(matches, qw).collect()
+    scored = per_token.group_by(key).agg(
+        *carry, score=pl.col("value").sum(), tier=pl.col("t").min().cast(pl.Int8)
+    )
+    if w.file_agg:
+        path = (
+            pl.when(pl.col("node_id").str.contains("::", literal=True))
+            .then(pl.col("node_id").str.split("::").list.first())
+            .otherwise(pl.col("node_id"))
+        )
+        files = (
+            per_token.with_columns(_f=path)
+            .group_by("_f", "qtoken")
+            .agg(pl.col("value").max())
+            .group_by("_f")
+            .agg(fscore=pl.col("value").sum())
+        )
+        scored = (
+            scored.with_columns(_f=path)
+            .join(files, on="_f", how="left")
+            .with_columns(score=pl.col("score") + w.file_agg * pl.col("fscore").fill_null(0))
+            .drop("_f", "fscore")
+        )
+    bonus = hint_bonus(matches.select("node_id", "label"), ev, w)
+    if not bonus.is_empty():
+        scale = max(ev.weights.values(), default=1.0) if w.bonus_scale == "max" else 1.0
+        scored = (
+            scored.join(bonus, on="node_id", how="left")
+            .with_columns(score=pl.col("score") + pl.col("bonus").fill_null(0.0) * scale)
+            .drop("bonus")
+        )
+    return scored.select(*([key] if key != "node_id" else []), "node_id", "score", "tier")
+
+
+def is_long(text: str | None, weights: EvidenceWeights | None = None) -> bool:
+    """A paragraph (at least ``long_tokens`` distinct query tokens) or several lines."""
+    w = weights or EvidenceWeights()
+    if not text:
+        return False
+    return "\n" in text.strip() or len(set(tokenize_query(text))) >= w.long_tokens
+
+
+@dataclass(frozen=True)
+class EvidenceRule:
+    """IdfTiers with query-side evidence for every query, long or short (for experiments; the
+    default rule applies it to long queries, see :class:`ctxframe.rules.IdfTiers`)."""
+
+    weights: EvidenceWeights = EvidenceWeights()
+    name: str = "idf-tiers+evidence"
+    base: object = None
+
+    def score(self, matches: pl.DataFrame) -> pl.DataFrame:
+        from ctxframe._rank.rules import IdfTiers
+
+        base = self.base or IdfTiers(evidence=False)
+        if matches.is_empty():
+            return base.score(matches)
+        return evidence_score(base, matches, self.weights)

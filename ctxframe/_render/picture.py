@@ -1,0 +1,645 @@
+"""Pictures of subgraphs (pyvis / vis-network, fully offline) and the `Neighbourhood` result.
+
+Every picture is one self-contained HTML page: vis-network's JS and CSS are read from the pyvis
+package and inlined, nothing is fetched from the network (pyvis's own template links Bootstrap
+from a CDN, so we render the page with our own small template instead). In a notebook the page
+is shown in an ``<iframe srcdoc=…>``, which works in JupyterLab, classic Notebook and VS Code.
+
+Styling: node colour by kind (the same palette as the HTML badges), edge style by confidence
+(EXTRACTED solid, INFERRED thin grey, AMBIGUOUS dashed orange). A picture never shows more than
+``cap`` nodes: the rest are folded into visible ``+N more`` boxes next to the node they hang off.
+
+pyvis is imported only when a picture is built, so ``import ctxframe`` stays light.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+if TYPE_CHECKING:
+    from ctxframe._graph.graph import Graph
+
+# Tableau-10 derived; readable with white text except the light ones (see _TEXT_DARK).
+KIND_COLOURS: dict[str, str] = {
+    "file": "#79706e",
+    "module": "#bab0ac",
+    "class": "#4e79a7",
+    "struct": "#4e79a7",
+    "interface": "#76b7b2",
+    "enum": "#edc948",
+    "type": "#b07aa1",
+    "function": "#f28e2b",
+    "method": "#e15759",
+    "section": "#9c755f",
+    "document": "#9c755f",
+    "route": "#59a14f",
+    "env": "#59a14f",
+}
+DEFAULT_COLOUR = "#8c8c8c"
+_TEXT_DARK = {"module", "enum", "interface"}
+
+# Edge style by confidence. AMBIGUOUS is dashed so a guess never looks like a fact.
+CONFIDENCE_STYLES: dict[str, dict[str, Any]] = {
+    "EXTRACTED": {"color": "#444444", "width": 2, "dashes": False},
+    "INFERRED": {"color": "#8a8a8a", "width": 1.5, "dashes": False},
+    "AMBIGUOUS": {"color": "#d98c00", "width": 1.5, "dashes": [6, 5]},
+}
+MORE_COLOUR = "#f2f2f2"
+DEFAULT_CAP = 40
+PICTURE_KINDS = ("calls", "imports", "extends", "implements", "contains", "mentions")
+_KIND_RANK = {"calls": 0, "extends": 1, "implements": 2, "imports": 3, "contains": 5}
+_CONF_RANK = {"EXTRACTED": 0, "INFERRED": 1, "AMBIGUOUS": 2}
+VIS_DIR = "lib/vis-9.1.2"
+
+
+def kind_colour(kind: str | None) -> str:
+    return KIND_COLOURS.get(kind or "", DEFAULT_COLOUR)
+
+
+def text_colour(kind: str | None) -> str:
+    return "#222222" if (kind or "") in _TEXT_DARK else "#ffffff"
+
+
+def style() -> dict[str, Any]:
+    """The palette as JSON, for the served page (one source of truth with the pictures)."""
+    return {
+        "kinds": KIND_COLOURS,
+        "default": DEFAULT_COLOUR,
+        "dark_text": sorted(_TEXT_DARK),
+        "confidence": CONFIDENCE_STYLES,
+    }
+
+
+# -- vis-network assets from the pyvis package -------------------------------------------------
+
+
+@lru_cache(maxsize=4)
+def vis_asset(name: str) -> str:
+    """`vis-network.min.js` or `vis-network.css`, as shipped inside the pyvis package."""
+    if name not in ("vis-network.min.js", "vis-network.css"):
+        raise ValueError(name)
+    return resources.files("pyvis").joinpath(VIS_DIR).joinpath(name).read_text("utf-8")
+
+
+# -- capping -----------------------------------------------------------------------------------
+
+
+def cap_subgraph(
+    nodes: list[dict], edges: list[dict], cap: int = DEFAULT_CAP
+) -> tuple[list[dict], list[dict], dict[str, int]]:
+    """Keep the first `cap` nodes (callers order them best-first); count the rest per kept node.
+
+    Each dropped node is charged to the first kept node an edge links it to (else the first
+    node), giving the ``+N more`` boxes. Edges between kept nodes are kept.
+    """
+    cap = max(1, cap)
+    kept = nodes[:cap]
+    keep_ids = {n["id"] for n in kept}
+    more: dict[str, int] = {}
+    if len(nodes) > cap:
+        adj: dict[str, list[str]] = {}
+        for e in edges:
+            adj.setdefault(e["src"], []).append(e["dst"])
+            adj.setdefault(e["dst"], []).append(e["src"])
+        owner: dict[str, str] = {}  # dropped node -> the kept node it hangs off
+        for n in nodes[cap:]:  # best-first (BFS) order: a node's way in is seen before it
+            parent = kept[0]["id"]
+            for other in adj.get(n["id"], ()):
+                if other in keep_ids:
+                    parent = other
+                    break
+                if other in owner:
+                    parent = owner[other]
+                    break
+            owner[n["id"]] = parent
+            more[parent] = more.get(parent, 0) + 1
+    shown = [e for e in edges if e["src"] in keep_ids and e["dst"] in keep_ids]
+    return kept, shown, more
+
+
+def _dedupe_edges(edges: list[dict]) -> list[dict]:
+    best: dict[tuple, dict] = {}
+    for e in edges:
+        key = (e["src"], e["dst"], e["kind"])
+        old = best.get(key)
+        if old is None or _CONF_RANK.get(e.get("confidence") or "", 3) < _CONF_RANK.get(
+            old.get("confidence") or "", 3
+        ):
+            best[key] = e
+    return list(best.values())
+
+
+# -- vis data ----------------------------------------------------------------------------------
+
+
+def _where(n: dict) -> str:
+    path = n.get("path")
+    if not path:
+        return ""
+    if n.get("line_start") is None:
+        return path
+    return f"{path}:L{n['line_start']}-L{n['line_end']}"
+
+
+def vis_data(
+    nodes: list[dict], edges: list[dict], more: dict[str, int], center: list[str] | tuple = ()
+) -> tuple[list[dict], list[dict]]:
+    """vis-network node and edge dicts (plain JSON) for the given subgraph."""
+    centre = set(center)
+    vn, ve = [], []
+    for n in nodes:
+        kind = n.get("kind")
+        bg = kind_colour(kind)
+        tip = [n.get("qualname") or n.get("label") or n["id"], f"[{kind or '?'}]"]
+        if _where(n):
+            tip.append(_where(n))
+        if n.get("signature"):
+            tip.append(str(n["signature"])[:160])
+        is_centre = n["id"] in centre
+        vn.append(
+            {
+                "id": n["id"],
+                "label": str(n.get("label") or n["id"]),
+                "title": "\n".join(tip),
+                "shape": "box",
+                "color": {
+                    "background": bg,
+                    "border": "#111111" if is_centre else bg,
+                    "highlight": {"background": bg, "border": "#000000"},
+                },
+                "borderWidth": 3 if is_centre else 1,
+                "font": {
+                    "color": text_colour(kind),
+                    "size": 16 if is_centre else 13,
+                    "face": "system-ui, sans-serif",
+                },
+                "margin": 8,
+                "kind": kind,
+            }
+        )
+    for e in edges:
+        conf = e.get("confidence") or "EXTRACTED"
+        st = CONFIDENCE_STYLES.get(conf, CONFIDENCE_STYLES["INFERRED"])
+        ve.append(
+            {
+                "from": e["src"],
+                "to": e["dst"],
+                "label": e["kind"],
+                "title": f"{e['kind']} ({conf.lower()})",
+                "arrows": "to",
+                "color": {"color": st["color"], "highlight": "#000000"},
+                "width": st["width"],
+                "dashes": st["dashes"],
+                "font": {"size": 10, "color": "#555555", "strokeWidth": 3, "align": "middle"},
+                "confidence": conf,
+            }
+        )
+    for parent, count in more.items():
+        mid = f"more:{parent}"
+        vn.append(
+            {
+                "id": mid,
+                "label": f"+{count} more",
+                "title": f"{count} more nodes not drawn (cap reached)",
+                "shape": "box",
+                "color": {"background": MORE_COLOUR, "border": "#999999"},
+                "shapeProperties": {"borderDashes": [4, 3]},
+                "font": {"color": "#333333", "size": 12},
+                "margin": 6,
+                "kind": "more",
+            }
+        )
+        ve.append(
+            {
+                "from": parent,
+                "to": mid,
+                "color": {"color": "#bbbbbb"},
+                "dashes": [2, 4],
+                "width": 1,
+                "confidence": "more",
+            }
+        )
+    return vn, ve
+
+
+VIS_OPTIONS: dict[str, Any] = {
+    "physics": {
+        "solver": "barnesHut",
+        "barnesHut": {
+            "gravitationalConstant": -5000,
+            "centralGravity": 0.4,
+            "springLength": 130,
+            "springConstant": 0.04,
+            "avoidOverlap": 0.8,
+        },
+        "stabilization": {"iterations": 250, "fit": True},
+    },
+    "edges": {"smooth": {"type": "continuous"}},
+    "interaction": {"hover": True, "tooltipDelay": 150},
+    "layout": {"improvedLayout": True, "randomSeed": 7},
+}
+
+
+def _script_json(obj: Any) -> str:
+    """JSON safe inside a <script> element."""
+    return (
+        json.dumps(obj, ensure_ascii=False)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
+
+
+@dataclass
+class Picture:
+    """A drawn subgraph: `html()` is a standalone offline page, shown inline in notebooks."""
+
+    title: str
+    nodes: list[dict]
+    edges: list[dict]
+    more: int = 0
+    height: int = 520
+
+    @property
+    def network(self):
+        """The pyvis `Network` holding these nodes and edges (for pyvis's own API)."""
+        from pyvis.network import Network
+
+        net = Network(
+            height=f"{self.height}px", width="100%", directed=True, cdn_resources="in_line"
+        )
+        for n in self.nodes:
+            opts = {k: v for k, v in n.items() if k not in ("id", "label", "shape", "color")}
+            net.add_node(n["id"], label=n["label"], shape=n["shape"], color=n["color"], **opts)
+        for e in self.edges:
+            opts = {k: v for k, v in e.items() if k not in ("from", "to")}
+            net.add_edge(e["from"], e["to"], **opts)
+        net.options = dict(VIS_OPTIONS)
+        return net
+
+    def html(self) -> str:
+        """The page: vis-network inlined from the pyvis package, no external URL."""
+        net = self.network
+        counts: dict[str, int] = {}
+        for n in self.nodes:
+            if n.get("kind") not in (None, "more"):
+                counts[n["kind"]] = counts.get(n["kind"], 0) + 1
+        legend = "".join(
+            f'<span class="b" style="background:{kind_colour(k)};color:{text_colour(k)}">'
+            f"{html.escape(k)} {c}</span>"
+            for k, c in sorted(counts.items())
+        )
+        conf = (
+            '<span class="e">── extracted</span><span class="e" style="color:#8a8a8a">── '
+            'inferred</span><span class="e" style="color:#d98c00">- - ambiguous</span>'
+        )
+        more = f'<span class="m">+{self.more} more not drawn</span>' if self.more else ""
+        return _PAGE.format(
+            title=html.escape(self.title),
+            vis_css=vis_asset("vis-network.css"),
+            vis_js=vis_asset("vis-network.min.js"),
+            height=self.height,
+            legend=legend,
+            conf=conf,
+            more=more,
+            nodes=_script_json(net.nodes),
+            edges=_script_json(net.edges),
+            options=_script_json(net.options),
+        )
+
+    def save(self, path: str) -> str:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.html())
+        return path
+
+    def _repr_html_(self) -> str:
+        page = html.escape(self.html(), quote=True)
+        return (
+            f'<iframe srcdoc="{page}" title="{html.escape(self.title)}" '
+            f'style="width:100%;height:{self.height + 60}px;border:0" '
+            'sandbox="allow-scripts"></iframe>'
+        )
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {"text/plain": repr(self), "text/html": self._repr_html_()}
+
+    def __repr__(self) -> str:
+        more = f", +{self.more} more" if self.more else ""
+        n = sum(1 for x in self.nodes if x.get("kind") != "more")
+        return f"<ctxframe.Picture {self.title!r}: {n} nodes, {len(self.edges)} edges{more}>"
+
+
+_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>{title}</title>
+<style>{vis_css}</style>
+<style>
+body{{margin:0;font:13px system-ui,-apple-system,"Segoe UI",sans-serif;color:#222}}
+.h{{padding:4px 6px;display:flex;flex-wrap:wrap;gap:4px;align-items:center}}
+.t{{font-weight:600;margin-right:8px}}
+.b{{border-radius:3px;padding:0 5px;font-size:12px}}
+.e{{font-size:12px;margin-left:8px;color:#444}}
+.m{{font-size:12px;margin-left:8px;background:#fff3cd;border:1px dashed #b58900;padding:0 5px}}
+#net{{width:100%;height:{height}px;border:1px solid #ddd;box-sizing:border-box}}
+</style>
+<script>{vis_js}</script>
+</head><body>
+<div class="h"><span class="t">{title}</span>{legend}{conf}{more}</div>
+<div id="net"></div>
+<script>
+(function(){{
+var data={{nodes:new vis.DataSet({nodes}),edges:new vis.DataSet({edges})}};
+var net=new vis.Network(document.getElementById("net"),data,{options});
+net.once("stabilizationIterationsDone",function(){{
+  net.setOptions({{physics:false}});net.fit();
+  if(net.getScale()<0.75){{net.moveTo({{scale:0.75}});}}  // keep labels readable; pan for more
+}});
+window.ctxframeNetwork=net;
+}})();
+</script>
+</body></html>
+"""
+
+
+def picture(
+    title: str,
+    nodes: list[dict],
+    edges: list[dict],
+    *,
+    center: list[str] | tuple = (),
+    cap: int = DEFAULT_CAP,
+    height: int = 520,
+) -> Picture:
+    """Cap, style and wrap a subgraph: nodes best-first with id/kind/label…; edges src/dst/kind."""
+    seen: set[str] = set()
+    uniq = [n for n in nodes if not (n["id"] in seen or seen.add(n["id"]))]
+    kept, shown, more = cap_subgraph(uniq, _dedupe_edges(edges), cap)
+    vn, ve = vis_data(kept, shown, more, center)
+    return Picture(title=title, nodes=vn, edges=ve, more=sum(more.values()), height=height)
+
+
+def arrows_picture(title: str, centre: dict, arrows: pl.DataFrame, cap: int = DEFAULT_CAP):
+    """A node and its 1-hop arrows (a card's `arrows` frame or a query hit's neighbours)."""
+    nodes, edges = [centre], []
+    for a in _sorted_arrows(arrows):
+        if a.get("other_id") is None:
+            continue
+        nodes.append({"id": a["other_id"], "kind": a.get("other_kind"), "label": a["other_label"]})
+        src, dst = (
+            (centre["id"], a["other_id"])
+            if a["direction"] == "out"
+            else (a["other_id"], centre["id"])
+        )
+        edges.append(
+            {"src": src, "dst": dst, "kind": a["edge_kind"], "confidence": a["confidence"]}
+        )
+    return picture(title, nodes, edges, center=[centre["id"]], cap=cap)
+
+
+def query_picture(result: Any, top: int = 10, cap: int = DEFAULT_CAP) -> Picture:
+    """A query's top hits (ranked first) with their 1-hop neighbours."""
+    hits = result.hits.head(top).to_dicts()
+    nodes = [dict(h, label=f"{h['rank']}. {h['label']}") for h in hits]
+    edges = []
+    keep = {h["id"] for h in hits}
+    nb = result.neighbours.filter(pl.col("hit_id").is_in(list(keep)))
+    for a in _sorted_arrows(nb):
+        if a.get("other_id") is None:
+            continue
+        nodes.append({"id": a["other_id"], "kind": a.get("other_kind"), "label": a["other_label"]})
+        src, dst = (
+            (a["hit_id"], a["other_id"])
+            if a["direction"] == "out"
+            else (a["other_id"], a["hit_id"])
+        )
+        edges.append(
+            {"src": src, "dst": dst, "kind": a["edge_kind"], "confidence": a["confidence"]}
+        )
+    return picture(f"query: {result.query}", nodes, edges, center=[h["id"] for h in hits], cap=cap)
+
+
+def _sorted_arrows(arrows: pl.DataFrame) -> list[dict]:
+    if arrows.is_empty():
+        return []
+    rows = arrows.to_dicts()
+    return sorted(
+        rows,
+        key=lambda a: (
+            _CONF_RANK.get(a.get("confidence") or "", 3),
+            _KIND_RANK.get(a.get("edge_kind") or "", 4),
+            a.get("other_label") or "",
+        ),
+    )
+
+
+# -- neighbourhood -----------------------------------------------------------------------------
+
+_NB_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end", "signature"]
+
+
+@dataclass
+class Neighbourhood:
+    """The nodes within `depth` hops of a symbol or file (either direction), capped for drawing."""
+
+    name: str
+    depth: int = 1
+    center: list[str] = field(default_factory=list)
+    nodes: pl.DataFrame = field(default_factory=pl.DataFrame)  # _NB_COLS + depth
+    edges: pl.DataFrame = field(default_factory=pl.DataFrame)  # src, dst, kind, confidence
+    more: dict[str, int] = field(default_factory=dict)
+    total: int = 0
+    include_ambiguous: bool = False
+    cap: int = DEFAULT_CAP
+    card: Any = None  # a Card when the name did not resolve to one node
+
+    @property
+    def found(self) -> bool:
+        return bool(self.center)
+
+    def render(self) -> str:
+        if not self.found:
+            return str(self.card)
+        head = (
+            f"neighbourhood of {self.name} (depth {self.depth}): {self.nodes.height} nodes, "
+            f"{self.edges.height} edges"
+        )
+        if self.more:
+            head += f", +{sum(self.more.values())} more not shown (cap {self.cap})"
+        labels = dict(self.nodes.select("id", "label").iter_rows())
+        lines = [head]
+        for r in self.nodes.filter(pl.col("depth") > 0).iter_rows(named=True):
+            lines.append(f"  d{r['depth']} {r['kind']:<9} {r['qualname'] or r['label']}")
+        for r in self.edges.iter_rows(named=True):
+            conf = "" if r["confidence"] == "EXTRACTED" else f" ({(r['confidence'] or '').lower()})"
+            lines.append(
+                f"  {labels.get(r['src'], r['src'])} → {r['kind']} → "
+                f"{labels.get(r['dst'], r['dst'])}{conf}"
+            )
+        for parent, n in self.more.items():
+            lines.append(f"  +{n} more around {labels.get(parent, parent)}")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def to_dict(self) -> dict[str, Any]:
+        if not self.found:
+            return {"verb": "neighbourhood", "name": self.name, "error": self.card.to_dict()}
+        vn, ve = vis_data(self.nodes.to_dicts(), self.edges.to_dicts(), self.more, self.center)
+        return {
+            "verb": "neighbourhood",
+            "name": self.name,
+            "depth": self.depth,
+            "center": self.center,
+            "nodes": self.nodes.to_dicts(),
+            "edges": self.edges.to_dicts(),
+            "more": [{"parent": p, "count": n} for p, n in self.more.items()],
+            "total": self.total,
+            "include_ambiguous": self.include_ambiguous,
+            "vis": {"nodes": vn, "edges": ve, "options": VIS_OPTIONS},
+        }
+
+    def plot(self, height: int = 520) -> Picture:
+        """Draw it (pyvis / vis-network, offline)."""
+        title = f"neighbourhood of {self.name} · depth {self.depth}"
+        if not self.found:
+            return Picture(title=f"{self.name}: not found", nodes=[], edges=[], height=height)
+        vn, ve = vis_data(self.nodes.to_dicts(), self.edges.to_dicts(), self.more, self.center)
+        return Picture(title, vn, ve, more=sum(self.more.values()), height=height)
+
+    def _repr_html_(self) -> str:
+        if not self.found:
+            return self.card._repr_html_()
+        from ctxframe._graph.verbs import badge, where_html
+
+        rows = "".join(
+            f"<tr><td>{r['depth']}</td><td>{badge(r['kind'])}</td>"
+            f"<td><b>{html.escape(str(r['qualname'] or r['label']))}</b></td>"
+            f"<td>{where_html(r)}</td></tr>"
+            for r in self.nodes.iter_rows(named=True)
+        )
+        more = (
+            f" · <b>+{sum(self.more.values())} more</b> not shown (cap {self.cap})"
+            if self.more
+            else ""
+        )
+        return (
+            f"<div><b>neighbourhood</b> <code>{html.escape(self.name)}</code> · depth "
+            f"{self.depth} · {self.nodes.height} nodes · {self.edges.height} edges{more}"
+            "<details><summary>nodes</summary><table><tr><th>depth</th><th>kind</th>"
+            f"<th>name</th><th>where</th></tr>{rows}</table></details>"
+            f"{self.plot()._repr_html_()}</div>"
+        )
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
+        return {"text/plain": self.render(), "text/html": self._repr_html_()}
+
+
+def neighbourhood(
+    g: Graph,
+    name: str,
+    *,
+    depth: int = 1,
+    include_ambiguous: bool = False,
+    cap: int = DEFAULT_CAP,
+) -> Neighbourhood:
+    """Breadth-first over calls/imports/extends/implements/contains (both ways) from `name`."""
+    from ctxframe._graph.verbs import card
+
+    t = name.strip().removeprefix("./")
+    if t in g._file_ids:
+        start = [t]
+    else:
+        c = card(g, name)
+        if c.status != "found":
+            return Neighbourhood(name=name, depth=depth, card=c, cap=cap)
+        start = [c.node["id"]]
+    e = g.edges.filter(pl.col("dst").is_not_null() & pl.col("kind").is_in(PICTURE_KINDS))
+    if not include_ambiguous:
+        e = e.filter(pl.col("confidence") != "AMBIGUOUS")
+    e = e.select("src", "dst", "kind", "confidence")
+    conf = pl.col("confidence").replace_strict(_CONF_RANK, default=3, return_dtype=pl.Int8)
+    kind = pl.col("kind").replace_strict(_KIND_RANK, default=4, return_dtype=pl.Int8)
+    depth_of = {i: 0 for i in start}
+    order = list(start)
+    frontier = list(start)
+    for d in range(1, max(0, depth) + 1):
+        if not frontier:
+            break
+        f = pl.Series(frontier, dtype=pl.String).implode()
+        cand = pl.concat(
+            [
+                e.filter(pl.col("src").is_in(f)).select(other="dst", c=conf, k=kind),
+                e.filter(pl.col("dst").is_in(f)).select(other="src", c=conf, k=kind),
+            ]
+        )
+        cand = (
+            cand.filter(
+                ~pl.col("other").is_in(pl.Series(list(depth_of), dtype=pl.String).implode())
+            )
+            .group_by("other")
+            .agg(pl.col("c").min(), pl.col("k").min())
+            .sort("c", "k", "other")
+        )
+        frontier = cand["other"].to_list()
+        for i in frontier:
+            depth_of[i] = d
+        order.extend(frontier)
+    rows = g._node_rows(order).select(_NB_COLS)
+    rows = rows.with_columns(depth=pl.col("id").replace_strict(depth_of, return_dtype=pl.Int32))
+    by_id = {r["id"]: r for r in rows.iter_rows(named=True)}
+    all_nodes = [by_id[i] for i in order if i in by_id]
+    ids = pl.Series(list(by_id), dtype=pl.String).implode()
+    inner = e.filter(pl.col("src").is_in(ids) & pl.col("dst").is_in(ids)).to_dicts()
+    kept, shown, more = cap_subgraph(all_nodes, _dedupe_edges(inner), cap)
+    edge_schema = {"src": pl.String, "dst": pl.String, "kind": pl.String, "confidence": pl.String}
+    return Neighbourhood(
+        name=name,
+        depth=depth,
+        center=start,
+        nodes=pl.DataFrame(kept, schema=rows.schema),
+        edges=pl.DataFrame(shown, schema=edge_schema).sort("src", "dst", "kind"),
+        more=more,
+        total=len(all_nodes),
+        include_ambiguous=include_ambiguous,
+        cap=cap,
+    )
+
+
+# -- boundaries (routes, env vars…): shown when the graph has them -----------------------------
+
+NOT_INDEXED = "boundaries: not indexed yet"
+
+
+@dataclass
+class NotIndexed:
+    """Placeholder for a view the graph cannot give yet."""
+
+    message: str = NOT_INDEXED
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"verb": "boundaries", "status": "not-indexed", "message": self.message}
+
+    def __str__(self) -> str:
+        return self.message
+
+    def _repr_html_(self) -> str:
+        return f"<p><i>{html.escape(self.message)}</i></p>"
+
+
+def boundaries_of(g: Any) -> Any:
+    """`g.boundaries()` when the graph has it and it works, else a `NotIndexed` placeholder."""
+    fn = getattr(g, "boundaries", None)
+    if not callable(fn):
+        return NotIndexed()
+    try:
+        res = fn()
+    except Exception:  # a half-built index or an older store: degrade, never break the page
+        return NotIndexed()
+    return res if res is not None else NotIndexed()

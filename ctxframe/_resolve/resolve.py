@@ -1,0 +1,758 @@
+"""Resolve raw references into edges with confidence, as Polars joins over the whole repo.
+
+EXTRACTED: resolved through scope (self/this/receiver, same file or package) or imports.
+INFERRED: matched by name to exactly one candidate in the same language family.
+AMBIGUOUS: several candidates (2..AMBIGUOUS_CAP), one row per candidate.
+Unresolved references keep the written name with a null `dst` and null `confidence`.
+Resolution always runs over every reference, so an incremental index equals a full rebuild.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import polars as pl
+
+from ctxframe._core.languages import LANGUAGES
+from ctxframe._core.schema import EDGES, NODES
+from ctxframe._core.trace import mark
+
+AMBIGUOUS_CAP = 8
+PRODUCER = "ctxframe"
+_FAMILY = {lang.name: lang.family for lang in LANGUAGES}
+_CALLABLE = ["function", "method", "class", "struct"]
+_TYPES = ["class", "struct", "interface", "enum", "type", "trait"]
+# Families added after the foundation: a call on a receiver that names a type (`Item::new()`,
+# `Item.create()`) matches that type's member by qualified name.
+_TYPE_QUALIFIED = {"java", "c", "csharp", "rust", "zig"}
+# Node kinds a document may mention (never files' own rows, stubs, sections or prototypes).
+_MENTIONABLE = ["class", "struct", "interface", "enum", "type", "trait", "function", "method",
+                "namespace", "table", "view", "procedure"]  # fmt: skip
+# Names that are the language's own, never a repo symbol when called bare.
+_BUILTINS = {
+    "python": set(
+        "print len range str int float bool dict list set tuple isinstance issubclass getattr "
+        "setattr hasattr super type open repr sorted reversed enumerate zip map filter min max "
+        "sum any all abs iter next id hash format vars callable object property staticmethod "
+        "classmethod round divmod chr ord hex bin oct bytes bytearray memoryview frozenset "
+        "delattr globals locals input exec eval compile NotImplementedError ValueError "
+        "TypeError KeyError RuntimeError Exception AttributeError IndexError".split()
+    ),
+    "js": set(
+        "require fetch setTimeout setInterval clearTimeout clearInterval parseInt parseFloat "
+        "String Number Boolean Array Object Promise Error Map Set Date JSON isNaN "
+        "encodeURIComponent decodeURIComponent Symbol BigInt structuredClone".split()
+    ),
+    "go": set(
+        "len cap make new append copy delete panic recover print println close complex real "
+        "imag min max clear string int int64 int32 uint uint64 float64 byte rune error".split()
+    ),
+}
+
+
+def _dirname(col: str) -> pl.Expr:
+    return pl.col(col).str.extract(r"^(.*)/[^/]*$", 1).fill_null("")
+
+
+def _family() -> pl.Expr:
+    return pl.col("language").replace_strict(_FAMILY, default=pl.col("language"))
+
+
+def _first_match(rows: pl.DataFrame, col: str, targets: pl.DataFrame) -> pl.DataFrame:
+    """For each ref_id, the first entry of list column `col` that is a path in `targets`.
+
+    An entry starting with "/" is a path suffix: it matches every path ending with it (or equal
+    to it without the slash); the shortest such path wins."""
+    exploded = (
+        rows.select("ref_id", pl.col(col).str.split("\n").alias("cand"))
+        .explode("cand")
+        .drop_nulls("cand")
+        .with_columns(order=pl.int_range(pl.len()).over("ref_id"))
+    )
+    suffix = pl.col("cand").str.starts_with("/")
+    exact = exploded.filter(~suffix).join(targets.select("path"), left_on="cand", right_on="path")
+    exact = exact.select("ref_id", "order", pl.col("cand").alias("target_path"))
+    by_suffix = exploded.filter(suffix)
+    if by_suffix.height:
+        by_suffix = by_suffix.join(_suffixes(targets), left_on="cand", right_on="suffix").select(
+            "ref_id", "order", pl.col("path").alias("target_path")
+        )
+        exact = pl.concat([exact, by_suffix])
+    return (
+        exact.sort("ref_id", "order", pl.col("target_path").str.len_chars(), "target_path")
+        .unique("ref_id", keep="first", maintain_order=True)
+        .select("ref_id", "target_path")
+    )
+
+
+def _suffixes(targets: pl.DataFrame) -> pl.DataFrame:
+    """Every "/"-led tail of every path (`/a/b.h`, `/b.h` for `a/b.h`), for suffix candidates."""
+    parts = targets.select("path", parts=pl.col("path").str.split("/"))
+    return (
+        parts.with_columns(i=pl.int_ranges(0, pl.col("parts").list.len()))
+        .explode("i")
+        .select(
+            "path",
+            suffix=pl.lit("/") + pl.col("parts").list.slice(pl.col("i")).list.join("/"),
+        )
+    )
+
+
+def _go_dirs(modules: pl.Series, gomods: dict[str, str]) -> pl.DataFrame:
+    """Map Go import paths to repo directories through the go.mod files found in the repo."""
+    rows = []
+    for mod in modules.unique().to_list():
+        for moddir, modpath in gomods.items():
+            if mod == modpath or mod.startswith(modpath + "/"):
+                rest = mod[len(modpath) :].strip("/")
+                rows.append((mod, "/".join(p for p in (moddir, rest) if p)))
+                break
+    return pl.DataFrame(rows, schema={"module": pl.String, "target_dir": pl.String}, orient="row")
+
+
+@dataclass(frozen=True)
+class Previous:
+    """What an incremental run knows from the last one: its edges and definitions, and which
+    files were re-parsed. Only valid when no file was added or removed."""
+
+    edges: pl.DataFrame
+    defs: pl.DataFrame
+    changed: list[str]
+
+
+_KEY = ["id", "kind", "label", "qualname", "path", "parent"]
+_SYMBOLIC = ["src", "path", "language", "kind", "name", "receiver", "scope", "line"]
+
+
+CALL_SLICE_ROWS = 200_000
+
+
+def _file_slices(frame: pl.DataFrame, rows: int) -> list[pl.DataFrame]:
+    """`frame` (each file's rows contiguous) cut into slices of about `rows` rows, never
+    inside a file."""
+    if frame.height <= rows:
+        return [frame]
+    sizes = frame.group_by("path", maintain_order=True).len()["len"].to_list()
+    out, start, size = [], 0, 0
+    for n in sizes:
+        if size and size + n > rows:
+            out.append(frame.slice(start, size))
+            start, size = start + size, 0
+        size += n
+    out.append(frame.slice(start, size))
+    return out
+
+
+def _with_ctx(frame: pl.DataFrame, path: str, family: str = "family") -> pl.DataFrame:
+    """`ctx`: the scope a bare name resolves in: the file, or for Go its package directory."""
+    is_go = pl.col(family) == "go"
+    if not frame.select(is_go.any()).item():
+        return frame.with_columns(ctx=pl.col(path))
+    return frame.with_columns(ctx=pl.when(is_go).then(_dirname(path)).otherwise(pl.col(path)))
+
+
+def _ref_slices(parts: list[pl.LazyFrame], kinds: list[str], rows: int) -> Iterator[pl.DataFrame]:
+    """The references of these kinds (only the columns resolution reads), whole files at a
+    time, in slices of about `rows` rows; only one part is read into memory at once."""
+    pending: list[pl.DataFrame] = []
+    size = 0
+    for part in parts:
+        frame = part.filter(pl.col("kind").is_in(kinds)).select(_SYMBOLIC).collect()
+        for piece in _file_slices(frame, rows):
+            pending.append(piece)
+            size += piece.height
+            if size >= rows:
+                yield pl.concat(pending)
+                pending, size = [], 0
+    if pending:
+        yield pl.concat(pending)
+
+
+def resolve(
+    defs: pl.DataFrame,
+    files: pl.DataFrame,
+    refs: pl.DataFrame | list[pl.LazyFrame],
+    gomods: dict[str, str],
+    previous: Previous | None = None,
+    handlers: pl.DataFrame | None = None,
+    spill: str | None = None,
+) -> tuple[pl.LazyFrame, pl.DataFrame]:
+    """Edges (contains, imports, calls, extends, implements), as a lazy frame whose call edges
+    sit in scratch files under `spill` when given, and module-stub nodes.
+
+    `refs` is one frame, or parts of it (each holding whole files) read one at a time, so the
+    references of a large tree never sit in memory together. With `previous`, only references
+    whose resolution can change are resolved again: those in re-parsed files and in files
+    importing them, and those naming a definition that changed.
+    """
+    parts = [refs.lazy()] if isinstance(refs, pl.DataFrame) else refs
+    every = pl.concat(parts) if len(parts) > 1 else parts[0]
+
+    def of_kind(*kinds: str) -> pl.DataFrame:
+        return every.filter(pl.col("kind").is_in(kinds)).collect()
+
+    # A fixed row order makes every keep="first" below independent of how refs were gathered.
+    order = ["path", "line", "kind", "src", "name", "receiver", "module", "alias"]
+    indexed = files.filter(pl.col("skip_reason").is_null()).select("path", "language")
+    namespaces = defs.filter(pl.col("kind") == "namespace").select(
+        "path", "qualname", family=_family()
+    )
+    edges_imports, bindings, stubs = _imports(
+        of_kind("import").with_columns(family=_family()).sort(order, nulls_last=True),
+        indexed,
+        gomods,
+        namespaces,
+    )
+    targets = defs.with_columns(family=_family(), dir=_dirname("path")).select(
+        pl.col("id").alias("dst"),
+        "kind",
+        "label",
+        "qualname",
+        pl.col("path").alias("dpath"),
+        pl.col("dir").alias("ddir"),
+        "family",
+        (pl.col("parent") == pl.col("path")).alias("top"),
+    )
+    # imports in the order the edge table gives them (uses_edges keeps the first per file)
+    edges_imports = edges_imports.sort("src", "line", "dst", "name", nulls_last=True)
+    kept, redo = None, None
+    if previous is not None:
+        changed = pl.Series(previous.changed, dtype=pl.String)
+        changed_defs = pl.concat(
+            [
+                defs.filter(pl.col("path").is_in(changed.implode())).select(_KEY),
+                previous.defs.filter(pl.col("path").is_in(changed.implode())).select(_KEY),
+            ]
+        )
+        moved = changed_defs.group_by(_KEY).len().filter(pl.col("len") == 1)["label"].unique()
+        importers = edges_imports.filter(pl.col("dst").is_in(changed.implode()))["src"].unique()
+        touched = changed.append(importers).unique()
+        redo = pl.col("path").is_in(touched.implode()) | pl.col("name").is_in(moved.implode())
+        old = previous.edges.filter(pl.col("kind").is_in(["calls", "extends", "implements"]))
+        kept = old.filter(~redo).drop("producer")
+
+    def symbolic(rows: pl.DataFrame) -> pl.DataFrame:
+        """In a fixed order (module and alias are null for these kinds: as for imports)."""
+        rows = rows if redo is None else rows.filter(redo)
+        return rows.sort(order[:6], nulls_last=True).with_columns(family=_family())
+
+    mark("resolve: imports")
+    inherits = _resolve_refs(
+        symbolic(of_kind("extends", "implements").select(_SYMBOLIC)),
+        targets,
+        bindings,
+        _TYPES,
+        _TYPES,
+    )
+    bases = (
+        inherits if kept is None else pl.concat([inherits, kept.filter(pl.col("kind") != "calls")])
+    )
+    bases = bases.filter(pl.col("dst").is_not_null()).select("src", "dst")
+    # Calls resolve in slices of whole files (a reference's result depends only on it and the
+    # definitions; duplicates share a source, so a file): the working set stays one slice, and
+    # with `spill` each slice's edges go to a scratch file instead of accumulating in memory.
+    memo: dict = {}
+    calls: list[pl.LazyFrame] = []
+    for i, part in enumerate(_ref_slices(parts, ["call"], CALL_SLICE_ROWS)):
+        found = _resolve_refs(
+            symbolic(part).with_columns(kind=pl.lit("calls")),
+            targets,
+            bindings,
+            _CALLABLE,
+            ["method"],
+            bases=bases,
+            type_qualified=True,
+            memo=memo,
+        )
+        if spill is None:
+            calls.append(found.lazy())
+        else:
+            found.write_ipc(file := os.path.join(spill, f"calls-{i:05d}.arrow"))
+            calls.append(pl.scan_ipc(file))
+    del memo, parts
+    mark("resolve: calls")
+    contains = defs.select(
+        pl.col("parent").alias("src"),
+        pl.col("id").alias("dst"),
+        pl.lit("contains").alias("kind"),
+        pl.lit("EXTRACTED").alias("confidence"),
+        pl.col("label").alias("name"),
+        "path",
+        pl.col("line_start").alias("line"),
+    )
+    out = [contains, edges_imports, inherits] + ([kept] if kept is not None else [])
+    if handlers is not None and not handlers.is_empty():
+        # Route handlers named in code (`app.post("/x", handler)`) resolve like bare calls.
+        handled = _resolve_refs(
+            handlers.with_columns(family=_family(), kind=pl.lit("handles")),
+            targets,
+            bindings,
+            _CALLABLE,
+            _CALLABLE,
+        )
+        out.append(handled.filter(pl.col("dst").is_not_null()))
+    out += [
+        _declares(defs, edges_imports),
+        _mentions(of_kind("mention"), targets, indexed),
+    ]
+    mark("resolve: declares, mentions")
+    # Unsorted and lazy: the indexer sorts the final edge table once.
+    cols = dict(list(EDGES.items())[:-1])
+    edges = pl.concat(
+        [e.lazy().select(list(cols)).cast(cols) for e in out] + [c.cast(cols) for c in calls]
+    ).with_columns(producer=pl.lit(PRODUCER))
+    return edges, stubs
+
+
+def _imports(
+    imports: pl.DataFrame,
+    indexed: pl.DataFrame,
+    gomods: dict[str, str],
+    namespaces: pl.DataFrame | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    imports = imports.unique(
+        ["path", "module", "name", "alias"], keep="first", maintain_order=True
+    ).with_row_index("ref_id")
+    sub = _first_match(imports, "sub_candidates", indexed)
+    main = _first_match(imports, "candidates", indexed)
+    go_dirs = _go_dirs(imports.filter(pl.col("family") == "go")["module"], gomods)
+    go_files = indexed.filter(
+        (pl.col("language") == "go") & ~pl.col("path").str.ends_with("_test.go")
+    ).select(pl.col("path").alias("go_path"), _dirname("path").alias("target_dir"))
+    r = (
+        imports.join(sub.rename({"target_path": "sub_path"}), on="ref_id", how="left")
+        .join(main, on="ref_id", how="left")
+        .join(go_dirs, on="module", how="left")
+        .with_columns(
+            target_dir=pl.when(pl.col("family") == "go").then(pl.col("target_dir")),
+            local=pl.coalesce("alias", "name"),
+        )
+    )
+    # C# `using A.B;` and C++ `using namespace a::b;`: every file declaring that namespace.
+    ns_edges = pl.DataFrame(schema={"ref_id": pl.UInt32, "ns_path": pl.String})
+    if namespaces is not None and namespaces.height:
+        ns_edges = (
+            r.filter(pl.col("family").is_in(["csharp", "c"]))
+            .with_columns(qualname=pl.col("module").str.replace_all("::", ".", literal=True))
+            .join(namespaces, on=["family", "qualname"], how="inner")
+            .select("ref_id", pl.col("path_right").alias("ns_path"))
+            .unique()
+        )
+    r = r.with_columns(
+        resolved=pl.coalesce("sub_path", "target_path", "target_dir").is_not_null()
+        | pl.col("ref_id").is_in(ns_edges["ref_id"].implode()),
+        dst_file=pl.coalesce("sub_path", "target_path"),
+    )
+    stub_id = pl.concat_str(pl.lit("module://"), pl.col("module"))
+    file_edges = r.filter(pl.col("dst_file").is_not_null()).select(
+        pl.col("path").alias("src"), pl.col("dst_file").alias("dst"), "module", "line"
+    )
+    go_edges = (
+        r.filter(pl.col("target_dir").is_not_null())
+        .join(go_files, on="target_dir", how="inner")
+        .select(pl.col("path").alias("src"), pl.col("go_path").alias("dst"), "module", "line")
+    )
+    stub_edges = r.filter(~pl.col("resolved")).select(
+        pl.col("path").alias("src"), stub_id.alias("dst"), "module", "line"
+    )
+    ns_file_edges = r.join(ns_edges, on="ref_id", how="inner").select(
+        pl.col("path").alias("src"), pl.col("ns_path").alias("dst"), "module", "line"
+    )
+    edges = (
+        pl.concat(
+            [file_edges, go_edges, stub_edges, ns_file_edges.filter(pl.col("src") != pl.col("dst"))]
+        )
+        .sort("src", "dst", "line", "module")
+        .unique(["src", "dst"], keep="first", maintain_order=True)
+        .select(
+            "src",
+            "dst",
+            pl.lit("imports").alias("kind"),
+            pl.lit("EXTRACTED").alias("confidence"),
+            pl.col("module").alias("name"),
+            pl.col("src").alias("path"),
+            "line",
+        )
+    )
+    # What each imported local name stands for, for call resolution.
+    is_module = pl.col("name").is_null() | pl.col("sub_path").is_not_null()
+    bindings = (
+        r.filter(pl.col("local").is_not_null())
+        .select(
+            "path",
+            "local",
+            pl.when(is_module)
+            .then(pl.coalesce("sub_path", "target_path"))
+            .otherwise(pl.col("target_path"))
+            .alias("target_path"),
+            "target_dir",
+            pl.when(is_module).then(None).otherwise(pl.col("name")).alias("remote"),
+            (~pl.col("resolved")).alias("external"),
+            "line",
+        )
+        # One meaning per local name: a repo binding beats an external one, then earliest line.
+        .sort("path", "local", "external", "line", "target_path", "target_dir", nulls_last=True)
+        .unique(["path", "local"], keep="first", maintain_order=True)
+        .drop("line")
+    )
+    stubs = (
+        r.filter(~pl.col("resolved"))
+        .select(
+            stub_id.alias("id"),
+            pl.lit("module").alias("kind"),
+            pl.col("module").alias("label"),
+            pl.col("module").alias("qualname"),
+            "language",
+            producer=pl.lit(PRODUCER),
+        )
+        .sort("id", "language", nulls_last=True)
+        .unique("id", keep="first", maintain_order=True)
+    )
+    # The empty frame only contributes the columns a stub has no value for.
+    stubs = pl.concat([pl.DataFrame(schema=NODES), stubs], how="diagonal_relaxed")
+    return edges, bindings, stubs.select(NODES.names()).cast(NODES)
+
+
+def _resolve_refs(
+    refs: pl.DataFrame,
+    targets: pl.DataFrame,
+    bindings: pl.DataFrame,
+    bare_kinds: list[str],
+    recv_kinds: list[str],
+    bases: pl.DataFrame | None = None,
+    type_qualified: bool = False,
+    memo: dict | None = None,
+) -> pl.DataFrame:
+    """One edge row per resolved (or unresolved) reference, trying scope, imports, then names.
+    `memo` keeps what depends only on the targets across calls over slices of references."""
+    memo = {} if memo is None else memo
+    refs = _with_ctx(refs.with_row_index("ref_id"), "path")
+    if "targets" not in memo:
+        memo["targets"] = targets.with_columns(
+            ctx=pl.when(pl.col("family") == "go").then(pl.col("ddir")).otherwise(pl.col("dpath"))
+        )
+    targets = memo["targets"]
+    out = ["ref_id", "dst", "confidence"]
+    found: list[pl.DataFrame] = []
+
+    def pending(*cols: str) -> pl.DataFrame:
+        """The references no step has resolved yet, with only the columns a step reads."""
+        rows = refs.select("ref_id", *cols)
+        done = pl.concat([f.select("ref_id") for f in found]) if found else None
+        return rows if done is None else rows.join(done, on="ref_id", how="anti")
+
+    # A. super: a member of a resolved base class of the enclosing class.
+    if bases is not None:
+        sup = (
+            refs.select("ref_id", "receiver", "path", "scope", "name")
+            .filter(pl.col("receiver") == "super")
+            .with_columns(cls=pl.concat_str("path", pl.lit("::"), "scope"))
+            .join(bases.rename({"src": "cls", "dst": "base"}), on="cls", how="inner")
+            .with_columns(
+                qualname=pl.concat_str(
+                    pl.col("base").str.extract(r"::(.*)$", 1), pl.lit("."), "name"
+                )
+            )
+            .join(
+                targets.select(pl.col("dpath").alias("bpath"), "qualname", "dst"),
+                on="qualname",
+                how="inner",
+            )
+            .filter(pl.col("base").str.starts_with(pl.col("bpath") + "::"))
+        )
+        found.append(sup.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
+    refs = refs.with_columns(
+        scope=pl.when(pl.col("receiver") == "super").then(None).otherwise(pl.col("scope"))
+    )
+
+    # A. self / this / Go receiver: a member of the enclosing type in the same file (package).
+    scoped = (
+        pending("scope", "name", "ctx")
+        .filter(pl.col("scope").is_not_null())
+        .with_columns(qualname=pl.concat_str("scope", pl.lit("."), "name"))
+        .join(targets.select("ctx", "qualname", "dst"), on=["ctx", "qualname"], how="inner")
+    )
+    found.append(scoped.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
+
+    # B. a bare name defined in the same file (package, for Go): unique match only.
+    local = (
+        pending("receiver", "ctx", "name")
+        .filter(pl.col("receiver").is_null())
+        .join(
+            targets.filter(pl.col("kind").is_in(bare_kinds)).select(
+                "ctx", pl.col("label").alias("name"), "dst", "top"
+            ),
+            on=["ctx", "name"],
+            how="inner",
+        )
+        .sort("ref_id", pl.col("top").not_(), "dst")
+        .unique("ref_id", keep="first", maintain_order=True)
+    )
+    found.append(local.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
+
+    # C. through an import binding: `name()` from `from m import name`, or `mod.name()`.
+    rest = pending("receiver", "name", "path").with_columns(
+        local=pl.coalesce("receiver", "name"), bare=pl.col("receiver").is_null()
+    )
+    bound = rest.join(bindings, on=["path", "local"], how="inner").filter(
+        pl.col("bare") | pl.col("remote").is_null()
+    )
+    external = bound.filter(pl.col("external")).select("ref_id")
+    want = (
+        pl.when(pl.col("bare") & (pl.col("remote") != "default"))
+        .then(pl.col("remote"))
+        .otherwise(pl.col("name"))
+    )
+    top = targets.filter(pl.col("top")).select("dpath", "ddir", "label", "dst")
+    via_file = bound.with_columns(label=want).join(
+        top, left_on=["target_path", "label"], right_on=["dpath", "label"], how="inner"
+    )
+    via_dir = bound.with_columns(label=want).join(
+        top, left_on=["target_dir", "label"], right_on=["ddir", "label"], how="inner"
+    )
+    imported = (
+        pl.concat([via_file.select("ref_id", "dst"), via_dir.select("ref_id", "dst")])
+        .sort("ref_id", "dst")
+        .unique("ref_id", keep="first", maintain_order=True)
+    )
+    found.append(imported.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
+    found.append(
+        external.join(imported, on="ref_id", how="anti")
+        .with_columns(dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String))
+        .select(out)
+    )
+
+    if type_qualified:
+        found.extend(
+            _type_qualified(pending("receiver", "name", "family", "language", "path"), targets, out)
+        )
+
+    # D. by name within the language family: one candidate INFERRED, a few AMBIGUOUS.
+    rest = pending("receiver", "name", "family")
+    builtin = pl.lit(False)
+    for fam, names in _BUILTINS.items():
+        builtin = builtin | ((pl.col("family") == fam) & pl.col("name").is_in(list(names)))
+    rest = rest.filter(
+        ~(pl.col("receiver").is_null() & builtin) & (pl.col("receiver") != "super").fill_null(True)
+    )
+
+    def by_name(rows: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:
+        key = ("by_name", *kinds)
+        if key not in memo:
+            memo[key] = candidates(kinds)
+        return rows.join(memo[key], on=["family", "name"], how="inner")
+
+    def candidates(kinds: list[str]) -> pl.DataFrame:
+        # Count candidates per name first, so a name with hundreds of definitions never joins.
+        cand = targets.filter(pl.col("kind").is_in(kinds)).select(
+            "family", pl.col("label").alias("name"), "dst", "kind"
+        )
+        # Java/C#/C++…: `new Item()` names the class, not also its constructor `Item.Item`.
+        shadowed = pl.col("family").is_in(list(_TYPE_QUALIFIED)) & (
+            (pl.col("kind") == "method") & pl.col("kind").is_in(_TYPES).any().over("family", "name")
+        )
+        cand = cand.filter(~shadowed).drop("kind")
+        return cand.with_columns(n=pl.len().over("family", "name")).filter(
+            pl.col("n") <= AMBIGUOUS_CAP
+        )
+
+    cands = pl.concat(
+        [
+            by_name(rest.filter(pl.col("receiver").is_null()), bare_kinds),
+            by_name(rest.filter(pl.col("receiver").is_not_null()), recv_kinds),
+        ]
+    )
+    named = cands.with_columns(
+        confidence=pl.when(pl.col("n") == 1).then(pl.lit("INFERRED")).otherwise(pl.lit("AMBIGUOUS"))
+    )
+    found.append(named.select(out))
+
+    resolved = pl.concat(found)
+    edges = (
+        refs.select("ref_id", "src", "kind", "name", "path", "line")
+        .join(resolved, on="ref_id", how="left")
+        .select("src", "dst", "kind", "confidence", "name", "path", "line")
+    )
+    return edges.sort("src", "kind", "name", "dst", "line", nulls_last=True).unique(
+        ["src", "dst", "kind", "name"], keep="first", maintain_order=True
+    )
+
+
+def _type_qualified(rest: pl.DataFrame, targets: pl.DataFrame, out: list[str]) -> list:
+    """C2 (families in _TYPE_QUALIFIED): `Type::m()` / `Type.m()` matches a member `Type.m` by
+    its qualified name (EXTRACTED in the same file, else INFERRED when unique, AMBIGUOUS for a
+    few). A receiver that names a type not in the repo (`HashMap::new`, `Math.max`), and any
+    receiver call in C (no methods there), stays unresolved instead of matching by name."""
+    tq = rest.filter(
+        pl.col("receiver").is_not_null() & pl.col("family").is_in(list(_TYPE_QUALIFIED))
+    )
+    if tq.height == 0:
+        return []
+    recv = pl.col("receiver").str.replace_all("::", ".", literal=True)
+    tq = tq.with_columns(
+        tqual=pl.concat_str(recv.str.extract(r"([^.]+)$", 1), pl.lit("."), "name"),
+        typelike=pl.col("receiver").str.contains("::", literal=True)
+        | pl.col("receiver").str.contains(r"^[A-Z][A-Za-z0-9_]*$")
+        | (pl.col("language") == "c"),
+    )
+    cand = targets.filter(pl.col("kind").is_in(["method", "function"])).select(
+        "family", "dpath", "dst", tqual=pl.col("qualname").str.extract(r"([^.]+\.[^.]+)$", 1)
+    )
+    cand = cand.with_columns(n=pl.len().over("family", "tqual")).filter(
+        pl.col("n") <= AMBIGUOUS_CAP
+    )
+    hit = tq.join(cand, on=["family", "tqual"], how="inner").with_columns(
+        confidence=pl.when(pl.col("dpath") == pl.col("path"))
+        .then(pl.lit("EXTRACTED"))
+        .when(pl.col("n") == 1)
+        .then(pl.lit("INFERRED"))
+        .otherwise(pl.lit("AMBIGUOUS"))
+    )
+    # A same-file match wins over the others.
+    hit = hit.filter(
+        (pl.col("confidence") == "EXTRACTED").any().over("ref_id").not_()
+        | (pl.col("confidence") == "EXTRACTED")
+    )
+    unresolved = (
+        tq.filter(pl.col("typelike"))
+        .join(hit.select("ref_id"), on="ref_id", how="anti")
+        .with_columns(dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String))
+    )
+    return [hit.select(out), unresolved.select(out)]
+
+
+_EDGE_COLS = ["src", "dst", "kind", "confidence", "name", "path", "line"]
+
+
+def _declares(defs: pl.DataFrame, imports: pl.DataFrame) -> pl.DataFrame:
+    """`declares` edges: a C/C++ prototype or in-class method declaration → its definition(s)
+    of the same qualified name. EXTRACTED when in the same file or in a file that includes the
+    declaring one; otherwise INFERRED when unique, AMBIGUOUS for a few."""
+    decl = defs.filter(pl.col("kind") == "declaration").select(
+        pl.col("id").alias("src"),
+        "qualname",
+        pl.col("path").alias("decl_path"),
+        pl.col("label").alias("name"),
+        pl.col("line_start").alias("line"),
+        family=_family(),
+    )
+    if decl.height == 0:
+        return pl.DataFrame(schema={c: EDGES[c] for c in _EDGE_COLS})
+    impl = defs.filter(pl.col("kind").is_in(["function", "method"])).select(
+        pl.col("id").alias("dst"), "qualname", pl.col("path").alias("def_path"), family=_family()
+    )
+    impl = impl.join(decl.select("family", "qualname").unique(), on=["family", "qualname"])
+    impl = impl.with_columns(n=pl.len().over("family", "qualname"))
+    same = decl.join(
+        impl,
+        left_on=["family", "qualname", "decl_path"],
+        right_on=["family", "qualname", "def_path"],
+    ).with_columns(def_path=pl.col("decl_path"))
+    rest = decl.join(same.select("src"), on="src", how="anti").join(
+        impl.filter(pl.col("n") <= AMBIGUOUS_CAP), on=["family", "qualname"]
+    )
+    includes = imports.filter(pl.col("dst").is_not_null()).select(
+        pl.col("src").alias("def_path"), pl.col("dst").alias("decl_path"), linked=pl.lit(True)
+    )
+    rest = rest.join(includes.unique(), on=["def_path", "decl_path"], how="left").with_columns(
+        linked=pl.col("linked").fill_null(False)
+    )
+    rest = rest.filter(pl.col("linked").any().over("src").not_() | pl.col("linked"))
+    rest = rest.with_columns(k=pl.len().over("src")).with_columns(
+        confidence=pl.when(pl.col("linked"))
+        .then(pl.lit("EXTRACTED"))
+        .when(pl.col("k") == 1)
+        .then(pl.lit("INFERRED"))
+        .otherwise(pl.lit("AMBIGUOUS"))
+    )
+    same = same.with_columns(confidence=pl.lit("EXTRACTED"))
+    return pl.concat(
+        [
+            x.select(
+                "src",
+                "dst",
+                kind=pl.lit("declares"),
+                confidence="confidence",
+                name="name",
+                path="decl_path",
+                line="line",
+            )
+            for x in (same, rest)
+        ]
+    )
+
+
+def _mentions(refs: pl.DataFrame, targets: pl.DataFrame, indexed: pl.DataFrame) -> pl.DataFrame:
+    """`mentions` edges from document sections to what their backticks and links name: a file
+    (by path) or a symbol (by qualified name or name; types beat members of the same name).
+    INFERRED when one candidate, AMBIGUOUS for a few; a name matching nothing makes no edge."""
+    m = refs.filter(pl.col("kind") == "mention")
+    if m.height == 0:
+        return pl.DataFrame(schema={c: EDGES[c] for c in _EDGE_COLS})
+    m = m.with_row_index("ref_id")
+    by_path = m.filter(pl.col("candidates").is_not_null())
+    files = by_path.join(_first_match(by_path, "candidates", indexed), on="ref_id").select(
+        "src",
+        pl.col("target_path").alias("dst"),
+        "name",
+        "path",
+        "line",
+        confidence=pl.lit("INFERRED"),
+    )
+    key = (
+        pl.col("name")
+        .str.replace(r"\(.*\)$", "")
+        .str.replace_all("::", ".", literal=True)
+        .str.replace_all("#", ".", literal=True)
+    )
+    sym = m.filter(pl.col("candidates").is_null()).with_columns(key=key)
+    sym = sym.with_columns(tail=pl.col("key").str.extract(r"([^.]+(?:\.[^.]+)?)$", 1))
+    tier = pl.when(pl.col("kind").is_in(_TYPES)).then(0).otherwise(1)
+    cand = targets.filter(pl.col("kind").is_in(_MENTIONABLE)).select(
+        "dst",
+        "qualname",
+        "label",
+        tier=tier,
+        tail=pl.when(pl.col("qualname").str.contains(".", literal=True))
+        .then(pl.col("qualname").str.extract(r"([^.]+\.[^.]+)$", 1))
+        .otherwise(pl.col("qualname")),
+    )
+    dotted = sym.filter(pl.col("key").str.contains(".", literal=True)).join(cand, on="tail")
+    dotted = dotted.filter(
+        (pl.col("qualname") == pl.col("key"))
+        | pl.col("qualname").str.ends_with("." + pl.col("key"))
+    )
+    plain = (
+        sym.filter(~pl.col("key").str.contains(".", literal=True))
+        .drop("tail")
+        .join(cand.drop("tail"), left_on="key", right_on="label")
+    )
+    hits = pl.concat([dotted.select(plain.columns), plain])
+    hits = hits.filter(pl.col("tier") == pl.col("tier").min().over("ref_id"))
+    hits = hits.with_columns(n=pl.len().over("ref_id")).filter(pl.col("n") <= AMBIGUOUS_CAP)
+    syms = hits.select(
+        "src",
+        "dst",
+        "name",
+        "path",
+        "line",
+        confidence=pl.when(pl.col("n") == 1)
+        .then(pl.lit("INFERRED"))
+        .otherwise(pl.lit("AMBIGUOUS")),
+    )
+    return (
+        pl.concat([files, syms])
+        .sort("src", "dst", "line")
+        .unique(["src", "dst"], keep="first", maintain_order=True)
+        .select(
+            "src",
+            "dst",
+            kind=pl.lit("mentions"),
+            confidence="confidence",
+            name="name",
+            path="path",
+            line="line",
+        )
+    )

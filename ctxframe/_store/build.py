@@ -1,0 +1,702 @@
+"""Index a repository: walk, extract changed files in a process pool, resolve, write the store.
+
+Incremental by construction: unchanged files (same size and mtime, else same hash) keep their
+stored definitions and raw references; resolution then runs over all of them, so the result
+equals a full rebuild.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from itertools import pairwise
+
+import polars as pl
+
+from ctxframe._core.config import load_config
+from ctxframe._core.errors import RepoNotFound, StoreNotFound
+from ctxframe._core.languages import LANGUAGES
+from ctxframe._core.schema import EDGES, FILES, NODES
+from ctxframe._core.trace import mark as _trace
+from ctxframe._ingest.adapters import AdapterRun
+from ctxframe._ingest.adapters import discover as discover_adapters
+from ctxframe._ingest.boundaries import code as boundary_code
+from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
+from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
+from ctxframe._ingest.walk import BUILTIN_DIRS, walk
+from ctxframe._rank.tokens import build_tokens, tokens_lazy
+from ctxframe._resolve.boundaries import merge_boundaries
+from ctxframe._resolve.resolve import PRODUCER, Previous, resolve
+from ctxframe._store import coverage as _coverage
+from ctxframe._store import delta as _delta
+from ctxframe._store import tables as _store
+
+_POOL_MIN_FILES = 150
+_CHUNK = 32
+_MAX_CHUNK = 256
+_SPILL_FILES = 10_000  # more files than this: spill each batch's frames to scratch files
+_REF_SCHEMA = {
+    "src": pl.String, "path": pl.String, "language": pl.String, "kind": pl.String,
+    "name": pl.String, "receiver": pl.String, "scope": pl.String, "line": pl.Int32,
+    "module": pl.String, "alias": pl.String, "candidates": pl.String,
+    "sub_candidates": pl.String, "arg": pl.String, "arg_name": pl.String,
+    "decorates": pl.String,
+}  # fmt: skip
+_DEF_SCHEMA = {c: NODES[c] for c in DEF_COLUMNS}
+_STORED = ("nodes", "edges", "files", "tokens", "refs", "bnodes", "bedges")
+
+
+@dataclass
+class IndexReport:
+    """What one `index` run did: counts for the one-line summary and `--json`."""
+
+    root: str
+    store: str
+    files: int = 0
+    parsed: int = 0
+    reused: int = 0
+    deleted: int = 0
+    mode: str = "full"  # full | incremental (re-resolved) | delta (changed files' rows only)
+    nodes_by_kind: dict[str, int] = field(default_factory=dict)
+    edges_by_kind: dict[str, int] = field(default_factory=dict)
+    edges_by_confidence: dict[str, int] = field(default_factory=dict)
+    skipped_by_reason: dict[str, int] = field(default_factory=dict)
+    parse_errors: int = 0
+    seconds: float = 0.0
+    coverage: list[dict] = field(default_factory=list)  # ctxframe._store.coverage rows
+    pack_errors: list[str] = field(default_factory=list)  # broken language packs, one line each
+    adapters: dict = field(default_factory=dict)  # ctxframe._ingest.adapters: accepted, rejected lines
+    dial: dict = field(default_factory=dict)  # ctxframe._ingest.dial: dialled, unreachable lines
+
+    @property
+    def nodes(self) -> int:
+        return sum(self.nodes_by_kind.values())
+
+    @property
+    def edges(self) -> int:
+        return sum(self.edges_by_kind.values())
+
+    def to_dict(self) -> dict:
+        return {
+            "root": self.root,
+            "store": self.store,
+            "files": self.files,
+            "parsed": self.parsed,
+            "reused": self.reused,
+            "deleted": self.deleted,
+            "mode": self.mode,
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "nodes_by_kind": self.nodes_by_kind,
+            "edges_by_kind": self.edges_by_kind,
+            "edges_by_confidence": self.edges_by_confidence,
+            "skipped_by_reason": self.skipped_by_reason,
+            "parse_errors": self.parse_errors,
+            "seconds": round(self.seconds, 3),
+            "coverage": self.coverage,
+            "pack_errors": self.pack_errors,
+            "adapters": self.adapters,
+            "dial": self.dial,
+        }
+
+    def __str__(self) -> str:
+        def fmt(d: dict) -> str:
+            return ", ".join(f"{k} {v}" for k, v in sorted(d.items(), key=lambda kv: -kv[1]))
+
+        skipped = sum(self.skipped_by_reason.values())
+        return (
+            f"indexed {self.files} files ({self.parsed} parsed, {self.reused} unchanged, "
+            f"{self.deleted} removed) in {self.seconds:.2f}s · {self.nodes} nodes "
+            f"({fmt(self.nodes_by_kind)}) · {self.edges} edges ({fmt(self.edges_by_kind)}; "
+            f"{fmt(self.edges_by_confidence)}) · {skipped} skipped"
+            + (f" ({fmt(self.skipped_by_reason)})" if skipped else "")
+            + (f" · {self.parse_errors} parse errors" if self.parse_errors else "")
+            + self._coverage_text()
+        )
+
+    def _coverage_text(self) -> str:
+        from ctxframe._store.coverage import COLUMNS, format_coverage
+
+        text = ""
+        if self.coverage:
+            rows = pl.DataFrame(self.coverage, schema_overrides={"resolved_share": pl.Float64})
+            text += "\n" + format_coverage(rows.select(COLUMNS))
+        text += "".join(f"\npack error: {e}" for e in self.pack_errors)
+        extra = [
+            *(
+                f"adapter accepted: {a['adapter']} (producer {a['producer']}: "
+                f"{a['nodes']} nodes, {a['edges']} edges)"
+                for a in self.adapters.get("accepted", [])
+            ),
+            *(f"adapter rejected: {r}" for r in self.adapters.get("rejected", [])),
+            *(f"dialled: {d}" for d in self.dial.get("dialled", [])),
+            *(f"dial unreachable: {u}" for u in self.dial.get("unreachable", [])),
+        ]
+        return text + "".join(f"\n{line}" for line in extra)
+
+
+def git_head(root: str) -> str | None:
+    """The commit HEAD points at, or None outside a git work tree."""
+    try:
+        out = subprocess.run(
+            ["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def _empty(schema: dict) -> pl.DataFrame:
+    return pl.DataFrame(schema=schema)
+
+
+class _Stored(dict):
+    """The previous store's tables, each read on first use (a fast re-index reads few)."""
+
+    def __init__(self, store: str, meta: dict):
+        super().__init__()
+        self.store, self.meta = store, meta
+        self._pending: dict = {}
+
+    def __missing__(self, name: str) -> pl.DataFrame:
+        future = self._pending.pop(name, None)
+        frame = self[name] = future.result() if future else _store.read_table(self.store, name)
+        return frame
+
+    def scan(self, name: str) -> pl.LazyFrame:
+        """A lazy scan of a stored table (read only as far as a query needs)."""
+        return _store.scan_table(self.store, name)
+
+    def prefetch(self, names: list[str]) -> None:
+        """Start reading these tables in background threads."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(max_workers=len(names))
+        self._pending.update({n: pool.submit(_store.read_table, self.store, n) for n in names})
+        pool.shutdown(wait=False)
+
+
+def _load_previous(store: str) -> _Stored | None:
+    try:
+        prev = _Stored(store, _store.read_meta(store))
+        prev["files"]
+        return prev
+    except (StoreNotFound, FileNotFoundError):
+        return None
+
+
+def _extract_all(
+    root: str,
+    jobs: list[tuple[str, str | None]],
+    progress: bool,
+    packs: tuple = (),
+    spill: str | None = None,
+) -> list[Batch]:
+    """Extract the jobs; with many chunks each batch's references go to a scratch Parquet
+    file under `spill` and stay there (`Batch.refs` is then a LazyFrame scanning it)."""
+    if packs:  # user language packs: parsed in a guarded child, one file at a time
+        from ctxframe._core.languages import language_for
+        from ctxframe._ingest.packs import extract_guarded
+
+        exts = {ext for p in packs for ext in p.language.extensions}
+        mine = [j for j in jobs if os.path.splitext(j[0])[1].lower() in exts]
+        mine = [j for j in mine if language_for(j[0]) is None]
+        if mine:
+            taken = {p for p, _ in mine}
+            rest = [j for j in jobs if j[0] not in taken]
+            guarded = [_framed(b) for b in extract_guarded(root, mine, packs)]
+            return _extract_all(root, rest, progress, spill=spill) + guarded
+    if len(jobs) < _POOL_MIN_FILES or (os.cpu_count() or 1) < 2:
+        return [_framed(extract_batch(root, jobs, packed=False))]
+    workers = os.cpu_count() or 2
+    # Small chunks keep each result (and its unpickled Python objects) small in the parent.
+    size = min(_MAX_CHUNK, max(_CHUNK, len(jobs) // (workers * 6)))
+    chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(jobs), unit="file", desc="indexing", leave=False)
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    # fork: workers never touch Polars, and unlike spawn/forkserver it does not re-run the
+    # caller's __main__ (a notebook or an unguarded script).
+    ctx = get_context("fork" if sys.platform.startswith("linux") else "spawn")
+    results: list[Batch] = []
+    # Each batch's frames go to scratch Parquet files as they arrive: many small frames held
+    # in memory cost several times their size. Definitions are read back in one go at the
+    # end; references stay on disk, read a slice at a time by resolution.
+    spill = spill if len(jobs) > _SPILL_FILES else None
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        for i, batch in enumerate(pool.map(extract_batch, [root] * len(chunks), chunks)):
+            results.append(_framed(batch))  # frees the batch's Python lists as it arrives
+            if spill is not None:
+                for name in ("defs", "refs"):
+                    getattr(batch, name).write_parquet(
+                        os.path.join(spill, f"{name}-{i:06d}.parquet"),
+                        compression="uncompressed",
+                        statistics=False,
+                    )
+                batch.defs = batch.defs.clear()
+                batch.refs = pl.scan_parquet(os.path.join(spill, f"refs-{i:06d}.parquet"))
+            if bar is not None:
+                bar.update(len(batch.files))
+    if spill is not None and results:
+        parts = sorted(glob.glob(os.path.join(spill, "defs-*.parquet")))
+        results[0].defs = pl.read_parquet(parts)
+    if bar is not None:
+        bar.close()
+    return results
+
+
+def _unpacked(cols: dict, schema: dict) -> pl.DataFrame:
+    """A frame from a worker's packed columns (see ctxframe._ingest.extract._pack)."""
+    out = []
+    for name, dtype in schema.items():
+        col = cols[name]
+        if not isinstance(col, tuple):
+            out.append(pl.Series(name, col, dtype=dtype))
+        elif col[0] == "null":
+            out.append(pl.repeat(None, col[1], dtype=dtype, eager=True).alias(name))
+        else:
+            # a C-level str.split into a list builds the column faster than Polars' split
+            s = pl.Series(name, col[1].split(_SEP), dtype=pl.String)
+            if col[2]:
+                s = pl.select(pl.when(s != _NULL).then(s)).to_series().alias(name)
+            out.append(s)
+    return pl.DataFrame(out)
+
+
+def _interactive() -> bool:
+    """A terminal, or a Jupyter kernel (tqdm.auto draws a widget bar there)."""
+    if sys.stderr.isatty():
+        return True
+    shell = sys.modules.get("IPython")
+    ip = shell.get_ipython() if shell is not None and hasattr(shell, "get_ipython") else None
+    return ip is not None and type(ip).__name__ == "ZMQInteractiveShell"
+
+
+def _framed(batch: Batch) -> Batch:
+    """The batch with its columns turned into Polars frames (far smaller than Python lists)."""
+    batch.defs = _unpacked(batch.defs, _DEF_SCHEMA)
+    batch.refs = _unpacked(batch.refs, _REF_SCHEMA)
+    batch.boundary_nodes = pl.DataFrame(batch.boundary_nodes, schema=BOUNDARY_NODE_COLS)
+    batch.boundary_edges = pl.DataFrame(batch.boundary_edges, schema=BOUNDARY_EDGE_COLS)
+    return batch
+
+
+def _gomods(root: str, paths: list[str]) -> dict[str, str]:
+    mods = {}
+    for p in paths:
+        if p == "go.mod" or p.endswith("/go.mod"):
+            try:
+                with open(os.path.join(root, p), encoding="utf-8", errors="replace") as fh:
+                    for line in fh:
+                        if line.startswith("module "):
+                            mods[os.path.dirname(p)] = line.split()[1].strip('"')
+                            break
+            except OSError:
+                continue
+    return dict(sorted(mods.items(), key=lambda kv: -len(kv[1])))
+
+
+def index(
+    path: str,
+    *,
+    store: str | None = None,
+    rebuild: bool = False,
+    progress: bool | None = None,
+    dial: bool = False,
+) -> IndexReport:
+    """Index the repository at `path` into its store (incremental unless `rebuild`).
+    Adapters in `.ctxframe/adapters/` always run; with `dial`, env vars whose value is a
+    database or bucket URL are dialled (see ctxframe._ingest.dial)."""
+    spill = tempfile.mkdtemp(prefix="ctxframe-spill-")
+    try:
+        return _index(path, store, rebuild, progress, dial, spill)
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
+
+
+def _index(
+    path: str, store: str | None, rebuild: bool, progress: bool | None, dial: bool, spill: str
+) -> IndexReport:
+    t0 = time.perf_counter()
+    if not os.path.isdir(path):
+        raise RepoNotFound(f"{path} is not a directory: pass the root of a source repository")
+    root = os.path.realpath(path)
+    store = os.path.abspath(store) if store else _store.default_store(root)
+    cfg = load_config(root)
+    exclude = list(cfg.exclude)
+    rel_store = os.path.relpath(store, root)
+    if not rel_store.startswith("..") and rel_store.split(os.sep)[0] not in BUILTIN_DIRS:
+        exclude.append(f"/{rel_store}/")
+    if progress is None:
+        progress = _interactive()
+
+    prev = None if rebuild else _load_previous(store)
+    walked = walk(root, exclude)
+    _trace("walk")
+    from ctxframe._ingest.packs import load_packs
+
+    packs, pack_errors = load_packs(root)
+    prev_files = prev["files"] if prev else _empty(FILES)
+    current = pl.DataFrame(
+        walked.files,
+        schema={"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64},
+        orient="row",
+    )
+    joined = current.join(
+        prev_files.select(
+            "path",
+            pl.col("size").alias("psize"),
+            pl.col("mtime_ns").alias("pm"),
+            "hash",
+            "skip_reason",
+            "lines",
+            "language",
+            "parse_errors",
+        ),
+        on="path",
+        how="left",
+    )
+    same = (pl.col("size") == pl.col("psize")) & (pl.col("mtime_ns") == pl.col("pm"))
+    # A pack added or removed since the last run re-parses the files of its extensions.
+    pack_lang = {ext: p.language.name for p in packs for ext in p.language.extensions}
+    ext = pl.col("path").str.extract(r"(\.[^./]+)$", 1).str.to_lowercase()
+    want_lang = ext.replace_strict(pack_lang, default=None, return_dtype=pl.String)
+    was_pack = pl.col("language").is_not_null() & ~pl.col("language").is_in(
+        [lang.name for lang in LANGUAGES]
+    )
+    same = same & ((want_lang.is_null() & ~was_pack) | (want_lang == pl.col("language")))
+    kept = joined.filter(same.fill_null(False))
+    todo = joined.filter(~same.fill_null(False))
+    jobs = list(zip(todo["path"].to_list(), todo["hash"].to_list(), strict=True))
+    if packs or prev_files["language"].is_in([p.language.name for p in packs]).any():
+        # A pack's language changes what the same bytes yield: never take the hash shortcut.
+        pack_exts = {ext for p in packs for ext in p.language.extensions}
+        jobs = [(p, None if os.path.splitext(p)[1].lower() in pack_exts else h) for p, h in jobs]
+    if prev is not None and jobs:  # read the stored tables while the files are parsed
+        # (Polars frees the GIL); a few changed files likely take the delta path, which
+        # also reads the tokens
+        prev.prefetch(["nodes", "edges", *(["tokens"] if len(jobs) <= 8 else [])])
+    batches = _extract_all(root, jobs, progress, tuple(packs), spill)
+    _trace("extract")
+    results = [f for b in batches for f in b.files]
+
+    unchanged = {r.path for r in results if r.skip_reason == _UNCHANGED}
+    fresh = [r for r in results if r.skip_reason != _UNCHANGED]
+    new_files = pl.DataFrame(
+        {
+            "path": [r.path for r in results],
+            "language": [r.language for r in results],
+            "size": [r.size for r in results],
+            "mtime_ns": [r.mtime_ns for r in results],
+            "lines": [r.lines for r in results],
+            "hash": [r.hash for r in results],
+            "parse_errors": [r.parse_errors for r in results],
+            "skip_reason": [
+                None if r.skip_reason == _UNCHANGED else r.skip_reason for r in results
+            ],
+        },
+        schema=FILES,
+    )
+    # Unchanged bytes under a new mtime: keep the stored language/errors, take the new stat.
+    same_bytes = pl.col("path").is_in(pl.Series(sorted(unchanged), dtype=pl.String).implode())
+    new_files = (
+        new_files.join(
+            prev_files.select(
+                "path", pl.col("language").alias("pl_"), pl.col("parse_errors").alias("pe_")
+            ),
+            on="path",
+            how="left",
+        )
+        .with_columns(
+            language=pl.when(same_bytes).then("pl_").otherwise("language"),
+            parse_errors=pl.when(same_bytes).then("pe_").otherwise("parse_errors"),
+        )
+        .select(FILES.names())
+    )
+    kept_files = kept.select(FILES.names()).cast(FILES)
+    symlinks = pl.DataFrame(
+        {"path": [p for p, _ in walked.skipped], "skip_reason": [r for _, r in walked.skipped]},
+        schema={"path": pl.String, "skip_reason": pl.String},
+    )
+    files = pl.concat([kept_files, new_files, symlinks], how="diagonal_relaxed").cast(FILES)
+    files = files.sort("path")
+
+    reparsed = [r.path for r in fresh]
+    indexed = files.filter(pl.col("skip_reason").is_null())
+    same_set = prev is not None and prev_files.filter(pl.col("skip_reason").is_null())[
+        "path"
+    ].sort().equals(indexed["path"].sort())
+    file_nodes = indexed.select(
+        pl.col("path").alias("id"),
+        pl.lit("file").alias("kind"),
+        pl.col("path").str.extract(r"([^/]*)$", 1).alias("label"),
+        pl.col("path").alias("qualname"),
+        "language",
+        "path",
+        pl.lit(1, pl.Int32).alias("line_start"),
+        pl.col("lines").alias("line_end"),
+        pl.lit(None, pl.String).alias("signature"),
+        pl.lit(None, pl.String).alias("doc"),
+        pl.lit(None, pl.String).alias("parent"),
+    )
+    gomods = _gomods(root, indexed["path"].to_list())
+    if same_set and not dial and not packs and not discover_adapters(root):
+        delta = _delta.update(
+            prev,
+            files,
+            file_nodes,
+            pl.concat([_empty(_DEF_SCHEMA)] + [b.defs for b in batches]),
+            pl.concat([_empty(_REF_SCHEMA).lazy()] + [b.refs.lazy() for b in batches]).collect(),
+            reparsed,
+            gomods,
+        )
+        if delta is not None:
+            _trace("delta")
+            written = {"nodes": delta.nodes, "edges": delta.edges, "refs": delta.refs}
+            written = {k: v for k, v in written.items() if k not in delta.same}
+            if delta.tokens is not None:
+                written["tokens"] = delta.tokens
+            tables = {"files": files, **(written if reparsed else {})}
+            from concurrent.futures import ThreadPoolExecutor
+
+            with _store.Staging(store) as staged:
+                staged.keep([n for n in _STORED if n not in tables])
+                with ThreadPoolExecutor(max_workers=1) as pool:  # write while counting
+                    writing = pool.submit(staged.put, tables)
+                    report, meta = _report(
+                        root, store, files, kept, fresh, unchanged, prev_files, prev,
+                        pack_errors, delta.nodes, delta.edges, "delta",
+                        counts_change=delta.counts_change,
+                    )  # fmt: skip
+                    _trace("report")
+                    writing.result()
+                staged.commit(meta)
+            _trace("write")
+            report.seconds = time.perf_counter() - t0
+            return report
+    stay = pl.col("path").is_in(files["path"].implode()) & ~pl.col("path").is_in(
+        pl.Series(reparsed, dtype=pl.String).implode()
+    )
+    old_defs = (
+        prev["nodes"]
+        .filter(
+            ~pl.col("kind").is_in(["file", "module"])
+            & (pl.col("producer") == PRODUCER)
+            & pl.col("transport").is_null()
+        )
+        .select(DEF_COLUMNS)
+        if prev
+        else _empty(_DEF_SCHEMA)
+    )
+    # Rows of files whose bytes turned out unchanged are not in the batches (not re-parsed).
+    defs = pl.concat([old_defs.filter(stay)] + [b.defs for b in batches])
+    # References as parts holding whole files, read a slice at a time (see resolve).
+    old_refs = prev.scan("refs").filter(stay) if prev else _empty(_REF_SCHEMA).lazy()
+    refs = [old_refs] + [b.refs.lazy() for b in batches]
+    file_bnodes = pl.concat(
+        [prev["bnodes"].filter(stay) if prev else _empty(BOUNDARY_NODE_COLS)]
+        + [b.boundary_nodes for b in batches]
+    )
+    file_bedges = pl.concat(
+        [prev["bedges"].filter(stay) if prev else _empty(BOUNDARY_EDGE_COLS)]
+        + [b.boundary_edges for b in batches]
+    )
+    with _store.Staging(store) as staged:
+        # Tables are written as soon as they are final and then dropped: the new store is
+        # only swapped in by commit, so a failure still leaves the old one as it was.
+        staged.sink("refs", pl.concat(refs))
+        staged.put({"bnodes": file_bnodes, "bedges": file_bedges})
+        previous = None
+        if same_set:  # same file set: resolve incrementally
+            # adapter and dialled rows are made afresh each run: never carried over
+            previous = Previous(
+                prev["edges"].filter(pl.col("producer") == PRODUCER), old_defs, reparsed
+            )
+        _trace("refs gathered")
+        code_bnodes, code_bedges, handlers = boundary_code.from_refs(pl.concat(refs))
+        _trace("boundaries from refs")
+        edges, stubs = resolve(
+            defs, files, refs, gomods, previous=previous, handlers=handlers, spill=spill
+        )
+        del refs, batches
+        _trace("resolve")
+        bnodes, bedges = merge_boundaries(
+            pl.concat([file_bnodes, code_bnodes]),
+            pl.concat([file_bedges, code_bedges]),
+            defs,
+            edges,
+        )
+        # -- adapters (.ctxframe/adapters/) and, with `dial`, native sources: own producers --
+        from ctxframe._ingest.adapters import extra_rows
+
+        _trace("merge boundaries")
+        extra_n, extra_e = pl.DataFrame(schema=NODES), pl.DataFrame(schema=EDGES)
+        adapters_report, dial_report = AdapterRun().to_dict(), {}
+        if dial or discover_adapters(root):
+            extra_n, extra_e, adapters_report, dial_report = extra_rows(
+                root,
+                pl.concat([file_nodes["id"], defs["id"], stubs["id"], bnodes["id"]]),
+                pl.concat([edges.select(EDGES.names()).collect(), bedges.select(EDGES.names())]),
+                bnodes.filter(pl.col("kind") == "env"),
+                dial=dial,
+            )
+        # -- end of adapters and native sources --
+        _trace("adapters")
+        nodes = (
+            pl.concat([file_nodes.cast(_DEF_SCHEMA), defs])
+            .with_columns(producer=pl.lit(PRODUCER))
+            .pipe(lambda n: pl.concat([n, stubs, bnodes, extra_n], how="diagonal_relaxed"))
+            .select(NODES.names())
+            .cast(NODES)
+            .sort("id")
+        )
+        del defs
+        staged.put({"nodes": nodes})
+        # The report and the tokens read only these: signatures and docs go before the sort.
+        nodes = nodes.select("id", "kind", "label", "language", "path", "producer", "transport")
+        edges = _sorted_edges(pl.concat([edges, bedges.lazy(), extra_e.lazy()]))
+        _trace("nodes+edges")
+        report, meta = _report(
+            root, store, files, kept, fresh, unchanged, prev_files, prev, pack_errors, nodes,
+            edges, "incremental" if previous is not None else "full",
+            adapters_report=adapters_report, dial_report=dial_report,
+        )  # fmt: skip
+        _trace("report")
+        staged.put({"edges": edges, "files": files})
+        del edges
+        _trace("edges written")
+        if previous is not None:  # a node's tokens depend only on its label and path
+            same = nodes.filter(
+                ~pl.col("path").is_in(pl.Series(reparsed, dtype=pl.String).implode())
+                & (pl.col("kind") != "module")
+                & pl.col("transport").is_null()  # merged boundary nodes can change path
+                & (pl.col("producer") == PRODUCER)  # adapter rows are made afresh each run
+            )
+            staged.put(
+                {
+                    "tokens": pl.concat(
+                        [
+                            prev["tokens"].join(
+                                same.select(pl.col("id").alias("node_id")), on="node_id", how="semi"
+                            ),
+                            build_tokens(nodes.join(same, on="id", how="anti")),
+                        ]
+                    )
+                }
+            )
+        else:
+            staged.sink("tokens", tokens_lazy(nodes))
+        _trace("tokens written")
+        staged.commit(meta)
+    _trace("write")
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+_SORT_ROWS = 500_000
+
+
+def _sorted_edges(edges: pl.LazyFrame) -> pl.DataFrame:
+    """The edge table in its stored order (src, kind, line, dst, name). A large one is read
+    and sorted a range of src at a time: a whole-table sort of several string keys needs a
+    transient copy of every key, and the unsorted table never has to be in memory."""
+    order = ["src", "kind", "line", "dst", "name"]
+    per_src = edges.group_by("src").len().collect().sort("src")
+    if per_src["len"].sum() <= _SORT_ROWS:
+        return edges.collect().sort(order, nulls_last=True)
+    cut = per_src["len"].cum_sum() // _SORT_ROWS
+    splits = per_src.filter(cut.diff().fill_null(0) > 0)["src"].to_list()
+    del per_src
+    bounds = [None, *splits, None]
+    parts = []
+    for lo, hi in pairwise(bounds):
+        keep = pl.lit(True)
+        if lo is not None:
+            keep = keep & (pl.col("src") >= lo)
+        if hi is not None:
+            keep = keep & (pl.col("src") < hi)
+        parts.append(edges.filter(keep).collect().sort(order, nulls_last=True))
+    # sorted by construction: the flag spares later checks a pass (and a rechunk) over src
+    return pl.concat(parts).with_columns(pl.col("src").set_sorted())
+
+
+def _report(
+    root: str,
+    store: str,
+    files: pl.DataFrame,
+    kept: pl.DataFrame,
+    fresh: list,
+    unchanged: set[str],
+    prev_files: pl.DataFrame,
+    prev: _Stored | None,
+    pack_errors: list[str],
+    nodes: pl.DataFrame,
+    edges: pl.DataFrame,
+    mode: str,
+    counts_change: pl.DataFrame | None = None,
+    adapters_report: dict | None = None,
+    dial_report: dict | None = None,
+) -> tuple[IndexReport, dict]:
+    """The run's report and the store's meta.json."""
+    indexed = files.filter(pl.col("skip_reason").is_null())
+    base = prev.meta.get("coverage_counts") if prev is not None else None
+    if counts_change is not None and base is not None:  # coverage figures add up over files
+        counts = pl.concat(
+            [pl.DataFrame(base, schema=_coverage.COUNTS, orient="row"), counts_change]
+        )
+    else:
+        counts = _coverage.counts(nodes, edges, files)
+    counts = counts.group_by("language", "key").agg(pl.col("n").sum()).sort("language", "key")
+    by_kind_conf = edges.group_by("kind", "confidence").len()  # one pass over the edges
+
+    def tally(col: str) -> dict:
+        return dict(by_kind_conf.group_by(col).agg(pl.col("len").sum()).iter_rows())
+
+    report = IndexReport(
+        root=root,
+        store=store,
+        files=indexed.height,
+        parsed=sum(1 for r in fresh if r.skip_reason is None),
+        reused=kept.height + len(unchanged),
+        mode=mode,
+        deleted=(prev_files.height - prev_files.join(files, on="path", how="semi").height)
+        if prev
+        else 0,
+        nodes_by_kind=dict(nodes.group_by("kind").len().iter_rows()),
+        edges_by_kind=tally("kind"),
+        edges_by_confidence={(k or "UNRESOLVED"): v for k, v in tally("confidence").items()},
+        skipped_by_reason=dict(
+            files.filter(pl.col("skip_reason").is_not_null())
+            .group_by("skip_reason")
+            .len()
+            .iter_rows()
+        ),
+        parse_errors=int(files["parse_errors"].fill_null(0).sum()),
+        coverage=_coverage.table(counts).to_dicts(),
+        pack_errors=pack_errors,
+        adapters=adapters_report or {},
+        dial=dial_report or {},
+    )
+    from ctxframe._core.version import __version__
+
+    meta = {
+        "ctxframe_version": __version__,
+        "root": root,
+        "git_head": git_head(root),
+        "indexed_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "counts": {"files": report.files, "nodes": nodes.height, "edges": edges.height},
+        "coverage_counts": counts.rows(),
+    }
+    return report, meta

@@ -1,0 +1,303 @@
+"""The re-index fast path: a few files changed, so only their rows and their readers' change.
+
+When every re-parsed file keeps its imports and bases and reads no boundary, no other file's
+bindings can change: the files' own nodes, edges and references are replaced and every other
+row is carried over. If they also added, removed or renamed definitions, the references
+elsewhere that name those definitions (and the document sections mentioning them) are
+resolved again and their edges replaced. The result equals a full rebuild; anything this
+cannot vouch for returns None and the indexer resolves everything again.
+
+The stored nodes are sorted by id and the edges by source, and a file's own rows are exactly
+those keyed `path` or `path::…`: they are found and replaced by binary search, not a sort.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import polars as pl
+
+from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
+from ctxframe._rank.tokens import build_tokens
+from ctxframe._resolve.resolve import PRODUCER, resolve
+from ctxframe._store.coverage import COUNTS, counts
+
+# Edge kinds made only from a file's own definitions and references (their `path` is the file).
+_OWN_EDGES = ["contains", "imports", "calls", "extends", "implements", "mentions", "uses"]
+# References other files' resolution can read through: imports (bindings, re-exports) and bases.
+_SHAPE_REFS = ["import", "extends", "implements"]
+_KEY = ["id", "kind", "label", "qualname", "path", "parent"]
+_DECLARING = {"c", "cpp"}  # `declares` edges link prototypes across files
+_EDGE_ORDER = ["src", "kind", "line", "dst", "name"]
+_WORD = re.compile(r"\w+")
+_ALL = frozenset({"nodes", "edges", "refs"})
+
+
+@dataclass
+class Delta:
+    """The carried-over tables with the changed files' rows replaced."""
+
+    nodes: pl.DataFrame
+    edges: pl.DataFrame
+    refs: pl.DataFrame | None  # None: unchanged
+    counts_change: pl.DataFrame  # coverage counts (ctxframe._store.coverage) of new rows minus old
+    tokens: pl.DataFrame | None = None  # None: unchanged (no definition added or removed)
+    same: frozenset[str] = frozenset()  # tables whose rows did not change: kept as stored
+
+
+def _same(a: pl.DataFrame, b: pl.DataFrame) -> bool:
+    if a.height != b.height:
+        return False
+    return a.sort(a.columns, nulls_last=True).equals(b.sort(b.columns, nulls_last=True))
+
+
+def _ranges(keys: pl.Series, paths: list[str]) -> list[tuple[int, int]]:
+    """Row ranges of sorted `keys` equal to a path or starting with `path::`, in order."""
+    probes = [q for p in paths for q in (p, p + "\0", p + "::", p + ":;")]
+    at = keys.search_sorted(pl.Series(probes, dtype=pl.String), side="left").to_list()
+    spans = sorted((at[i], at[i + 1]) for i in range(0, len(at), 2))
+    return [s for s in spans if s[1] > s[0]]
+
+
+def _without(frame: pl.DataFrame, spans: list[tuple[int, int]]) -> pl.DataFrame:
+    parts, start = [], 0
+    for lo, hi in spans:
+        parts.append(frame.slice(start, lo - start))
+        start = hi
+    parts.append(frame.slice(start))
+    return pl.concat(parts, rechunk=False)
+
+
+def _rows(frame: pl.DataFrame, spans: list[tuple[int, int]]) -> pl.DataFrame:
+    return pl.concat([frame.slice(lo, hi - lo) for lo, hi in spans] or [frame.clear()])
+
+
+def _splice(rest: pl.DataFrame, key: str, new: pl.DataFrame) -> pl.DataFrame:
+    """Sorted `new` rows inserted into sorted `rest`, where no key of one occurs in the other."""
+    if new.is_empty():
+        return rest
+    at = rest[key].search_sorted(new[key], side="left").to_list()
+    parts, start, i = [], 0, 0
+    while i < len(at):
+        j = i
+        while j < len(at) and at[j] == at[i]:
+            j += 1
+        parts += [rest.slice(start, at[i] - start), new.slice(i, j - i)]
+        start, i = at[i], j
+    parts.append(rest.slice(start))
+    return pl.concat(parts, rechunk=False)
+
+
+def _candidates(nodes: pl.DataFrame, refs: pl.DataFrame) -> pl.DataFrame:
+    """The definitions the references could resolve to: every resolution step matches a
+    target's label to a name or a word of a receiver, scope, module or alias (namespaces are
+    kept whole for `using` imports)."""
+    words: set[str] = set(refs["name"].drop_nulls().to_list())
+    for col in ("name", "receiver", "scope", "module", "alias"):
+        for text in refs[col].drop_nulls().to_list():
+            words.update(_WORD.findall(text))
+    return nodes.filter(
+        ~pl.col("kind").is_in(["file", "module"])
+        & pl.col("transport").is_null()
+        & (pl.col("label").is_in(pl.Series(sorted(words), dtype=pl.String).implode())
+           | (pl.col("kind") == "namespace"))
+    )  # fmt: skip
+
+
+def _words(names: list[str]) -> str:
+    """A regex matching any of `names` as a whole word."""
+    return r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b"
+
+
+def _moved_readers(
+    refs0: pl.LazyFrame,
+    bedges0: pl.DataFrame,
+    in_changed: pl.Expr,
+    moved: list[str],
+    ids: list[str],
+) -> pl.DataFrame | None:
+    """Other files' references whose resolution a changed definition can change: calls and
+    bases named after it, or on a receiver naming it, with every reference sharing their
+    (src, kind, name), since those make one edge group; and the whole document sections
+    whose mentions name it. None when something outside resolution looks these definitions
+    up (a route handler, a manifest's operationId)."""
+    names = pl.Series(moved, dtype=pl.String).implode()
+    by_name = pl.col("dst").str.strip_prefix("name:").is_in(names)
+    if bedges0.filter(pl.col("dst").is_in(ids) | by_name).height:
+        return None
+    # One pass over every reference with a substring test; the word tests run on what it keeps.
+    near = refs0.filter(
+        pl.col("name").str.contains_any(moved)
+        | pl.col("receiver").str.contains_any(moved)
+        | pl.col("arg_name").is_in(names)
+    ).collect()
+    if near.select(pl.col("arg_name").is_in(names).any()).item():
+        return None
+    words = _words(moved)
+    hit = (
+        ~in_changed
+        & pl.col("kind").is_in(["call", "extends", "implements"])
+        & (pl.col("name").is_in(names) | pl.col("receiver").str.contains(words))
+    )
+    keys = near.filter(hit).select("src", "kind", "name").unique()
+    mention = ~in_changed & (pl.col("kind") == "mention")
+    sections = near.filter(mention & pl.col("name").str.contains(words))["src"].unique()
+    parts = []
+    if keys.height:
+        group = pl.col("name").is_in(keys["name"].unique().implode()) & ~in_changed
+        readers = refs0.filter(group).join(keys.lazy(), on=["src", "kind", "name"], how="semi")
+        parts.append(readers := readers.collect())
+        paths = pl.Series(readers["path"].unique(), dtype=pl.String).implode()
+        # what those files' resolution reads: bindings and bases
+        shape = pl.col("path").is_in(paths) & pl.col("kind").is_in(_SHAPE_REFS)
+        parts.append(refs0.filter(shape).collect())
+    if sections.len():  # a section's mentions make one edge group (one edge per target)
+        parts.append(refs0.filter(mention & pl.col("src").is_in(sections.implode())).collect())
+    if not parts:
+        return near.clear()
+    return pl.concat(parts).sort("path", maintain_order=True)
+
+
+def update(
+    prev,
+    files: pl.DataFrame,
+    file_nodes: pl.DataFrame,
+    defs: pl.DataFrame,
+    refs: pl.DataFrame,
+    changed: list[str],
+    gomods: dict[str, str],
+) -> Delta | None:
+    """The new nodes, edges and refs if the fast path applies to the `changed` files (whose
+    fresh `defs` and `refs` are given), else None. `prev` holds the stored tables: a mapping
+    from name to frame, whose `scan(name)` reads one lazily."""
+    nodes0, edges0 = prev["nodes"], prev["edges"]
+    refs0 = prev.scan("refs")  # read only as far as each question needs
+    if not changed:
+        return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
+    changed = sorted(changed)
+    langs = files.filter(pl.col("path").is_in(changed))["language"]
+    if langs.null_count() or set(langs.to_list()) & _DECLARING:
+        return None
+    if not (nodes0["id"].is_sorted() and edges0["src"].is_sorted()):  # binary search needs it
+        return None
+    in_changed = pl.col("path").is_in(pl.Series(changed, dtype=pl.String).implode())
+    node_spans, edge_spans = _ranges(nodes0["id"], changed), _ranges(edges0["src"], changed)
+    old_nodes, old_own = _rows(nodes0, node_spans), _rows(edges0, edge_spans)
+    old_refs = refs0.filter(in_changed).collect()
+    shape = pl.col("kind").is_in(_SHAPE_REFS)
+    if (
+        nodes0.select((pl.col("producer") != PRODUCER).any()).item()  # adapters, dialled
+        or nodes0.select(in_changed.sum()).item() != old_nodes.height
+        or edges0.select(in_changed.sum()).item() != old_own.height
+        or not old_own.select(in_changed.all()).item()
+        or old_own.filter(~pl.col("kind").is_in(_OWN_EDGES)).height
+        or old_nodes.select(pl.col("transport").is_not_null().any()).item()  # boundaries
+    ):
+        return None
+    new_nodes = (
+        pl.concat([file_nodes.filter(in_changed).cast(defs.schema), defs])
+        .with_columns(producer=pl.lit(PRODUCER))
+        .pipe(lambda n: pl.concat([nodes0.clear(), n], how="diagonal"))
+        .sort("id")
+    )
+    old_files, new_files = prev["files"].filter(in_changed), files.filter(in_changed)
+    # Same definitions, references and per-file facts (a changed constant or comment, code
+    # whose calls and lines stay put): resolution reads nothing new, so no row changes.
+    facts = ["path", "language", "parse_errors", "skip_reason"]
+    if (
+        old_nodes.equals(new_nodes)
+        and old_refs.equals(refs)
+        and old_files.select(facts).equals(new_files.select(facts))
+    ):
+        return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
+    if not _same(
+        old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line")
+    ) or reads_boundaries(pl.concat([old_refs, refs])):
+        return None
+    # Definitions added, removed or renamed: other files' references to their names resolve
+    # again, and so do the document sections that mention them.
+    keys = pl.concat([old_nodes.filter(pl.col("kind") != "file").select(_KEY), defs.select(_KEY)])
+    diff = keys.group_by(_KEY).len().filter(pl.col("len") == 1)
+    moved = sorted(diff["label"].unique().to_list())
+    others = refs.clear()  # other files' references to resolve again
+    if moved:
+        others = _moved_readers(refs0, prev["bedges"], in_changed, moved, diff["id"].to_list())
+        if others is None:
+            return None
+    rest_nodes = _without(nodes0, node_spans)
+    reading = pl.concat([refs, others])
+    targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
+    resolved = resolve(targets, files, reading, gomods)[0].collect()
+    new_edges = resolved.filter(in_changed)
+    # A file's own path is a known edge end only while some edge starts there (see merge).
+    starts = pl.col("src").is_in(pl.Series(changed, dtype=pl.String).implode())
+    if old_own.select(starts.any()).item() != new_edges.select(starts.any()).item():
+        return None
+    uses = (
+        uses_edges(new_edges.filter(pl.col("kind") == "imports"), nodes0.filter(kind="dep"))
+        .sort("src", "kind", "dst", "line", nulls_last=True)
+        .unique(["src", "dst", "kind", "name"], keep="first", maintain_order=True)
+        .with_columns(producer=pl.lit(PRODUCER))
+    )
+    new_edges = pl.concat([new_edges, uses.select(new_edges.columns)]).select(edges0.columns)
+    change = [
+        counts(old_nodes, old_own, old_files).with_columns(-pl.col("n")),
+        counts(new_nodes, new_edges, new_files),
+    ]
+    edges = _without(edges0, edge_spans)
+    tokens = None
+    if moved:  # the changed files' tokens: they depend on labels
+        tokens0 = prev["tokens"]
+        fresh_tokens = build_tokens(new_nodes)
+        if tokens0["node_id"].is_sorted():
+            spans = _ranges(tokens0["node_id"], changed)
+            tokens = _splice(_without(tokens0, spans), "node_id", fresh_tokens)
+        else:
+            own_ids = pl.concat([new_nodes["id"], old_nodes["id"]]).implode()
+            tokens = pl.concat([tokens0.filter(~pl.col("node_id").is_in(own_ids)), fresh_tokens])
+    if others.height:  # other files' regrouped edges sit anywhere in the table: sort it again
+        kind = pl.col("kind").replace({"call": "calls", "mention": "mentions"})
+        group = others.select("src", "name", kind=kind).filter(pl.col("kind") != "import")
+        group = group.filter(pl.col("kind") != "mentions").unique()
+        sections = others.filter(pl.col("kind") == "mention")["src"].unique().implode()
+        in_sections = (pl.col("kind") == "mentions") & pl.col("src").is_in(sections)
+        stale = edges.join(group, on=["src", "kind", "name"], how="semi")
+        fresh = resolved.filter(~in_changed).join(group, on=["src", "kind", "name"], how="semi")
+        other_files = files.filter(
+            pl.col("path").is_in(fresh["path"].append(stale["path"]).implode())
+        )
+        change += [
+            counts(nodes0.clear(), stale, other_files).with_columns(-pl.col("n")),
+            counts(nodes0.clear(), fresh, other_files),
+        ]
+        edges = pl.concat(
+            [
+                edges.join(group, on=["src", "kind", "name"], how="anti").filter(~in_sections),
+                fresh.select(edges.columns),
+                resolved.filter(~in_changed & in_sections).select(edges.columns),
+                new_edges,
+            ]
+        ).sort(_EDGE_ORDER, nulls_last=True)
+    else:
+        new_edges = new_edges.sort(_EDGE_ORDER, nulls_last=True)
+        edges = None if old_own.equals(new_edges) else _splice(edges, "src", new_edges)
+    # A table whose rows the edit left as they were (the references, when a function without
+    # calls was added at the end) is kept as stored: nothing to splice or write.
+    same = {
+        name
+        for name, kept in (
+            ("nodes", old_nodes.equals(new_nodes)),
+            ("edges", edges is None),
+            ("refs", old_refs.equals(refs)),
+        )
+        if kept
+    }
+    return Delta(
+        nodes0 if "nodes" in same else _splice(rest_nodes, "id", new_nodes),
+        edges0 if edges is None else edges,
+        None if "refs" in same else pl.concat([refs0.filter(~in_changed), refs.lazy()]).collect(),
+        pl.concat(change),
+        tokens,
+        frozenset(same),
+    )

@@ -1,0 +1,95 @@
+"""`status`: is the store fresh against git HEAD and the working tree, and what changed."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from ctxframe._core.config import load_config
+from ctxframe._ingest.walk import walk
+from ctxframe._store import tables as _store
+from ctxframe._store.build import git_head
+
+
+@dataclass
+class Status:
+    """Freshness of a store: HEAD then and now, and files added, modified and deleted since."""
+
+    root: str
+    store: str
+    indexed_at: str | None
+    indexed_head: str | None
+    head: str | None
+    added: list[str] = field(default_factory=list)
+    modified: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+
+    @property
+    def fresh(self) -> bool:
+        return not (self.added or self.modified or self.deleted) and self.head == self.indexed_head
+
+    def to_dict(self) -> dict:
+        return {**self.__dict__, "fresh": self.fresh}
+
+    def __str__(self) -> str:
+        head = (
+            ""
+            if self.head == self.indexed_head
+            else (f" · HEAD moved {str(self.indexed_head)[:10]} → {str(self.head)[:10]}")
+        )
+        if self.fresh:
+            return f"fresh: indexed {self.indexed_at} at {str(self.head)[:10]}, no changes"
+        lines = [
+            f"stale: indexed {self.indexed_at}{head} · {len(self.added)} added, "
+            f"{len(self.modified)} modified, {len(self.deleted)} deleted — run `ctxframe index`"
+        ]
+        for tag, paths in (("A", self.added), ("M", self.modified), ("D", self.deleted)):
+            lines += [f"  {tag} {p}" for p in paths[:50]]
+            if len(paths) > 50:
+                lines.append(f"  … {len(paths) - 50} more {tag}")
+        return "\n".join(lines)
+
+
+def status(path: str, store: str | None = None) -> Status:
+    """Compare the store with the working tree: stat first, then content hash, as git does."""
+    root = os.path.realpath(path)
+    store = os.path.abspath(store) if store else _store.default_store(root)
+    meta = _store.read_meta(store)
+    stored = _store.read_table(store, "files").filter(pl.col("hash").is_not_null())
+    exclude = list(load_config(root).exclude)
+    rel_store = os.path.relpath(store, root)
+    if not rel_store.startswith(".."):
+        exclude.append(f"/{rel_store}/")
+    now = pl.DataFrame(
+        walk(root, exclude).files,
+        schema={"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64},
+        orient="row",
+    )
+    all_stored = _store.read_table(store, "files").select("path")
+    added = now.join(all_stored, on="path", how="anti")["path"].to_list()
+    deleted = all_stored.join(now, on="path", how="anti")["path"].to_list()
+    both = now.join(stored, on="path", how="inner", suffix="_old")
+    touched = both.filter(
+        (pl.col("size") != pl.col("size_old")) | (pl.col("mtime_ns") != pl.col("mtime_ns_old"))
+    )
+    modified = []
+    for p, h in touched.select("path", "hash").iter_rows():
+        try:
+            with open(os.path.join(root, p), "rb") as fh:
+                if hashlib.blake2b(fh.read(), digest_size=16).hexdigest() != h:
+                    modified.append(p)
+        except OSError:
+            deleted.append(p)
+    return Status(
+        root=root,
+        store=store,
+        indexed_at=meta.get("indexed_at"),
+        indexed_head=meta.get("git_head"),
+        head=git_head(root),
+        added=sorted(added),
+        modified=sorted(modified),
+        deleted=sorted(deleted),
+    )
