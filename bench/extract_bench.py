@@ -4,9 +4,10 @@ Usage::
 
     python bench/extract_bench.py [--corpus django] [--repeat 3] [--ref REV] [--profile N]
 
-Times ``ctxframe._ingest.extract.extract_batch`` over every walked file of the corpus: the per-file work
-a pool worker does (read, hash, parse, query, rows, packed columns), without the pool. Each run
-is a fresh child process that warms the compiled queries on a few files first. With ``--ref REV``
+Times ``ctxframe._ingest.extract.extract_batch`` over every walked file of the corpus: the
+per-file work a pool worker does (read, hash, parse, query, rows, packed columns), without the
+pool. Each run is a fresh child process that warms the compiled queries on a few files first.
+With ``--ref REV``
 the runs alternate with the ``ctxframe`` package as it was at git revision REV (exported to a
 temp dir), so both sides see the same machine load; user CPU time is reported, the least of the
 runs, since wall time moves with whatever else the machine is doing.

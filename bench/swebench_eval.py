@@ -562,9 +562,6 @@ def run(
 def measure_abstain(instances: list[dict[str, Any]]) -> dict[str, Any]:
     """How many issue texts ``g.query(text, abstain=True)`` would wrongly turn away (every
     issue is about the code), per project; releases not prepared are left out."""
-    from ctxframe._apps.eval import Ranker
-    from ctxframe._rank.abstain import assess
-
     releases: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for inst in instances:
         releases.setdefault((inst["pypi_name"], inst["pypi_version"]), []).append(inst)
@@ -574,15 +571,13 @@ def measure_abstain(instances: list[dict[str, Any]]) -> dict[str, Any]:
         tree = swebench_cache() / "src" / release_key(name, version)
         if not (tree / ".ctxframe" / "graph" / "meta.json").is_file():
             continue
-        ranker = Ranker(ensure_graph(tree))
+        graph = ensure_graph(tree)
         for inst in insts:
-            text = inst["problem_statement"]
-            hits = ranker.rank(text, limit=1)
-            d = assess(ranker.index, text, hits["id"][0] if hits.height else None)
+            abstained = graph.query(inst["problem_statement"], limit=1, abstain=True).abstained
             n = per.setdefault(inst["project"], [0, 0])
             n[0] += 1
-            n[1] += int(d.abstain)
-            if d.abstain:
+            n[1] += int(abstained is not None)
+            if abstained is not None:
                 examples.append(inst["instance_id"])
     total = [sum(v[0] for v in per.values()), sum(v[1] for v in per.values())]
     return {"per_project": per, "total": total, "abstained": examples}

@@ -5,9 +5,7 @@ g = cf.index("path/to/repo")      # or cf.open(...) for an existing index
 g.query("where is refund processing implemented")
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING
+import typing
 
 from ctxframe._core.errors import (
     ConfigError,
@@ -23,7 +21,7 @@ from ctxframe._store import alloc as _alloc
 
 _alloc.default()  # before Polars loads: it returns freed pages at once (ctxframe._store.alloc)
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from ctxframe import rules
     from ctxframe._graph.graph import Graph
     from ctxframe._rank.tokens import tokenize
@@ -35,6 +33,19 @@ _LAZY = {
     "Graph": ("ctxframe._graph.graph", "Graph"),
     "Status": ("ctxframe._store.status", "Status"),
     "tokenize": ("ctxframe._rank.tokens", "tokenize"),
+    # result types, for isinstance checks and type hints
+    "IndexReport": ("ctxframe._store.build", "IndexReport"),
+    "QueryResult": ("ctxframe._graph.query", "QueryResult"),
+    "Card": ("ctxframe._graph.verbs", "Card"),
+    "Affected": ("ctxframe._graph.verbs", "Affected"),
+    "PathResult": ("ctxframe._graph.verbs", "PathResult"),
+    "ChangePlan": ("ctxframe._graph.verbs", "ChangePlan"),
+    "Explanation": ("ctxframe._graph.verbs", "Explanation"),
+    "Hubs": ("ctxframe._graph.verbs", "Hubs"),
+    "Boundaries": ("ctxframe._graph.verbs", "Boundaries"),
+    "Neighbourhood": ("ctxframe._graph.neighbourhood", "Neighbourhood"),
+    "Picture": ("ctxframe._render.picture", "Picture"),
+    "Evaluation": ("ctxframe._apps.eval", "Evaluation"),
 }
 
 
@@ -59,21 +70,17 @@ def index(
     rebuild: bool = False,
     progress: bool | None = None,
     dial: bool = False,
-) -> Graph:
+) -> "Graph":
     """Index (incrementally) the repository at `path` and return its Graph. Adapters in
     `.ctxframe/adapters/` always run; `dial=True` also reads the databases and buckets that env
     vars of the graph point at (docs/adapters.md)."""
     _alloc.for_index(path, store)  # only has an effect while Polars is not loaded yet
-    from ctxframe._graph.graph import Graph
-    from ctxframe._store.build import index as _index
+    from ctxframe._graph.graph import index_graph
 
-    report = _index(path, store=store, rebuild=rebuild, progress=progress, dial=dial)
-    graph = Graph(report.store, root=report.root)
-    graph.report = report
-    return graph
+    return index_graph(path, store=store, rebuild=rebuild, progress=progress, dial=dial)
 
 
-def open(path: str = ".", *, store: str | None = None) -> Graph:
+def open(path: str = ".", *, store: str | None = None) -> "Graph":
     """Open the existing index of the repository at `path`."""
     from ctxframe._graph.graph import open_graph
 
@@ -96,14 +103,14 @@ def load_queries(source):
     return _load(source)
 
 
-def explore(graph: Graph, **kwargs):
+def explore(graph: "Graph", **kwargs):
     """An ipywidgets explorer of `graph`: query -> hits -> card and picture; hubs; boundaries."""
     from ctxframe._apps.widgets import explore as _explore
 
     return _explore(graph, **kwargs)
 
 
-def status(path: str = ".", *, store: str | None = None) -> Status:
+def status(path: str = ".", *, store: str | None = None) -> "Status":
     """Is the index of `path` fresh against git HEAD and the working tree?"""
     from ctxframe._store.status import status as _status
 
@@ -111,9 +118,21 @@ def status(path: str = ".", *, store: str | None = None) -> Status:
 
 
 __all__ = [
+    "Affected",
+    "Boundaries",
+    "Card",
+    "ChangePlan",
     "ConfigError",
     "CtxframeError",
+    "Evaluation",
+    "Explanation",
     "Graph",
+    "Hubs",
+    "IndexReport",
+    "Neighbourhood",
+    "PathResult",
+    "Picture",
+    "QueryResult",
     "RepoNotFound",
     "Status",
     "StoreNotFound",

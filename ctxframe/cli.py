@@ -148,7 +148,7 @@ def _cmd_index(a) -> None:
 
 
 def _cmd_adapters(a) -> int:
-    from ctxframe._ingest.adapters import check
+    from ctxframe._store.adapters_check import check
 
     run = check(a.path, store=a.store)
     _emit(run, a.json)

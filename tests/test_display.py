@@ -10,6 +10,8 @@ import sys
 import pytest
 
 import ctxframe as cf
+from ctxframe._apps import fallback as _fallback
+from ctxframe._render import palette as _palette
 from ctxframe._render import picture as _plot
 
 PROC = "PaymentRefundProcessor.ProcessRefund"
@@ -53,7 +55,7 @@ SNAPSHOTS = [
     ("explain", lambda g: g.explain(PROC)),
     ("hubs", lambda g: g.hubs(top=5)),
     ("neighbourhood", lambda g: g.neighbourhood(PROC)),
-    ("boundaries-not-indexed", lambda g: _plot.boundaries_of(object())),
+    ("boundaries-not-indexed", lambda g: _fallback.boundaries_of(object())),
 ]
 
 
@@ -88,7 +90,7 @@ def test_mimebundle_keeps_plain_text(shop_graph, name, call) -> None:
 def test_html_has_badges_locations_and_arrows(shop_graph) -> None:
     html = shop_graph.card(PROC)._repr_html_()
     assert "services/payments/refund_processor.py:L28-L39" in html
-    assert _plot.kind_colour("method") in html  # the kind badge
+    assert _palette.kind_colour("method") in html  # the kind badge
     assert "def ProcessRefund(self, order_id, amount):" in html
     assert "← calls" in html and "→ calls" in html
     assert "(inferred)" in html
@@ -141,7 +143,7 @@ def test_neighbourhood_styles(shop_graph) -> None:
     vis = nb.to_dict()["vis"]
     by_id = {n["id"]: n for n in vis["nodes"]}
     centre = by_id[nb.center[0]]
-    assert centre["color"]["background"] == _plot.kind_colour("method")
+    assert centre["color"]["background"] == _palette.kind_colour("method")
     assert centre["borderWidth"] > 1
     confs = {e["confidence"]: e for e in vis["edges"]}
     assert confs["EXTRACTED"]["dashes"] is False
@@ -198,13 +200,13 @@ def test_boundaries_hook() -> None:
         def boundaries(self):
             return Result()
 
-    assert str(_plot.boundaries_of(Old())) == "boundaries: not indexed yet"
-    assert _plot.boundaries_of(Broken()).to_dict()["status"] == "not-indexed"
-    assert isinstance(_plot.boundaries_of(New()), Result)
+    assert str(_fallback.boundaries_of(Old())) == "boundaries: not indexed yet"
+    assert _fallback.boundaries_of(Broken()).to_dict()["status"] == "not-indexed"
+    assert isinstance(_fallback.boundaries_of(New()), Result)
 
 
 def test_boundaries_of_the_sample_show_up(shop_graph) -> None:
-    res = _plot.boundaries_of(shop_graph)
+    res = _fallback.boundaries_of(shop_graph)
     assert type(res).__name__ == "Boundaries" and res.to_dict()["rows"]
 
 

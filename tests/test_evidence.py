@@ -1,4 +1,5 @@
-"""Query-side evidence (ctxframe._rank.evidence) and the abstain decision (ctxframe._rank.abstain)."""
+"""Query-side evidence (ctxframe._rank.evidence) and the abstain decision
+(ctxframe._rank.abstain)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import polars as pl
 
 import ctxframe as cf
 from ctxframe._apps.eval import Ranker
-from ctxframe._rank.abstain import assess, decide
-from ctxframe._rank.evidence import EvidenceRule, extract, hint_bonus, is_long
+from ctxframe._rank.abstain import decide
+from ctxframe._rank.evidence import extract, hint_bonus, is_long
 from ctxframe._rank.querysets import load_queries
+from ctxframe._rank.rules import EvidenceRule
 from ctxframe.rules import IdfTiers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,11 +109,8 @@ def test_decide() -> None:
 
 
 def test_abstain_on_prompts_about_no_code(shop_graph) -> None:
-    r = Ranker(shop_graph)
-
     def abstains(text: str) -> bool:
-        hits = r.rank(text, limit=1)
-        return assess(r.index, text, hits["id"][0] if hits.height else None).abstain
+        return shop_graph.query(text, limit=1, abstain=True).abstained is not None
 
     prompts = load_queries(ROOT / "data-samples" / "prompts-noncode.jsonl")
     assert prompts.height >= 30

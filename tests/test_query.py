@@ -11,15 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ctxframe._core.paths import glob_to_regex, is_test_path_expr
 from ctxframe._core.schema import EDGES, NODES
-from ctxframe._rank.query import (
-    MAX_NEIGHBOURS,
-    QueryResult,
-    RankIndex,
-    glob_to_regex,
-    is_test_path_expr,
-    run_query,
-)
+from ctxframe._graph.edges import MAX_NEIGHBOURS, EdgeIndex
+from ctxframe._graph.query import QueryResult, answer, run_query
+from ctxframe._rank.ranker import RankIndex
 from ctxframe._rank.tokens import build_tokens
 from ctxframe._render.budget import estimate_tokens, fit_blocks
 from ctxframe.rules import IdfTiers
@@ -602,7 +598,7 @@ def test_rendering_format() -> None:
     nodes, edges = _hub_graph(n_in=1, n_out=1, ambiguous=0)
     text = str(q(nodes, "RefundHub", edges, limit=1))
     lines = text.splitlines()
-    assert lines[0] == "1. RefundHub  [class]  svc/refund.py L10-L20"
+    assert lines[0] == "1. RefundHub  [class]  svc/refund.py:L10-L20"
     assert lines[1] == "    sig: class RefundHub:"
     assert lines[2] == "    doc: Hub."
     assert "    ← calls Caller0.run" in lines
@@ -697,10 +693,7 @@ def test_query_text_respects_budget() -> None:
 def test_rank_index_reuse_matches_run_query() -> None:
     nodes, edges = _hub_graph()
     index = RankIndex(nodes, build_tokens(nodes))
-    a = index.query("refund hub caller", edges=edges)
+    a = answer(index.rank("refund hub caller"), EdgeIndex(edges, nodes))
     b = q(nodes, "refund hub caller", edges)
     assert a.hits.equals(b.hits)
     assert a.neighbours.equals(b.neighbours)
-    # the prepared edge index is reused for the same edges object
-    index.query("dep", edges=edges)
-    assert index._edges_ref is edges

@@ -10,7 +10,7 @@ import pytest
 from ctxframe import rules
 from ctxframe._core.errors import CtxframeError
 from ctxframe._core.schema import NODES
-from ctxframe._rank.query import QueryResult, run_query
+from ctxframe._graph.query import QueryResult, run_query
 from ctxframe._rank.tokens import build_tokens
 from ctxframe.rules import BM25, RULES, FlatNameBonus, IdfTiers, UnknownRule, get_rule
 

@@ -28,6 +28,8 @@ from typing import Any
 
 import polars as pl
 
+from ctxframe._core.errors import StoreNotFound
+from ctxframe._graph.graph import Graph, index_graph, open_graph
 from ctxframe._rank import rules as _rules
 from ctxframe._rank.querysets import load_queries
 
@@ -54,32 +56,17 @@ NON_DEFINITION_KINDS = frozenset({"file", "module", "document", "section"})
 
 
 class Ranker:
-    """Ranks nodes of one graph without building neighbourhoods (what evaluation needs).
-
-    Applies the graph's configured ``deprioritize`` globs and project tokens, as ``g.query``
-    does, so the ranks are the ones a user sees.
-    """
+    """Ranks nodes of one graph without building neighbourhoods (what evaluation needs), with
+    the graph's configured ``deprioritize`` globs and project tokens, as ``g.query`` does, so
+    the ranks are the ones a user sees."""
 
     def __init__(self, graph):
-        from ctxframe._rank.query import RankIndex
-
         self.graph = graph
-        self.index = RankIndex(graph.nodes, graph.tokens)
-        cfg = graph.config
-        self.deprioritize = tuple(cfg.deprioritize)
-        self.project_tokens = graph._project_tokens
 
     def rank(self, text: str, rule: Any = None, limit: int = DEFAULT_LIMIT) -> pl.DataFrame:
         """Hits ``rank, id, kind, qualname, path, score, tier`` for ``text`` (best first)."""
-        res = self.index.query(
-            text,
-            edges=None,
-            limit=limit,
-            rule=rule,
-            deprioritize=self.deprioritize,
-            project_tokens=self.project_tokens,
-        )
-        return res.hits.select("rank", "id", "kind", "qualname", "path", "score", "tier")
+        hits = self.graph.rank(text, limit=limit, rule=rule)
+        return hits.select("rank", "id", "kind", "qualname", "path", "score", "tier")
 
 
 def rank_files(hits: pl.DataFrame, gold_files: Sequence[str]) -> list[int | None]:
@@ -302,30 +289,24 @@ def format_summary(summary: pl.DataFrame) -> str:
 
 def _open_target(target: Any, cache: dict[str, Any]):
     """A Graph from a Graph, a repo path or a store directory (opened once, cached)."""
-    from ctxframe._graph.graph import Graph
-
     if isinstance(target, Graph):
         return target
     path = os.path.abspath(os.fspath(target))
     if path in cache:
         return cache[path]
-    import ctxframe as cf
-
     if os.path.isfile(os.path.join(path, "meta.json")):
         g = Graph(path)
     else:
         try:
-            g = cf.open(path)
+            g = open_graph(path)
             g.meta  # noqa: B018 - raises StoreNotFound when never indexed
-        except cf.StoreNotFound:
-            g = cf.index(path, progress=False)
+        except StoreNotFound:
+            g = index_graph(path, progress=False)
     cache[path] = g
     return g
 
 
 def _graph_for(row: dict[str, Any], source: Any, cache: dict[str, Any]):
-    from ctxframe._graph.graph import Graph
-
     if source is None or isinstance(source, Mapping):
         keys = [row.get("store"), row.get("repo")]
         if isinstance(source, Mapping):
@@ -389,7 +370,7 @@ def evaluate(
             ranker = rankers[id(graph)] = Ranker(graph)
         gold_files = list(q["gold_files"])
         if not gold_files and q["gold_ids"]:
-            by_id = graph._node_rows(q["gold_ids"])
+            by_id = graph.nodes.filter(pl.col("id").is_in(q["gold_ids"]))
             gold_files = sorted({p for p in by_id["path"].to_list() if p})
         golds = {"node": q["gold_ids"], "file": gold_files, "function": q["gold_functions"]}
         for rule_name, rule in named_rules:

@@ -66,13 +66,13 @@ class App:
     def warm(self) -> None:
         """Build the ranking and traversal indexes before the first request."""
         with self._lock:
-            self.graph.query("warm up", limit=1)
-            _ = self.graph._traversal
+            self.graph.warm()
 
     def api(self, path: str, params: dict[str, list[str]]) -> tuple[int, dict]:
+        from ctxframe._apps.fallback import boundaries_of
         from ctxframe._core.errors import CtxframeError
         from ctxframe._rank import rules
-        from ctxframe._render.picture import boundaries_of, style
+        from ctxframe._render.palette import style
 
         def arg(key: str) -> str:
             return (params.get(key) or [""])[0]

@@ -11,13 +11,13 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from ctxframe._render.text import location
+
 HINT = "where is refund processing implemented"
 
 
 def _hit_label(hit: dict) -> str:
-    loc = hit.get("path") or hit["id"]
-    if hit.get("path") and hit.get("line_start") is not None:
-        loc += f":L{hit['line_start']}-L{hit['line_end']}"
+    loc = location(hit) if hit.get("path") else hit["id"]
     return f"{hit['rank']:>2}. {hit['label']}  [{hit['kind']}]  {loc}"
 
 
@@ -114,7 +114,7 @@ class Explorer:
         if change.get("new") == 1 and not self.hubs.value:
             self.hubs.value = self.graph.hubs()._repr_html_()
         elif change.get("new") == 2 and not self.boundaries.value:
-            from ctxframe._render.picture import boundaries_of
+            from ctxframe._apps.fallback import boundaries_of
 
             self.boundaries.value = boundaries_of(self.graph)._repr_html_()
 

@@ -35,6 +35,7 @@ BOUNDARY_KINDS = (
     "configmap", "secret", "image",
 )  # fmt: skip
 CONFIDENCES = ("EXTRACTED", "INFERRED", "AMBIGUOUS")
+PRODUCER = "ctxframe"  # the `producer` of every row ctxframe's own readers make
 
 NODES = pl.Schema(
     {

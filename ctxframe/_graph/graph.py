@@ -9,8 +9,16 @@ from functools import cached_property
 import polars as pl
 
 from ctxframe._core.config import Config, load_config
+from ctxframe._graph import verbs
+from ctxframe._graph.lookups import Lookups
+from ctxframe._graph.neighbourhood import Neighbourhood, neighbourhood
+from ctxframe._graph.query import QueryResult, answer
+from ctxframe._rank.abstain import assess
+from ctxframe._rank.ranker import RankIndex, Ranking
+from ctxframe._rank.tokens import token_frequencies, tokenize
 from ctxframe._store import cache as _cache
 from ctxframe._store import tables as _store
+from ctxframe._store.coverage import coverage
 
 
 class Graph:
@@ -20,6 +28,7 @@ class Graph:
         self.store = os.path.abspath(store)
         self.meta = _store.read_meta(self.store)
         self.root = root or self.meta.get("root")
+        self._queries = 0
 
     @cached_property
     def nodes(self) -> pl.DataFrame:
@@ -45,8 +54,6 @@ class Graph:
     def token_weights(self) -> pl.DataFrame:
         """The df table: per token, how many nodes contain it and its weight
         `0.1 + ln(N / (1 + df))`, N = number of nodes (the ranker's IDF)."""
-        from ctxframe._rank.tokens import token_frequencies
-
         return token_frequencies(self.tokens, self.nodes.height).rename({"idf": "weight"})
 
     @cached_property
@@ -68,24 +75,35 @@ class Graph:
         return self._duck.sql(query, params=params).pl()
 
     @cached_property
-    def _rank_index(self):
-        from ctxframe._rank.query import RankIndex
-
+    def _rank_index(self) -> RankIndex:
         state = _cache.load(self.store, self.meta, _cache.RANK_TABLES)
         if state is not None:
-            index = RankIndex.from_state(self.nodes, state)
-        else:
-            index = RankIndex(self.nodes, self.tokens)
-            _cache.save(self.store, self.meta, index.state())
-        # A full edge lookup only when one exists already (card built it); a one-shot query
-        # filters the few edges of its hits instead of building one.
-        if "_edge_index" in self.__dict__:
-            index.adopt_edge_index(self.edges, self._edge_index)
-        else:
-            from ctxframe._rank.query import _EdgeIndex
-
-            index.adopt_edge_index(self.edges, _EdgeIndex.subset(self.edges, self.nodes))
+            return RankIndex.from_state(self.nodes, state)
+        index = RankIndex(self.nodes, self.tokens)
+        _cache.save(self.store, self.meta, index.state())
         return index
+
+    @cached_property
+    def _lookups(self) -> Lookups:
+        return Lookups(self.nodes, self.edges, self.files, store=self.store, meta=self.meta)
+
+    def rank(
+        self, text: str, limit: int = 20, rule=None, within: str | None = None
+    ) -> pl.DataFrame:
+        """Only the ranking of `query` (no neighbourhoods): one row per hit, best first, with
+        `rank`, `id`, `kind`, `path`, `score` and `tier` — what rule experiments compare."""
+        return self._ranking(text, limit=limit, rule=rule, within=within).hits
+
+    def _ranking(self, text: str, *, limit: int, rule, within, deprioritize=None) -> Ranking:
+        cfg = self.config
+        return self._rank_index.rank(
+            text,
+            limit=limit,
+            rule=rule,
+            within=within,
+            deprioritize=tuple(cfg.deprioritize if deprioritize is None else deprioritize),
+            project_tokens=self._project_tokens,
+        )
 
     def query(
         self,
@@ -96,162 +114,93 @@ class Graph:
         include_ambiguous: bool = False,
         deprioritize: list[str] | tuple[str, ...] | None = None,
         abstain: bool = False,
-    ):
+    ) -> QueryResult:
         """Rank nodes for a question in words; each hit carries its 1-hop neighbourhood.
 
         ``abstain=True`` (hooks, agents): when the best match is weak — only common tokens and
         no path or name of this graph in the text — return no hits and say "no structural
         match" (``result.abstained`` holds why; see ctxframe._rank.abstain)."""
-        cfg = self.config
-        self._queries = getattr(self, "_queries", 0) + 1
-        if self._queries == 2:  # asked again: worth the full edge lookup for the warm path
-            self._rank_index.adopt_edge_index(self.edges, self._edge_index)
-        result = self._rank_index.query(
-            text,
-            edges=self.edges,
-            limit=limit,
-            rule=rule,
-            within=within,
-            include_ambiguous=include_ambiguous,
-            deprioritize=tuple(cfg.deprioritize if deprioritize is None else deprioritize),
-            project_tokens=self._project_tokens,
+        ranking = self._ranking(
+            text, limit=limit, rule=rule, within=within, deprioritize=deprioritize
         )
         if abstain:
-            from ctxframe._rank.abstain import assess
-
-            top = result.hits["id"][0] if result.hits.height else None
+            top = ranking.hits["id"][0] if ranking.hits.height else None
             decision = assess(self._rank_index, text, top)
             if decision.abstain:
+                result = answer(ranking, None, limit=limit)
                 result.abstained = decision.reason
                 result.hits = result.hits.clear()
                 result.neighbours = result.neighbours.clear()
                 result.total = 0
-        return result
+                return result
+        self._queries += 1  # asked again: worth the full edge lookup for the warm path
+        index = self._lookups.arrows_index(one_shot=self._queries < 2)
+        return answer(ranking, index, limit=limit, include_ambiguous=include_ambiguous)
+
+    def warm(self) -> Graph:
+        """Build the ranking, name, arrow and traversal indexes now instead of on first use
+        (a server before its first request, a notebook before a demo)."""
+        lk = self._lookups
+        for _ in (self._rank_index, lk.symbols, lk.edge_index, lk.traversal):
+            pass
+        self._queries = max(self._queries, 1)
+        return self
 
     @cached_property
     def _project_tokens(self) -> tuple[str, ...]:
-        from ctxframe._rank.tokens import tokenize
-
         if self.config.project_tokens:
             return tuple(t for p in self.config.project_tokens for t in tokenize(p))
         name = os.path.basename(self.root.rstrip("/")) if self.root else ""
         return tuple(tokenize(name))
 
-    # -- shared indexes for the verbs (built once per Graph) --------------------------------------
-    @cached_property
-    def _symbols(self):
-        from ctxframe._graph.lookup import SymbolIndex
-
-        return SymbolIndex(self.nodes)
-
-    @cached_property
-    def _row_of(self) -> dict[str, int]:
-        return {node_id: i for i, node_id in enumerate(self.nodes["id"].to_list())}
-
-    @cached_property
-    def _file_ids(self) -> set[str]:
-        return set(self.nodes.filter(pl.col("kind") == "file")["id"].to_list())
-
-    def _node_rows(self, ids: list[str]) -> pl.DataFrame:
-        rows = [self._row_of[i] for i in ids if i in self._row_of]
-        return self.nodes[rows]
-
-    @cached_property
-    def _edge_index(self):
-        from ctxframe._rank.query import _EdgeIndex
-
-        frames = _cache.load(self.store, self.meta, _cache.EDGE_TABLES)
-        if frames is not None:
-            return _EdgeIndex.from_frames(frames["edges_out"], frames["edges_in"])
-        index = _EdgeIndex(self.edges, self.nodes)
-        _cache.save(self.store, self.meta, index.frames())
-        return index
-
-    def _arrows(self, ids: list[str], include_ambiguous: bool = False) -> pl.DataFrame:
-        rows = pl.Series([self._row_of[i] for i in ids if i in self._row_of], dtype=pl.UInt32)
-        arrows = self._edge_index.arrows(rows)
-        if not include_ambiguous:
-            arrows = arrows.filter(pl.col("confidence").fill_null("") != "AMBIGUOUS")
-        if len(rows) > 1:  # one node's arrows come pre-sorted from the index
-            arrows = arrows.sort(
-                "direction", "edge_kind", "other_label", "other_id", nulls_last=True
-            )
-        return arrows
-
-    @cached_property
-    def _traversal(self):
-        from ctxframe._graph.traverse import Traversal
-
-        return Traversal(self.nodes, self.edges)
-
-    @cached_property
-    def _amb_edges(self) -> pl.DataFrame:
-        from ctxframe._graph.traverse import DEPENDENCY_KINDS
-
-        return self.edges.filter(
-            pl.col("dst").is_not_null()
-            & pl.col("kind").is_in(DEPENDENCY_KINDS)
-            & (pl.col("confidence") == "AMBIGUOUS")
-        ).select("src", "dst")
-
     # -- verbs ---------------------------------------------------------------------------------
-    def card(self, name: str, include_ambiguous: bool = False):
+    def card(self, name: str, include_ambiguous: bool = False) -> verbs.Card:
         """A known symbol: kind, place, signature, doc, parent, callers, callees, members."""
-        from ctxframe._graph import verbs as _verbs
+        return verbs.card(self._lookups, name, include_ambiguous=include_ambiguous)
 
-        return _verbs.card(self, name, include_ambiguous=include_ambiguous)
-
-    def affected(self, target: str, depth: int = 3, include_ambiguous: bool = False):
+    def affected(
+        self, target: str, depth: int = 3, include_ambiguous: bool = False
+    ) -> verbs.Affected:
         """Blast radius of a symbol or file: who depends on it, by depth (a floor)."""
-        from ctxframe._graph import verbs as _verbs
+        return verbs.affected(
+            self._lookups, target, depth=depth, include_ambiguous=include_ambiguous
+        )
 
-        return _verbs.affected(self, target, depth=depth, include_ambiguous=include_ambiguous)
-
-    def path(self, a: str, b: str, undirected: bool = False, include_ambiguous: bool = False):
+    def path(
+        self, a: str, b: str, undirected: bool = False, include_ambiguous: bool = False
+    ) -> verbs.PathResult:
         """Shortest paths from symbol A to symbol B, each hop with kind and confidence."""
-        from ctxframe._graph import verbs as _verbs
+        return verbs.path(
+            self._lookups, a, b, undirected=undirected, include_ambiguous=include_ambiguous
+        )
 
-        return _verbs.path(self, a, b, undirected=undirected, include_ambiguous=include_ambiguous)
-
-    def change_plan(self, name: str, depth: int = 2):
+    def change_plan(self, name: str, depth: int = 2) -> verbs.ChangePlan:
         """An ordered checklist of what to look at before editing a symbol."""
-        from ctxframe._graph import verbs as _verbs
+        return verbs.change_plan(self._lookups, name, depth=depth)
 
-        return _verbs.change_plan(self, name, depth=depth)
-
-    def explain(self, target: str):
+    def explain(self, target: str) -> verbs.Explanation:
         """A plain-language paragraph about a symbol or file, from graph facts only."""
-        from ctxframe._graph import verbs as _verbs
+        return verbs.explain(self._lookups, target)
 
-        return _verbs.explain(self, target)
-
-    def hubs(self, top: int = 10):
+    def hubs(self, top: int = 10) -> verbs.Hubs:
         """Orientation: most depended-on symbols, largest files, entry points, directories."""
-        from ctxframe._graph import verbs as _verbs
+        return verbs.hubs(self._lookups, top=top)
 
-        return _verbs.hubs(self, top=top)
-
-    def boundaries(self, target: str | None = None):
+    def boundaries(self, target: str | None = None) -> verbs.Boundaries:
         """What the repo consumes and provides (routes, env vars, HTTP, exec, deps, k8s)."""
-        from ctxframe._graph import verbs as _verbs
-
-        return _verbs.boundaries(self, target)
+        return verbs.boundaries(self._lookups, target)
 
     def coverage(self) -> pl.DataFrame:
         """Per language: files, parse errors, nodes (by kind) and the share of call sites
         resolved EXTRACTED or INFERRED (see ctxframe._store.coverage)."""
-        from ctxframe._store.coverage import coverage
-
         return coverage(self.nodes, self.edges, self.files)
 
     def neighbourhood(
         self, name: str, depth: int = 1, include_ambiguous: bool = False, cap: int = 40
-    ):
+    ) -> Neighbourhood:
         """Nodes within `depth` hops of a symbol or file, both ways; `.plot()` draws it."""
-        from ctxframe._render import picture as _plot
-
-        return _plot.neighbourhood(
-            self, name, depth=depth, include_ambiguous=include_ambiguous, cap=cap
+        return neighbourhood(
+            self._lookups, name, depth=depth, include_ambiguous=include_ambiguous, cap=cap
         )
 
     def summary(self) -> dict:
@@ -292,3 +241,21 @@ def open_graph(path: str = ".", store: str | None = None) -> Graph:
     """Open the store of the repository at `path` (or the store directory given)."""
     root = os.path.realpath(path)
     return Graph(store or _store.default_store(root), root=root if os.path.isdir(root) else None)
+
+
+def index_graph(
+    path: str = ".",
+    *,
+    store: str | None = None,
+    rebuild: bool = False,
+    progress: bool | None = None,
+    dial: bool = False,
+) -> Graph:
+    """Index (incrementally) the repository at `path` and open the result; `graph.report`
+    says what the run did."""
+    from ctxframe._store.build import index
+
+    report = index(path, store=store, rebuild=rebuild, progress=progress, dial=dial)
+    graph = Graph(report.store, root=report.root)
+    graph.report = report
+    return graph

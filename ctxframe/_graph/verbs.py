@@ -8,113 +8,33 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
+from ctxframe._core.paths import is_test_path_expr
+from ctxframe._graph.lookups import Lookups
+from ctxframe._graph.traverse import pagerank
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
-
-if TYPE_CHECKING:
-    from ctxframe._graph.graph import Graph
+from ctxframe._render.html import (
+    badge,
+    box,
+    conf_html,
+    esc,
+    frame_html,
+    node_title,
+    table,
+    where_html,
+)
+from ctxframe._render.picture import DEFAULT_CAP, Picture, arrows_picture, picture
+from ctxframe._render.text import location, name_of
 
 _NODE_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end"]
 
 
 def is_test_path() -> pl.Expr:
     """True for paths that follow a test-file convention (the ranker's definition)."""
-    from ctxframe._rank.query import is_test_path_expr
-
     return is_test_path_expr("path")
-
-
-def _loc(row: dict) -> str:
-    if not row.get("path"):
-        return "(outside the repo)"
-    if row.get("line_start") is None:
-        return row["path"]
-    return f"{row['path']} L{row['line_start']}-L{row['line_end']}"
-
-
-def _name(row: dict) -> str:
-    return row.get("qualname") or row.get("label") or row["id"]
-
-
-def _frame_html(df: pl.DataFrame, cols: list[str], limit: int = 50) -> str:
-    if df.is_empty():
-        return "<p><i>none</i></p>"
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in cols) + "</tr>"
-        for r in df.head(limit).iter_rows(named=True)
-    )
-    more = f"<p>… {df.height - limit} more</p>" if df.height > limit else ""
-    return f"<table><tr>{head}</tr>{body}</table>{more}"
-
-
-def _jsonable(df: pl.DataFrame) -> list[dict]:
-    return df.to_dicts()
-
-
-# -- HTML pieces shared by the notebook reprs (kind badges, path:L-L, arrows) -------------------
-
-_ARROW = {"in": "←", "out": "→"}
-_STYLE = (
-    "<style>.ctxframe table{border-collapse:collapse;font-size:13px;margin:2px 0 8px 0}"
-    ".ctxframe td,.ctxframe th{padding:1px 8px 1px 0;text-align:left;vertical-align:top}"
-    "</style>"
-)
-
-
-def _box(inner: str) -> str:
-    """One result's HTML: a div with the few table rules every repr shares."""
-    return f"<div class='ctxframe'>{_STYLE}{inner}</div>"
-
-
-def badge(kind: str | None) -> str:
-    """A small coloured label for a node kind (same palette as the pictures)."""
-    from ctxframe._render.picture import kind_colour, text_colour
-
-    return (
-        f"<span style='background:{kind_colour(kind)};color:{text_colour(kind)};"
-        "border-radius:3px;padding:0 5px;font-size:85%;white-space:nowrap'>"
-        f"{html.escape(str(kind or '?'))}</span>"
-    )
-
-
-def where_html(row: dict) -> str:
-    """`path:L10-L40` in code style; empty for stubs outside the repo."""
-    if not row.get("path"):
-        return "<i>outside the repo</i>"
-    loc = row["path"]
-    if row.get("line_start") is not None:
-        loc += f":L{row['line_start']}-L{row.get('line_end') or row['line_start']}"
-    return f"<code>{html.escape(loc)}</code>"
-
-
-def _conf_html(conf: str | None) -> str:
-    if conf == "EXTRACTED":
-        return ""
-    colour = "#d98c00" if conf == "AMBIGUOUS" else "#777"
-    text = html.escape((conf or "unresolved").lower())
-    return f" <span style='color:{colour};font-size:85%'>({text})</span>"
-
-
-def _table(head: list[str], rows: list[list[str]], limit: int = 50) -> str:
-    """An HTML table from already-escaped cells; `… N more` when cut."""
-    if not rows:
-        return "<p><i>none</i></p>"
-    th = "<tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>" if head else ""
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows[:limit])
-    more = f"<p>… {len(rows) - limit} more</p>" if len(rows) > limit else ""
-    return f"<table>{th}{body}</table>{more}"
-
-
-def _esc(x: Any) -> str:
-    return html.escape("" if x is None else str(x))
-
-
-def _node_title_html(n: dict) -> str:
-    return f"<b>{_esc(_name(n))}</b> {badge(n.get('kind'))} {where_html(n)}"
 
 
 @dataclass
@@ -197,7 +117,7 @@ class Card(VerbResult):
                 "ask again with a qualified name or an id:"
             ]
         n = self.node
-        lines = [f"{_name(n)}  [{n['kind']}]  {_loc(n)}", f"  id: {n['id']}"]
+        lines = [f"{name_of(n)}  [{n['kind']}]  {location(n)}", f"  id: {n['id']}"]
         if n.get("signature"):
             lines.append(f"  sig: {n['signature']}")
         if n.get("doc"):
@@ -249,47 +169,45 @@ class Card(VerbResult):
 
     def _repr_html_(self) -> str:
         if self.status == "not-found":
-            return _box(f"<b>card</b> · {_esc(self.header()[0])}")
+            return box(f"<b>card</b> · {esc(self.header()[0])}")
         if self.status == "ambiguous":
             rows = [
-                [f"<code>{_esc(r['id'])}</code>", badge(r["kind"]), where_html(r)]
+                [f"<code>{esc(r['id'])}</code>", badge(r["kind"]), where_html(r)]
                 for r in self.candidates.iter_rows(named=True)
             ]
-            return _box(
-                f"<b>card</b> · {_esc(self.header()[0])}" + _table(["id", "kind", "where"], rows)
+            return box(
+                f"<b>card</b> · {esc(self.header()[0])}" + table(["id", "kind", "where"], rows)
             )
         n = self.node
-        facts = [["id", f"<code>{_esc(n['id'])}</code>"]]
+        facts = [["id", f"<code>{esc(n['id'])}</code>"]]
         if n.get("signature"):
-            facts.append(["signature", f"<code>{_esc(n['signature'])}</code>"])
+            facts.append(["signature", f"<code>{esc(n['signature'])}</code>"])
         if n.get("doc"):
-            facts.append(["doc", _esc(n["doc"].splitlines()[0])])
+            facts.append(["doc", esc(n["doc"].splitlines()[0])])
         parent = self.section("in", ("contains",))
         if not parent.is_empty():
-            facts.append(["parent", _esc(parent["other_label"][0])])
-        parts = [f"<p style='margin:2px 0'>{_node_title_html(n)}</p>", _table([], facts)]
+            facts.append(["parent", esc(parent["other_label"][0])])
+        parts = [f"<p style='margin:2px 0'>{node_title(n)}</p>", table([], facts)]
         for title, frame, arrow in self._sections():
             if frame.is_empty():
                 continue
             rows = [
                 [
-                    f"{arrow} {_esc(r['edge_kind'])}",
+                    f"{arrow} {esc(r['edge_kind'])}",
                     badge(r["other_kind"]) if r["other_kind"] else "",
-                    _esc(r["other_label"]) + _conf_html(r["confidence"]),
+                    esc(r["other_label"]) + conf_html(r["confidence"]),
                 ]
                 for r in frame.iter_rows(named=True)
             ]
-            parts.append(f"<b>{_esc(title)}</b> ({frame.height})" + _table([], rows))
-        return _box("".join(parts))
+            parts.append(f"<b>{esc(title)}</b> ({frame.height})" + table([], rows))
+        return box("".join(parts))
 
     def plot(self, cap: int | None = None):
         """Draw the symbol and its arrows (pyvis, offline)."""
-        from ctxframe._render.picture import DEFAULT_CAP, Picture, arrows_picture
-
         if self.status != "found":
             return Picture(title=f"{self.name}: {self.status}", nodes=[], edges=[])
         return arrows_picture(
-            f"card {_name(self.node)}", self.node, self.arrows, cap or DEFAULT_CAP
+            f"card {name_of(self.node)}", self.node, self.arrows, cap or DEFAULT_CAP
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -298,8 +216,8 @@ class Card(VerbResult):
             "name": self.name,
             "status": self.status,
             "node": self.node,
-            "arrows": _jsonable(self.arrows) if self.status == "found" else [],
-            "candidates": _jsonable(self.candidates) if self.status == "ambiguous" else [],
+            "arrows": self.arrows.to_dicts() if self.status == "found" else [],
+            "candidates": self.candidates.to_dicts() if self.status == "ambiguous" else [],
             "suggestions": self.suggestions,
         }
 
@@ -359,7 +277,7 @@ class Affected(VerbResult):
             return self.card.blocks()
         rows = self.nodes.filter(pl.col("depth") > 0).sort("depth", "kind", "id")
         return [
-            [f"  d{r['depth']} {r['kind']:<9} {_name(r)}  {_loc(r)}  ({r['via']})"]
+            [f"  d{r['depth']} {r['kind']:<9} {name_of(r)}  {location(r)}  ({r['via']})"]
             for r in rows.iter_rows(named=True)
         ]
 
@@ -371,7 +289,7 @@ class Affected(VerbResult):
             "target": self.target,
             "start": self.start,
             "depth": self.depth,
-            "nodes": _jsonable(self.nodes.filter(pl.col("depth") > 0)),
+            "nodes": self.nodes.filter(pl.col("depth") > 0).to_dicts(),
             "tests": self.tests,
             "ambiguous_left_out": self.ambiguous_left_out,
             "include_ambiguous": self.include_ambiguous,
@@ -385,21 +303,19 @@ class Affected(VerbResult):
             [
                 f"d{r['depth']}",
                 badge(r["kind"]),
-                f"<b>{_esc(_name(r))}</b>",
+                f"<b>{esc(name_of(r))}</b>",
                 where_html(r),
-                f"← {_esc(r['via'])}" + _conf_html(r["confidence"]),
+                f"← {esc(r['via'])}" + conf_html(r["confidence"]),
             ]
             for r in self.nodes.filter(pl.col("depth") > 0)
             .sort("depth", "kind", "id")
             .iter_rows(named=True)
         ]
-        body = _table(["depth", "kind", "name", "where", "via"], rows)
-        return _box(f"<p style='margin:2px 0'>{head}</p>{body}")
+        body = table(["depth", "kind", "name", "where", "via"], rows)
+        return box(f"<p style='margin:2px 0'>{head}</p>{body}")
 
     def plot(self, cap: int | None = None):
         """Draw the blast radius: each reached node with the edge that reached it."""
-        from ctxframe._render.picture import DEFAULT_CAP, Picture, picture
-
         if self.card is not None:
             return Picture(title=f"{self.target}: {self.card.status}", nodes=[], edges=[])
         rows = self.nodes.sort("depth", "kind", "id").to_dicts()
@@ -484,22 +400,20 @@ class PathResult(VerbResult):
     def _repr_html_(self) -> str:
         if self.card is not None:
             return self.card._repr_html_()
-        head = "<br>".join(_esc(x) for x in self.header())
+        head = "<br>".join(esc(x) for x in self.header())
         items = []
         for p in self.paths:
-            hops = [f"<b>{_esc(self.labels.get(p[0]['src'], p[0]['src']))}</b>"]
+            hops = [f"<b>{esc(self.labels.get(p[0]['src'], p[0]['src']))}</b>"]
             for s in p:
                 hops.append(
-                    f" <span style='color:#666'>→ {_esc(s['kind'])}{_conf_html(s['confidence'])}"
-                    f" →</span> <b>{_esc(self.labels.get(s['dst'], s['dst']))}</b>"
+                    f" <span style='color:#666'>→ {esc(s['kind'])}{conf_html(s['confidence'])}"
+                    f" →</span> <b>{esc(self.labels.get(s['dst'], s['dst']))}</b>"
                 )
             items.append(f"<li>{''.join(hops)}</li>")
-        return _box(f"<p style='margin:2px 0'>{head}</p><ol>{''.join(items)}</ol>")
+        return box(f"<p style='margin:2px 0'>{head}</p><ol>{''.join(items)}</ol>")
 
     def plot(self, cap: int | None = None):
         """Draw the shortest paths, hop by hop."""
-        from ctxframe._render.picture import DEFAULT_CAP, picture
-
         ids = list(
             dict.fromkeys(
                 [self.a] + [s[k] for p in self.paths for s in p for k in ("src", "dst")] + [self.b]
@@ -600,13 +514,13 @@ class ChangePlan(VerbResult):
         items = []
         for block in self.blocks():
             title = block[0].split(". ", 1)[-1]
-            sub = "".join(f"<li>{_esc(x.strip())}</li>" for x in block[1:])
+            sub = "".join(f"<li>{esc(x.strip())}</li>" for x in block[1:])
             items.append(
-                f"<li><label><input type='checkbox' disabled> {_esc(title)}</label>"
+                f"<li><label><input type='checkbox' disabled> {esc(title)}</label>"
                 f"<ul style='margin:0;font-size:90%;color:#444'>{sub}</ul></li>"
             )
-        return _box(
-            f"<b>change plan</b> · {_node_title_html(self.card.node)}<ol>{''.join(items)}</ol>"
+        return box(
+            f"<b>change plan</b> · {node_title(self.card.node)}<ol>{''.join(items)}</ol>"
         )
 
     def plot(self, cap: int | None = None):
@@ -618,7 +532,7 @@ class ChangePlan(VerbResult):
             "verb": self.verb,
             "card": self.card.to_dict(),
             "affected": self.affected.to_dict() if self.affected else None,
-            "touches": _jsonable(self.touches),
+            "touches": self.touches.to_dicts(),
         }
 
 
@@ -648,9 +562,9 @@ class Explanation(VerbResult):
     def _repr_html_(self) -> str:
         if self.card is not None and self.card.status != "found":
             return self.card._repr_html_()
-        return _box(
-            f"<p style='margin:2px 0'>{_node_title_html(self.card.node)}</p>"
-            f"<p style='max-width:60em'>{_esc(self.text)}</p>"
+        return box(
+            f"<p style='margin:2px 0'>{node_title(self.card.node)}</p>"
+            f"<p style='max-width:60em'>{esc(self.text)}</p>"
         )
 
     def plot(self, cap: int | None = None):
@@ -673,7 +587,7 @@ def explain_text(card: Card, tests: list[str]) -> str:
     """Compose the paragraph from the card's facts."""
     n = card.node
     article = "an" if n["kind"][0] in "aeiou" else "a"
-    parts = [f"{_name(n)} is {article} {n['kind']} in {_loc(n)}"]
+    parts = [f"{name_of(n)} is {article} {n['kind']} in {location(n)}"]
     if n.get("language"):
         parts[0] += f" ({n['language']})"
     parts[0] += "."
@@ -736,7 +650,7 @@ class Hubs(VerbResult):
         out = [["most depended-on (in-degree over calls + imports, PageRank):"]]
         for r in self.depended.iter_rows(named=True):
             out[-1].append(
-                f"  {r['in_degree']:>5}  {r['pagerank']:.4f}  {r['kind']:<9} {_name(r)}  "
+                f"  {r['in_degree']:>5}  {r['pagerank']:.4f}  {r['kind']:<9} {name_of(r)}  "
                 f"{r['path'] or ''}"
             )
         out.append(["largest files (lines):"])
@@ -744,7 +658,7 @@ class Hubs(VerbResult):
             out[-1].append(f"  {r['lines']:>6}  {r['path']}")
         out.append(["entry points:"])
         for r in self.entry_points.iter_rows(named=True):
-            out[-1].append(f"  {r['why']:<12} {_name(r)}  {_loc(r)}")
+            out[-1].append(f"  {r['why']:<12} {name_of(r)}  {location(r)}")
         if self.entry_points.is_empty():
             out[-1].append("  none found")
         out.append(["directories by size:"])
@@ -758,83 +672,84 @@ class Hubs(VerbResult):
     def to_dict(self) -> dict[str, Any]:
         return {
             "verb": self.verb,
-            "depended": _jsonable(self.depended),
-            "largest_files": _jsonable(self.largest_files),
-            "entry_points": _jsonable(self.entry_points),
-            "directories": _jsonable(self.directories),
+            "depended": self.depended.to_dicts(),
+            "largest_files": self.largest_files.to_dicts(),
+            "entry_points": self.entry_points.to_dicts(),
+            "directories": self.directories.to_dicts(),
         }
 
     def _repr_html_(self) -> str:
         dep = [
             [str(r["in_degree"]), f"{r['pagerank']:.4f}", badge(r["kind"]),
-             f"<b>{_esc(_name(r))}</b>", where_html(r)]
+             f"<b>{esc(name_of(r))}</b>", where_html(r)]
             for r in self.depended.iter_rows(named=True)
         ]  # fmt: skip
         files = [
-            [str(r["lines"]), f"<code>{_esc(r['path'])}</code>"]
+            [str(r["lines"]), f"<code>{esc(r['path'])}</code>"]
             for r in self.largest_files.iter_rows(named=True)
         ]
         entries = [
-            [_esc(r["why"]), badge(r["kind"]), f"<b>{_esc(_name(r))}</b>", where_html(r)]
+            [esc(r["why"]), badge(r["kind"]), f"<b>{esc(name_of(r))}</b>", where_html(r)]
             for r in self.entry_points.iter_rows(named=True)
         ]
         dirs = [
-            [f"<code>{_esc(r['directory'])}</code>", str(r["files"]), str(r["lines"]),
+            [f"<code>{esc(r['directory'])}</code>", str(r["files"]), str(r["lines"]),
              str(r["symbols"])]
             for r in self.directories.iter_rows(named=True)
         ]  # fmt: skip
         h = "<p style='margin:6px 0 2px 0'><b>{}</b></p>"
-        return _box(
+        return box(
             h.format("most depended-on (in-degree, PageRank)")
-            + _table(["in", "rank", "kind", "name", "where"], dep)
+            + table(["in", "rank", "kind", "name", "where"], dep)
             + h.format("largest files")
-            + _table(["lines", "path"], files)
+            + table(["lines", "path"], files)
             + h.format("entry points")
-            + _table(["why", "kind", "name", "where"], entries)
+            + table(["why", "kind", "name", "where"], entries)
             + h.format("directories by size")
-            + _table(["directory", "files", "lines", "symbols"], dirs)
+            + table(["directory", "files", "lines", "symbols"], dirs)
         )
 
 
 # -- the verbs ----------------------------------------------------------------------------------
 
 
-def card(g: Graph, name: str, *, include_ambiguous: bool = False) -> Card:
+def card(lk: Lookups, name: str, *, include_ambiguous: bool = False) -> Card:
     """Look a symbol up by id, qualified name or label; list candidates rather than guess."""
-    match = g._symbols.find(name)
+    match = lk.symbols.find(name)
     if not match.ids:
-        return Card(name=name, status="not-found", suggestions=g._symbols.suggest(name))
+        return Card(name=name, status="not-found", suggestions=lk.symbols.suggest(name))
     if len(match.ids) > 1:
-        cands = g._node_rows(match.ids).select("id", "kind", "path", "line_start")
+        cands = lk.node_rows(match.ids).select("id", "kind", "path", "line_start")
         return Card(name=name, status="ambiguous", candidates=cands)
-    node = g._node_rows(match.ids).row(0, named=True)
-    arrows = g._arrows([node["id"]], include_ambiguous=include_ambiguous)
+    node = lk.node_rows(match.ids).row(0, named=True)
+    arrows = lk.arrows([node["id"]], include_ambiguous=include_ambiguous)
     return Card(name=name, node=node, arrows=arrows)
 
 
-def start_ids(g: Graph, target: str) -> tuple[list[str], Card | None]:
+def start_ids(lk: Lookups, target: str) -> tuple[list[str], Card | None]:
     """A symbol's id, or a file's node and every symbol in it."""
-    files = g._file_ids
     t = target.strip().removeprefix("./")
-    if t in files:
-        return [t, *g.nodes.filter(pl.col("path") == t)["id"].to_list()], None
-    c = card(g, target)
+    if lk.is_file(t):
+        return [t, *lk.nodes.filter(pl.col("path") == t)["id"].to_list()], None
+    c = card(lk, target)
     return ([c.node["id"]] if c.status == "found" else []), c
 
 
-def affected(g: Graph, target: str, *, depth: int = 3, include_ambiguous: bool = False) -> Affected:
+def affected(
+    lk: Lookups, target: str, *, depth: int = 3, include_ambiguous: bool = False
+) -> Affected:
     """Reverse transitive closure over calls/imports/extends/implements/contains."""
-    ids, c = start_ids(g, target)
+    ids, c = start_ids(lk, target)
     if not ids:
         return Affected(target=target, depth=depth, nodes=_empty_nodes(), start=[], card=c)
-    t = g._traversal
-    rows = [g._row_of[i] for i in ids]
+    t = lk.traversal
+    rows = lk.rows(ids).to_list()
     r = t.with_ids(t.reach(rows, reverse=True, depth=depth, include_ambiguous=include_ambiguous))
-    nodes = r.join(g.nodes.select(_NODE_COLS), on="id", how="left")
+    nodes = r.join(lk.nodes.select(_NODE_COLS), on="id", how="left")
     left_out = 0
     if not include_ambiguous:
         reached = r["id"].implode()
-        left_out = g._amb_edges.filter(
+        left_out = lk.ambiguous_dependencies.filter(
             pl.col("dst").is_in(reached) & ~pl.col("src").is_in(reached)
         ).height
     return Affected(
@@ -866,23 +781,23 @@ def _empty_nodes() -> pl.DataFrame:
 
 
 def path(
-    g: Graph, a: str, b: str, *, undirected: bool = False, include_ambiguous: bool = False
+    lk: Lookups, a: str, b: str, *, undirected: bool = False, include_ambiguous: bool = False
 ) -> PathResult:
     """Shortest paths between two symbols, each hop with its edge kind and confidence."""
     ends = []
     for name in (a, b):
-        match = g._symbols.find(name)  # a card (with all its arrows) only to explain a miss
+        match = lk.symbols.find(name)  # a card (with all its arrows) only to explain a miss
         if len(match.ids) != 1:
-            return PathResult(a=a, b=b, undirected=undirected, card=card(g, name))
+            return PathResult(a=a, b=b, undirected=undirected, card=card(lk, name))
         ends.append(match.ids[0])
     ia, ib = ends
-    t = g._traversal
+    t = lk.traversal
     paths, fwd, bwd = t.shortest_paths(
-        g._row_of[ia], g._row_of[ib], undirected=undirected, include_ambiguous=include_ambiguous
+        lk.row(ia), lk.row(ib), undirected=undirected, include_ambiguous=include_ambiguous
     )
     ids = {s["src"] for p in paths for s in p} | {s["dst"] for p in paths for s in p}
     labels = dict(
-        g._node_rows(sorted(ids | {ia, ib}))
+        lk.node_rows(sorted(ids | {ia, ib}))
         .select("id", pl.coalesce("qualname", "label", "id"))
         .iter_rows()
     )
@@ -896,23 +811,23 @@ def path(
         reach_b=bwd.height - 1,
     )
     if not paths:
-        res.stops_a = _frontier(g, t.with_ids(fwd))
-        res.stops_b = _frontier(g, t.with_ids(bwd))
+        res.stops_a = _frontier(lk, t.with_ids(fwd))
+        res.stops_b = _frontier(lk, t.with_ids(bwd))
     return res
 
 
-def _frontier(g: Graph, r: pl.DataFrame, k: int = 5) -> list[str]:
+def _frontier(lk: Lookups, r: pl.DataFrame, k: int = 5) -> list[str]:
     far = r.filter(pl.col("depth") == r["depth"].max()).sort("id").head(k)
-    rows = g._node_rows(far["id"].to_list())
+    rows = lk.node_rows(far["id"].to_list())
     return rows.select(pl.coalesce("qualname", "label", "id"))[:, 0].to_list()
 
 
-def change_plan(g: Graph, name: str, *, depth: int = 2) -> ChangePlan:
+def change_plan(lk: Lookups, name: str, *, depth: int = 2) -> ChangePlan:
     """The card, callers to check, blast radius, tests to run, docs and boundaries to update."""
-    c = card(g, name)
+    c = card(lk, name)
     if c.status != "found":
         return ChangePlan(card=c)
-    a = affected(g, c.node["id"], depth=depth)
+    a = affected(lk, c.node["id"], depth=depth)
     touches = (
         c.arrows.filter(
             (pl.col("direction") == "out") & pl.col("edge_kind").is_in(["reads", "handles", "uses"])
@@ -924,21 +839,19 @@ def change_plan(g: Graph, name: str, *, depth: int = 2) -> ChangePlan:
     return ChangePlan(card=c, affected=a, touches=pl.concat([touches, handled]))
 
 
-def explain(g: Graph, target: str) -> Explanation:
+def explain(lk: Lookups, target: str) -> Explanation:
     """Plain language from graph facts: what it is, where, who calls it, what it calls, tests."""
     t = target.strip().removeprefix("./")
-    c = card(g, t)
+    c = card(lk, t)
     if c.status != "found":
         return Explanation(card=c)
-    tests = affected(g, c.node["id"], depth=3).tests
+    tests = affected(lk, c.node["id"], depth=3).tests
     return Explanation(card=c, text=explain_text(c, tests), tests=tests)
 
 
-def hubs(g: Graph, top: int = 10) -> Hubs:
+def hubs(lk: Lookups, top: int = 10) -> Hubs:
     """Most depended-on symbols, largest files, entry points and directories by size."""
-    from ctxframe._graph.traverse import pagerank
-
-    dep = g.edges.filter(
+    dep = lk.edges.filter(
         pl.col("kind").is_in(["calls", "imports"])
         & pl.col("dst").is_not_null()
         & (pl.col("confidence") != "AMBIGUOUS")
@@ -946,16 +859,16 @@ def hubs(g: Graph, top: int = 10) -> Hubs:
     indeg = dep.group_by("dst").agg(in_degree=pl.col("src").n_unique()).rename({"dst": "id"})
     ranked = (
         indeg.join(pagerank(dep), on="id", how="left")
-        .join(g.nodes.select(_NODE_COLS), on="id", how="inner")
+        .join(lk.nodes.select(_NODE_COLS), on="id", how="inner")
         .filter(pl.col("kind") != "module")
         .sort(["in_degree", "pagerank", "id"], descending=[True, True, False])
         .head(top)
     )
-    files = g.files.filter(pl.col("skip_reason").is_null())
+    files = lk.files.filter(pl.col("skip_reason").is_null())
     largest = (
         files.sort(["lines", "path"], descending=[True, False]).select("path", "lines").head(top)
     )
-    toplevel_callers = g.edges.filter(
+    toplevel_callers = lk.edges.filter(
         (pl.col("kind") == "calls")
         & (pl.col("src") == pl.col("path"))
         & pl.col("dst").is_not_null()
@@ -964,8 +877,8 @@ def hubs(g: Graph, top: int = 10) -> Hubs:
     entries = (
         pl.concat(
             [
-                g.nodes.join(
-                    g.edges.filter(pl.col("kind") == "handles").select(
+                lk.nodes.join(
+                    lk.edges.filter(pl.col("kind") == "handles").select(
                         pl.col("dst").alias("id"),
                         why=pl.when(pl.col("src").str.starts_with("command:"))
                         .then(pl.lit("cli command"))
@@ -973,8 +886,8 @@ def hubs(g: Graph, top: int = 10) -> Hubs:
                     ),
                     on="id",
                 ),
-                g.nodes.filter(pl.col("label") == "main").with_columns(why=pl.lit("main")),
-                g.nodes.join(
+                lk.nodes.filter(pl.col("label") == "main").with_columns(why=pl.lit("main")),
+                lk.nodes.join(
                     toplevel_callers.select(pl.col("dst").alias("id")).unique(), on="id"
                 ).with_columns(why=pl.lit("run at import")),
             ]
@@ -985,7 +898,7 @@ def hubs(g: Graph, top: int = 10) -> Hubs:
         .head(top)
     )
     symbols = (
-        g.nodes.filter(~pl.col("kind").is_in(["file", "module"]) & pl.col("transport").is_null())
+        lk.nodes.filter(~pl.col("kind").is_in(["file", "module"]) & pl.col("transport").is_null())
         .group_by("path")
         .len("symbols")
     )
@@ -1053,17 +966,17 @@ class Boundaries(VerbResult):
     def to_dict(self) -> dict[str, Any]:
         if self.card is not None:
             return {"verb": self.verb, "target": self.target, "error": self.card.to_dict()}
-        return {"verb": self.verb, "target": self.target, "rows": _jsonable(self.table)}
+        return {"verb": self.verb, "target": self.target, "rows": self.table.to_dicts()}
 
     def _repr_html_(self) -> str:
         head = "<br>".join(html.escape(x) for x in self.header())
         cols = ["direction", "transport", "identifier", "secret", "via", "used_by", "path", "line"]
-        return f"<div><p>{head}</p>{_frame_html(self.table, cols)}</div>"
+        return f"<div><p>{head}</p>{frame_html(self.table, cols)}</div>"
 
 
-def boundaries(g: Graph, target: str | None = None) -> Boundaries:
+def boundaries(lk: Lookups, target: str | None = None) -> Boundaries:
     """The consumes/provides table; with a target, only what it reaches through its callees."""
-    nodes, edges = g.nodes, g.edges
+    nodes, edges = lk.nodes, lk.edges
     bnodes = nodes.filter(pl.col("transport").is_not_null())
     ids = bnodes["id"].implode()
     users = nodes.select(
@@ -1079,13 +992,13 @@ def boundaries(g: Graph, target: str | None = None) -> Boundaries:
     )
     rows = pl.concat([used, handled])
     if target is not None:
-        start, c = start_ids(g, target)
+        start, c = start_ids(lk, target)
         if not start:
             return Boundaries(target=target, card=c)
-        t = g._traversal
+        t = lk.traversal
         reached = t.with_ids(
             t.reach(
-                [g._row_of[i] for i in start], reverse=False, depth=20, kinds=["calls", "contains"]
+                lk.rows(start).to_list(), reverse=False, depth=20, kinds=["calls", "contains"]
             )
         )["id"].implode()
         rows = rows.filter(pl.col("user").is_in(reached))

@@ -4,8 +4,8 @@ pool workers like ctxframe._ingest.extract).
 
 Fenced code (``` and ~~~ in Markdown; literal blocks, which are indented, in reST) holds no
 headings and no mentions. A section's own text (up to its first subsection) yields `mention`
-references for what it names in backticks and links; ctxframe._resolve.resolve turns those into INFERRED
-(or AMBIGUOUS) `mentions` edges, and drops the names that match nothing.
+references for what it names in backticks and links; ctxframe._resolve turns those into
+INFERRED (or AMBIGUOUS) `mentions` edges, and drops the names that match nothing.
 """
 
 from __future__ import annotations

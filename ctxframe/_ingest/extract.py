@@ -136,6 +136,15 @@ def _compiled(lang_name: str):
     return get_parser(lang.grammar), query, _pattern_roles(query, source)
 
 
+@cache
+def compiled_pack(grammar: str, query: str):
+    """Parser and compiled query of a pack (cached per process)."""
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language, get_parser
+
+    return get_parser(grammar), Query(get_language(grammar), query)  # type: ignore[arg-type]
+
+
 _CAPTURE = re.compile(rb"@([^\s()\[\]\"]+)")
 
 
@@ -259,9 +268,7 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
 
 def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None:
     if pack is not None:
-        from ctxframe._ingest.packs import compiled
-
-        parser, query = compiled(pack.grammar, pack.query)
+        parser, query = compiled_pack(pack.grammar, pack.query)
         roles = _PACK_ROLES.get(query)
         if roles is None:
             roles = _PACK_ROLES[query] = _pattern_roles(query, pack.query)

@@ -24,10 +24,17 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass
-from functools import cache
 from multiprocessing import get_context
 
 from ctxframe._core.languages import _BY_EXT, Language
+from ctxframe._ingest.extract import (
+    DEF_COLUMNS,
+    REF_COLUMNS,
+    Batch,
+    FileResult,
+    compiled_pack,
+    extract_batch,
+)
 
 PACKS_DIR = os.path.join(".ctxframe", "packs")
 DEFAULT_TIMEOUT = 10.0
@@ -124,24 +131,14 @@ def _load_one(name: str, folder: str, rel: str) -> Pack:
             f"tree-sitter-language-pack ({exc})"
         ) from None
     try:
-        compiled(grammar, text)
+        compiled_pack(grammar, text)
     except Exception as exc:  # tree_sitter.QueryError and friends
         raise PackError(f"{rel}/tags.scm: query error: {exc}") from None
     lang = Language(name, grammar, "", exts, name, "comment")
     return Pack(lang, grammar, text, f"{rel}/tags.scm", timeout)
 
 
-@cache
-def compiled(grammar: str, query: str):
-    """Parser and compiled query of a pack (cached per process)."""
-    from tree_sitter import Query
-    from tree_sitter_language_pack import get_language, get_parser
-
-    return get_parser(grammar), Query(get_language(grammar), query)  # type: ignore[arg-type]
-
-
 def _child(conn, root: str, jobs: list, packs: tuple) -> None:
-    from ctxframe._ingest.extract import extract_batch
 
     for job in jobs:
         conn.send(extract_batch(root, [job], packs))
@@ -151,7 +148,6 @@ def _child(conn, root: str, jobs: list, packs: tuple) -> None:
 def extract_guarded(root: str, jobs: list[tuple[str, str | None]], packs: tuple) -> list:
     """Extract pack-language files in a child process under each pack's per-file time limit;
     a file whose parse does not finish in time becomes a `parse timeout` skip."""
-    from ctxframe._ingest.extract import Batch, FileResult
 
     limit = {ext: p.timeout for p in packs for ext in p.language.extensions}
     ctx = get_context("fork" if os.name == "posix" and os.uname().sysname == "Linux" else "spawn")
@@ -188,7 +184,6 @@ def extract_guarded(root: str, jobs: list[tuple[str, str | None]], packs: tuple)
 
 
 def _skipped(batch_cls, result_cls, path: str, reason: str):
-    from ctxframe._ingest.extract import DEF_COLUMNS, REF_COLUMNS
 
     return batch_cls(
         [result_cls(path=path, skip_reason=reason)],

@@ -18,7 +18,8 @@ A paragraph names the code it is about in a few places: file paths (``django/db/
 * ``frames`` — ``(path, function)`` pairs from Python traceback lines.
 
 :func:`hint_bonus` scores nodes of a match table against those hints; the ranking rule
-(:class:`EvidenceRule` here, the default rule once integrated) adds it to the token score.
+(:class:`ctxframe._rank.rules.EvidenceRule`, and the default rule for long questions) adds
+it to the token score.
 Everything is deterministic and pure Python/Polars; no model.
 """
 
@@ -32,12 +33,11 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ctxframe._rank.rules import row_key
+from ctxframe._rank.matches import row_key
 from ctxframe._rank.tokens import QUERY_STOPWORDS, tokenize, tokenize_query
 
 __all__ = [
     "Evidence",
-    "EvidenceRule",
     "EvidenceWeights",
     "evidence_score",
     "extract",
@@ -365,21 +365,3 @@ def is_long(text: str | None, weights: EvidenceWeights | None = None) -> bool:
     if not text:
         return False
     return "\n" in text.strip() or len(set(tokenize_query(text))) >= w.long_tokens
-
-
-@dataclass(frozen=True)
-class EvidenceRule:
-    """IdfTiers with query-side evidence for every query, long or short (for experiments; the
-    default rule applies it to long queries, see :class:`ctxframe.rules.IdfTiers`)."""
-
-    weights: EvidenceWeights = EvidenceWeights()
-    name: str = "idf-tiers+evidence"
-    base: object = None
-
-    def score(self, matches: pl.DataFrame) -> pl.DataFrame:
-        from ctxframe._rank.rules import IdfTiers
-
-        base = self.base or IdfTiers(evidence=False)
-        if matches.is_empty():
-            return base.score(matches)
-        return evidence_score(base, matches, self.weights)

@@ -23,17 +23,21 @@ only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import polars as pl
 
 from ctxframe._core.errors import CtxframeError
+from ctxframe._rank import evidence as _evidence
+from ctxframe._rank.evidence import EvidenceWeights
+from ctxframe._rank.matches import row_key
 from ctxframe._rank.tokens import ENGINE
 
 __all__ = [
     "BM25",
     "RULES",
+    "EvidenceRule",
     "FlatNameBonus",
     "IdfTiers",
     "Rule",
@@ -132,11 +136,8 @@ class IdfTiers:
         """Sum of the best tier value per query token, per node."""
         if matches.is_empty():
             return _empty_scores()
-        if self.evidence:
-            from ctxframe._rank import evidence as _evidence
-
-            if _evidence.is_long(matches["query"][0]):
-                return _evidence.evidence_score(self, matches)
+        if self.evidence and _evidence.is_long(matches["query"][0]):
+            return _evidence.evidence_score(self, matches)
         key, carry = row_key(matches)
         return (
             self.best_per_token(matches, pl.col("query_tf"))
@@ -168,13 +169,6 @@ class IdfTiers:
             .with_columns(value=best * pl.col("_w"))
             .drop("v1", "v2", "v3", "_w")
         )
-
-
-def row_key(matches: pl.DataFrame) -> tuple[str, list[pl.Expr]]:
-    """The column a match table groups nodes by (``node_row`` when present, a cheap integer),
-    and the aggregations that carry ``node_id`` along when it is not the key."""
-    key = "node_row" if "node_row" in matches.columns else "node_id"
-    return key, [pl.col("node_id").first()] if key != "node_id" else []
 
 
 @dataclass(frozen=True)
@@ -277,3 +271,19 @@ def get_rule(name_or_obj: Any = None) -> Any:
     if not callable(getattr(name_or_obj, "score", None)) or not hasattr(name_or_obj, "name"):
         raise TypeError("a rule needs a `name` attribute and a `score(matches)` method")
     return name_or_obj
+
+
+@dataclass(frozen=True)
+class EvidenceRule:
+    """IdfTiers with query-side evidence for every query, long or short (for experiments; the
+    default rule applies it to long queries, see :class:`ctxframe.rules.IdfTiers`)."""
+
+    weights: EvidenceWeights = field(default_factory=EvidenceWeights)
+    name: str = "idf-tiers+evidence"
+    base: object = None
+
+    def score(self, matches: pl.DataFrame) -> pl.DataFrame:
+        base = self.base or IdfTiers(evidence=False)
+        if matches.is_empty():
+            return base.score(matches)
+        return _evidence.evidence_score(base, matches, self.weights)

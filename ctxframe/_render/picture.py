@@ -16,41 +16,16 @@ from __future__ import annotations
 
 import html
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import polars as pl
 
-if TYPE_CHECKING:
-    from ctxframe._graph.graph import Graph
+from ctxframe._render.palette import CONFIDENCE_STYLES, kind_colour, text_colour
+from ctxframe._render.text import location
 
-# Tableau-10 derived; readable with white text except the light ones (see _TEXT_DARK).
-KIND_COLOURS: dict[str, str] = {
-    "file": "#79706e",
-    "module": "#bab0ac",
-    "class": "#4e79a7",
-    "struct": "#4e79a7",
-    "interface": "#76b7b2",
-    "enum": "#edc948",
-    "type": "#b07aa1",
-    "function": "#f28e2b",
-    "method": "#e15759",
-    "section": "#9c755f",
-    "document": "#9c755f",
-    "route": "#59a14f",
-    "env": "#59a14f",
-}
-DEFAULT_COLOUR = "#8c8c8c"
-_TEXT_DARK = {"module", "enum", "interface"}
-
-# Edge style by confidence. AMBIGUOUS is dashed so a guess never looks like a fact.
-CONFIDENCE_STYLES: dict[str, dict[str, Any]] = {
-    "EXTRACTED": {"color": "#444444", "width": 2, "dashes": False},
-    "INFERRED": {"color": "#8a8a8a", "width": 1.5, "dashes": False},
-    "AMBIGUOUS": {"color": "#d98c00", "width": 1.5, "dashes": [6, 5]},
-}
 MORE_COLOUR = "#f2f2f2"
 DEFAULT_CAP = 40
 PICTURE_KINDS = ("calls", "imports", "extends", "implements", "contains", "mentions")
@@ -59,22 +34,6 @@ _CONF_RANK = {"EXTRACTED": 0, "INFERRED": 1, "AMBIGUOUS": 2}
 VIS_DIR = "lib/vis-9.1.2"
 
 
-def kind_colour(kind: str | None) -> str:
-    return KIND_COLOURS.get(kind or "", DEFAULT_COLOUR)
-
-
-def text_colour(kind: str | None) -> str:
-    return "#222222" if (kind or "") in _TEXT_DARK else "#ffffff"
-
-
-def style() -> dict[str, Any]:
-    """The palette as JSON, for the served page (one source of truth with the pictures)."""
-    return {
-        "kinds": KIND_COLOURS,
-        "default": DEFAULT_COLOUR,
-        "dark_text": sorted(_TEXT_DARK),
-        "confidence": CONFIDENCE_STYLES,
-    }
 
 
 # -- vis-network assets from the pyvis package -------------------------------------------------
@@ -139,15 +98,6 @@ def _dedupe_edges(edges: list[dict]) -> list[dict]:
 # -- vis data ----------------------------------------------------------------------------------
 
 
-def _where(n: dict) -> str:
-    path = n.get("path")
-    if not path:
-        return ""
-    if n.get("line_start") is None:
-        return path
-    return f"{path}:L{n['line_start']}-L{n['line_end']}"
-
-
 def vis_data(
     nodes: list[dict], edges: list[dict], more: dict[str, int], center: list[str] | tuple = ()
 ) -> tuple[list[dict], list[dict]]:
@@ -158,8 +108,8 @@ def vis_data(
         kind = n.get("kind")
         bg = kind_colour(kind)
         tip = [n.get("qualname") or n.get("label") or n["id"], f"[{kind or '?'}]"]
-        if _where(n):
-            tip.append(_where(n))
+        if n.get("path"):
+            tip.append(location(n))
         if n.get("signature"):
             tip.append(str(n["signature"])[:160])
         is_centre = n["id"] in centre
@@ -436,210 +386,3 @@ def _sorted_arrows(arrows: pl.DataFrame) -> list[dict]:
             a.get("other_label") or "",
         ),
     )
-
-
-# -- neighbourhood -----------------------------------------------------------------------------
-
-_NB_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end", "signature"]
-
-
-@dataclass
-class Neighbourhood:
-    """The nodes within `depth` hops of a symbol or file (either direction), capped for drawing."""
-
-    name: str
-    depth: int = 1
-    center: list[str] = field(default_factory=list)
-    nodes: pl.DataFrame = field(default_factory=pl.DataFrame)  # _NB_COLS + depth
-    edges: pl.DataFrame = field(default_factory=pl.DataFrame)  # src, dst, kind, confidence
-    more: dict[str, int] = field(default_factory=dict)
-    total: int = 0
-    include_ambiguous: bool = False
-    cap: int = DEFAULT_CAP
-    card: Any = None  # a Card when the name did not resolve to one node
-
-    @property
-    def found(self) -> bool:
-        return bool(self.center)
-
-    def render(self) -> str:
-        if not self.found:
-            return str(self.card)
-        head = (
-            f"neighbourhood of {self.name} (depth {self.depth}): {self.nodes.height} nodes, "
-            f"{self.edges.height} edges"
-        )
-        if self.more:
-            head += f", +{sum(self.more.values())} more not shown (cap {self.cap})"
-        labels = dict(self.nodes.select("id", "label").iter_rows())
-        lines = [head]
-        for r in self.nodes.filter(pl.col("depth") > 0).iter_rows(named=True):
-            lines.append(f"  d{r['depth']} {r['kind']:<9} {r['qualname'] or r['label']}")
-        for r in self.edges.iter_rows(named=True):
-            conf = "" if r["confidence"] == "EXTRACTED" else f" ({(r['confidence'] or '').lower()})"
-            lines.append(
-                f"  {labels.get(r['src'], r['src'])} → {r['kind']} → "
-                f"{labels.get(r['dst'], r['dst'])}{conf}"
-            )
-        for parent, n in self.more.items():
-            lines.append(f"  +{n} more around {labels.get(parent, parent)}")
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.render()
-
-    def to_dict(self) -> dict[str, Any]:
-        if not self.found:
-            return {"verb": "neighbourhood", "name": self.name, "error": self.card.to_dict()}
-        vn, ve = vis_data(self.nodes.to_dicts(), self.edges.to_dicts(), self.more, self.center)
-        return {
-            "verb": "neighbourhood",
-            "name": self.name,
-            "depth": self.depth,
-            "center": self.center,
-            "nodes": self.nodes.to_dicts(),
-            "edges": self.edges.to_dicts(),
-            "more": [{"parent": p, "count": n} for p, n in self.more.items()],
-            "total": self.total,
-            "include_ambiguous": self.include_ambiguous,
-            "vis": {"nodes": vn, "edges": ve, "options": VIS_OPTIONS},
-        }
-
-    def plot(self, height: int = 520) -> Picture:
-        """Draw it (pyvis / vis-network, offline)."""
-        title = f"neighbourhood of {self.name} · depth {self.depth}"
-        if not self.found:
-            return Picture(title=f"{self.name}: not found", nodes=[], edges=[], height=height)
-        vn, ve = vis_data(self.nodes.to_dicts(), self.edges.to_dicts(), self.more, self.center)
-        return Picture(title, vn, ve, more=sum(self.more.values()), height=height)
-
-    def _repr_html_(self) -> str:
-        if not self.found:
-            return self.card._repr_html_()
-        from ctxframe._graph.verbs import badge, where_html
-
-        rows = "".join(
-            f"<tr><td>{r['depth']}</td><td>{badge(r['kind'])}</td>"
-            f"<td><b>{html.escape(str(r['qualname'] or r['label']))}</b></td>"
-            f"<td>{where_html(r)}</td></tr>"
-            for r in self.nodes.iter_rows(named=True)
-        )
-        more = (
-            f" · <b>+{sum(self.more.values())} more</b> not shown (cap {self.cap})"
-            if self.more
-            else ""
-        )
-        return (
-            f"<div><b>neighbourhood</b> <code>{html.escape(self.name)}</code> · depth "
-            f"{self.depth} · {self.nodes.height} nodes · {self.edges.height} edges{more}"
-            "<details><summary>nodes</summary><table><tr><th>depth</th><th>kind</th>"
-            f"<th>name</th><th>where</th></tr>{rows}</table></details>"
-            f"{self.plot()._repr_html_()}</div>"
-        )
-
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        return {"text/plain": self.render(), "text/html": self._repr_html_()}
-
-
-def neighbourhood(
-    g: Graph,
-    name: str,
-    *,
-    depth: int = 1,
-    include_ambiguous: bool = False,
-    cap: int = DEFAULT_CAP,
-) -> Neighbourhood:
-    """Breadth-first over calls/imports/extends/implements/contains (both ways) from `name`."""
-    from ctxframe._graph.verbs import card
-
-    t = name.strip().removeprefix("./")
-    if t in g._file_ids:
-        start = [t]
-    else:
-        c = card(g, name)
-        if c.status != "found":
-            return Neighbourhood(name=name, depth=depth, card=c, cap=cap)
-        start = [c.node["id"]]
-    e = g.edges.filter(pl.col("dst").is_not_null() & pl.col("kind").is_in(PICTURE_KINDS))
-    if not include_ambiguous:
-        e = e.filter(pl.col("confidence") != "AMBIGUOUS")
-    e = e.select("src", "dst", "kind", "confidence")
-    conf = pl.col("confidence").replace_strict(_CONF_RANK, default=3, return_dtype=pl.Int8)
-    kind = pl.col("kind").replace_strict(_KIND_RANK, default=4, return_dtype=pl.Int8)
-    depth_of = {i: 0 for i in start}
-    order = list(start)
-    frontier = list(start)
-    for d in range(1, max(0, depth) + 1):
-        if not frontier:
-            break
-        f = pl.Series(frontier, dtype=pl.String).implode()
-        cand = pl.concat(
-            [
-                e.filter(pl.col("src").is_in(f)).select(other="dst", c=conf, k=kind),
-                e.filter(pl.col("dst").is_in(f)).select(other="src", c=conf, k=kind),
-            ]
-        )
-        cand = (
-            cand.filter(
-                ~pl.col("other").is_in(pl.Series(list(depth_of), dtype=pl.String).implode())
-            )
-            .group_by("other")
-            .agg(pl.col("c").min(), pl.col("k").min())
-            .sort("c", "k", "other")
-        )
-        frontier = cand["other"].to_list()
-        for i in frontier:
-            depth_of[i] = d
-        order.extend(frontier)
-    rows = g._node_rows(order).select(_NB_COLS)
-    rows = rows.with_columns(depth=pl.col("id").replace_strict(depth_of, return_dtype=pl.Int32))
-    by_id = {r["id"]: r for r in rows.iter_rows(named=True)}
-    all_nodes = [by_id[i] for i in order if i in by_id]
-    ids = pl.Series(list(by_id), dtype=pl.String).implode()
-    inner = e.filter(pl.col("src").is_in(ids) & pl.col("dst").is_in(ids)).to_dicts()
-    kept, shown, more = cap_subgraph(all_nodes, _dedupe_edges(inner), cap)
-    edge_schema = {"src": pl.String, "dst": pl.String, "kind": pl.String, "confidence": pl.String}
-    return Neighbourhood(
-        name=name,
-        depth=depth,
-        center=start,
-        nodes=pl.DataFrame(kept, schema=rows.schema),
-        edges=pl.DataFrame(shown, schema=edge_schema).sort("src", "dst", "kind"),
-        more=more,
-        total=len(all_nodes),
-        include_ambiguous=include_ambiguous,
-        cap=cap,
-    )
-
-
-# -- boundaries (routes, env vars…): shown when the graph has them -----------------------------
-
-NOT_INDEXED = "boundaries: not indexed yet"
-
-
-@dataclass
-class NotIndexed:
-    """Placeholder for a view the graph cannot give yet."""
-
-    message: str = NOT_INDEXED
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"verb": "boundaries", "status": "not-indexed", "message": self.message}
-
-    def __str__(self) -> str:
-        return self.message
-
-    def _repr_html_(self) -> str:
-        return f"<p><i>{html.escape(self.message)}</i></p>"
-
-
-def boundaries_of(g: Any) -> Any:
-    """`g.boundaries()` when the graph has it and it works, else a `NotIndexed` placeholder."""
-    fn = getattr(g, "boundaries", None)
-    if not callable(fn):
-        return NotIndexed()
-    try:
-        res = fn()
-    except Exception:  # a half-built index or an older store: degrade, never break the page
-        return NotIndexed()
-    return res if res is not None else NotIndexed()

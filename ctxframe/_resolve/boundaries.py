@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import polars as pl
 
+from ctxframe._core.schema import PRODUCER
 from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, uses_edges
-from ctxframe._resolve.resolve import AMBIGUOUS_CAP, PRODUCER
+from ctxframe._resolve.resolve import AMBIGUOUS_CAP
 
 _FUNCS = ["function", "method"]
 

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 import polars as pl
 
 from ctxframe._core.languages import LANGUAGES
-from ctxframe._core.schema import EDGES, NODES
+from ctxframe._core.schema import EDGES, NODES, PRODUCER
 from ctxframe._core.trace import mark
 
 AMBIGUOUS_CAP = 8
-PRODUCER = "ctxframe"
 _FAMILY = {lang.name: lang.family for lang in LANGUAGES}
 _CALLABLE = ["function", "method", "class", "struct"]
 _TYPES = ["class", "struct", "interface", "enum", "type", "trait"]

@@ -23,7 +23,7 @@ import polars as pl
 from ctxframe._core.config import load_config
 from ctxframe._core.errors import RepoNotFound, StoreNotFound
 from ctxframe._core.languages import LANGUAGES
-from ctxframe._core.schema import EDGES, FILES, NODES
+from ctxframe._core.schema import EDGES, FILES, NODES, PRODUCER
 from ctxframe._core.trace import mark as _trace
 from ctxframe._ingest.adapters import AdapterRun
 from ctxframe._ingest.adapters import discover as discover_adapters
@@ -33,7 +33,7 @@ from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk
 from ctxframe._rank.tokens import build_tokens, tokens_lazy
 from ctxframe._resolve.boundaries import merge_boundaries
-from ctxframe._resolve.resolve import PRODUCER, Previous, resolve
+from ctxframe._resolve.resolve import Previous, resolve
 from ctxframe._store import coverage as _coverage
 from ctxframe._store import delta as _delta
 from ctxframe._store import tables as _store
@@ -72,7 +72,7 @@ class IndexReport:
     seconds: float = 0.0
     coverage: list[dict] = field(default_factory=list)  # ctxframe._store.coverage rows
     pack_errors: list[str] = field(default_factory=list)  # broken language packs, one line each
-    adapters: dict = field(default_factory=dict)  # ctxframe._ingest.adapters: accepted, rejected lines
+    adapters: dict = field(default_factory=dict)  # _ingest.adapters: accepted, rejected lines
     dial: dict = field(default_factory=dict)  # ctxframe._ingest.dial: dialled, unreachable lines
 
     @property
@@ -539,7 +539,7 @@ def _index(
             edges,
         )
         # -- adapters (.ctxframe/adapters/) and, with `dial`, native sources: own producers --
-        from ctxframe._ingest.adapters import extra_rows
+        from ctxframe._ingest.extra import extra_rows
 
         _trace("merge boundaries")
         extra_n, extra_e = pl.DataFrame(schema=NODES), pl.DataFrame(schema=EDGES)

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ctxframe._core.schema import PRODUCER
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
 from ctxframe._rank.tokens import build_tokens
-from ctxframe._resolve.resolve import PRODUCER, resolve
+from ctxframe._resolve.resolve import resolve
 from ctxframe._store.coverage import COUNTS, counts
 
 # Edge kinds made only from a file's own definitions and references (their `path` is the file).

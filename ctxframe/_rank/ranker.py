@@ -30,9 +30,6 @@ Rows sort by (named first, score desc, id asc): same store, same query, same ans
 
 from __future__ import annotations
 
-import bisect
-import html
-import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -41,6 +38,7 @@ from typing import Any
 
 import polars as pl
 
+from ctxframe._core.paths import glob_to_regex, is_test_path_expr
 from ctxframe._rank import rules as _rules
 from ctxframe._rank.tokens import (
     ENGINE,
@@ -50,12 +48,10 @@ from ctxframe._rank.tokens import (
     trigram_table,
     trigrams,
 )
-from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
 
-__all__ = ["QueryResult", "RankIndex", "glob_to_regex", "is_test_path_expr", "run_query"]
+__all__ = ["RankIndex", "Ranking"]
 
 NAMED, EXACT, PREFIX, TRIGRAM = 0, 1, 2, 3
-MAX_NEIGHBOURS = 12
 SIG_CHARS = 160
 DOC_CHARS = 160
 SCORE_DECIMALS = 6
@@ -68,33 +64,6 @@ STUB_PREFIX = "module://"
 
 DEFAULT_DEPRIORITIZE_FACTOR = 0.5
 DEFAULT_PROJECT_FACTOR = 0.1
-
-# Python: test_*.py, *_test.py, conftest.py, tests/ or test/ dirs; JS/TS: *.test.*, *.spec.*,
-# __tests__/; Go: *_test.go.
-TEST_PATH_RE = (
-    r"(?:^|/)(?:tests?|__tests__)/"
-    r"|(?:^|/)test_[^/]*\.py$"
-    r"|_test\.(?:py|go)$"
-    r"|(?:^|/)conftest\.py$"
-    r"|\.(?:test|spec)\.[^/]+$"
-)
-
-_KIND_RANK = {"calls": 0, "extends": 1, "implements": 2, "imports": 3, "contains": 5}
-_CONF_RANK = {"EXTRACTED": 0, "INFERRED": 1, "AMBIGUOUS": 2}
-_ARROW = {"in": "←", "out": "→"}
-
-NEIGHBOURS_SCHEMA = pl.Schema(
-    {
-        "hit_id": pl.String,
-        "direction": pl.String,
-        "edge_kind": pl.String,
-        "confidence": pl.String,
-        "other_id": pl.String,
-        "other_label": pl.String,
-        "other_kind": pl.String,
-        "line": pl.Int32,
-    }
-)
 
 HIT_COLUMNS = (
     "rank",
@@ -110,66 +79,6 @@ HIT_COLUMNS = (
     "score",
     "tier",
 )
-
-
-def is_test_path_expr(path: pl.Expr | str = "path") -> pl.Expr:
-    """True where the path follows a Python, JS/TS or Go test-file convention."""
-    if isinstance(path, str):
-        path = pl.col(path)
-    return path.str.contains(TEST_PATH_RE).fill_null(False)
-
-
-def glob_to_regex(pattern: str) -> str:
-    """Translate an fnmatch-style glob to an anchored regex for ``str.contains``.
-
-    ``*`` and ``**`` match any characters including ``/`` (as :mod:`fnmatch` does), ``**/``
-    also matches no directory at all, ``?`` one character, ``[...]``/``[!...]`` a class. A
-    pattern without wildcards also matches everything below it (``services/payments``), as
-    does one ending in ``/``.
-    """
-    pat = pattern.strip()
-    while pat.startswith("./"):
-        pat = pat[2:]
-    pat = pat.lstrip("/")
-    has_wild = any(c in pat for c in "*?[")
-    out, i, n = [], 0, len(pat)
-    while i < n:
-        c = pat[i]
-        if c == "*":
-            j = i
-            while j < n and pat[j] == "*":
-                j += 1
-            if j - i >= 2 and j < n and pat[j] == "/":
-                out.append("(?:.*/)?")
-                j += 1
-            else:
-                out.append(".*")
-            i = j
-        elif c == "?":
-            out.append(".")
-            i += 1
-        elif c == "[":
-            j = pat.find("]", i + 2 if i + 1 < n and pat[i + 1] == "!" else i + 1)
-            if j < 0:
-                out.append(re.escape(c))
-                i += 1
-                continue
-            body = pat[i + 1 : j]
-            neg = body.startswith("!")
-            if neg:
-                body = body[1:]
-            esc = "".join(ch if ch.isalnum() or ch == "-" else "\\" + ch for ch in body)
-            out.append("[" + ("^" if neg else "") + esc + "]")
-            i = j + 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    body = "".join(out)
-    if pat.endswith("/"):
-        return f"(?s)^{body}.*$"
-    if not has_wild:
-        return f"(?s)^{body}(?:/.*)?$"
-    return f"(?s)^{body}$"
 
 
 def _globs_expr(globs: Iterable[str], path: pl.Expr) -> pl.Expr | None:
@@ -189,348 +98,17 @@ def _successor(s: str) -> str:
     return "\U0010ffff" * 2
 
 
-def _display_label_expr() -> pl.Expr:
-    """How a node is named in an arrow: its path for files, else qualname, label or id."""
-    return (
-        pl.when(pl.col("kind") == "file")
-        .then(pl.col("id"))
-        .otherwise(pl.coalesce(pl.col("qualname"), pl.col("label"), pl.col("id")))
-    )
-
-
-class _EdgeIndex:
-    """Edges sorted by source row and by target row, with display labels, for 1-hop lookups.
-
-    Lookups are binary searches over integer node rows, so a query never scans the edges.
-    """
-
-    def __init__(self, edges: pl.DataFrame, nodes: pl.DataFrame):
-        rows = nodes.select("id", _r=pl.int_range(pl.len(), dtype=pl.UInt32))
-        disp = nodes.select(_display_label_expr())["id"]
-        kinds = nodes["kind"]
-
-        def pick(values: pl.Series, row: str) -> pl.Expr:
-            if values.is_empty():
-                return pl.lit(None, pl.String)
-            return pl.when(pl.col(row).is_not_null()).then(
-                pl.lit(values).gather(pl.col(row).fill_null(0))
-            )
-
-        base = (
-            edges.lazy()
-            .select("src", "dst", "kind", "confidence", "name", pl.col("line").cast(pl.Int32))
-            .join(rows.lazy().rename({"id": "src", "_r": "_s"}), on="src", how="left")
-            .join(rows.lazy().rename({"id": "dst", "_r": "_d"}), on="dst", how="left")
-            .with_columns(
-                src_label=pick(disp, "_s"),
-                src_kind=pick(kinds, "_s"),
-                dst_label=pick(disp, "_d"),
-                dst_kind=pick(kinds, "_d"),
-            )
-            .collect(engine=ENGINE)
-        )
-        # Sorted once in display order (kind, label, id per node), so a slice needs no sort.
-        self.out = (
-            base.filter(pl.col("_s").is_not_null())
-            .with_columns(_label=pl.coalesce("dst_label", "name", "dst"))
-            .sort("_s", "kind", "_label", "dst", "line", nulls_last=True)
-            .drop("_label")
-        )
-        self.inn = (
-            base.filter(pl.col("_d").is_not_null())
-            .with_columns(_label=pl.coalesce("src_label", "src"))
-            .sort("_d", "kind", "_label", "src", "line", nulls_last=True)
-            .drop("_label")
-        )
-        self._views()
-
-    def _views(self) -> None:
-        """Display-shaped copies of the two sorted frames and their keys as Python lists, so a
-        lookup is two bisects and two zero-copy slices."""
-        self._src = self.out["_s"]
-        self._dst = self.inn["_d"]
-        self._src_keys = self._src.to_list()
-        self._dst_keys = self._dst.to_list()
-        self._out_view = self.out.select(
-            hit_id="src",
-            direction=pl.lit("out"),
-            edge_kind="kind",
-            confidence="confidence",
-            other_id="dst",
-            other_label=pl.coalesce("dst_label", "name", "dst"),
-            other_kind="dst_kind",
-            line="line",
-        ).cast(dict(NEIGHBOURS_SCHEMA))
-        self._in_view = self.inn.select(
-            hit_id="dst",
-            direction=pl.lit("in"),
-            edge_kind="kind",
-            confidence="confidence",
-            other_id="src",
-            other_label=pl.coalesce("src_label", "src"),
-            other_kind="src_kind",
-            line="line",
-        ).cast(dict(NEIGHBOURS_SCHEMA))
-
-    @classmethod
-    def subset(cls, edges: pl.DataFrame, nodes: pl.DataFrame) -> _SubsetEdgeIndex:
-        """A lookup that filters the edges of the asked rows per call: no build cost, for a
-        one-shot query (a CLI run) where building the full index would dominate."""
-        return _SubsetEdgeIndex(edges, nodes)
-
-    @classmethod
-    def from_frames(cls, out: pl.DataFrame, inn: pl.DataFrame) -> _EdgeIndex:
-        """Rebuild from the two sorted frames `frames()` returned (a cache read back)."""
-        self = cls.__new__(cls)
-        self.out, self.inn = out, inn
-        self._views()
-        return self
-
-    def frames(self) -> dict[str, pl.DataFrame]:
-        """The state worth caching: edges sorted by source row and by target row."""
-        return {"edges_out": self.out, "edges_in": self.inn}
-
-    @staticmethod
-    def _slices(frame: pl.DataFrame, keys: list[int], rows: list[int]) -> list[pl.DataFrame]:
-        """The parts of `frame` whose sorted key is in `rows`: bisects and zero-copy slices."""
-        parts = []
-        for r in rows:
-            lo, hi = bisect.bisect_left(keys, r), bisect.bisect_right(keys, r)
-            if hi > lo:
-                parts.append(frame.slice(lo, hi - lo))
-        return parts
-
-    def arrows(self, rows: pl.Series) -> pl.DataFrame:
-        """All 1-hop arrows of the nodes at the given rows, both directions (uncapped):
-        "in" before "out", each already in (kind, label, id) order per node."""
-        if rows.is_empty():
-            return pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
-        rows_list = rows.cast(pl.UInt32).unique().sort().to_list()
-        parts = self._slices(self._in_view, self._dst_keys, rows_list) + self._slices(
-            self._out_view, self._src_keys, rows_list
-        )
-        return pl.concat(parts) if parts else pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
-
-
-class _SubsetEdgeIndex:
-    """`_EdgeIndex.arrows` over only the edges that touch the asked rows."""
-
-    def __init__(self, edges: pl.DataFrame, nodes: pl.DataFrame):
-        self._edges, self._nodes = edges, nodes
-
-    def arrows(self, rows: pl.Series) -> pl.DataFrame:
-        ids = self._nodes["id"].gather(rows.cast(pl.UInt32)).implode()
-        touching = self._edges.filter(pl.col("src").is_in(ids) | pl.col("dst").is_in(ids))
-        return _EdgeIndex(touching, self._nodes).arrows(rows)
-
-
-def neighbours_of(
-    arrows: pl.DataFrame,
-    hit_ids: Sequence[str],
-    *,
-    include_ambiguous: bool = False,
-    cap: int = MAX_NEIGHBOURS,
-) -> pl.DataFrame:
-    """Deduplicate, filter and cap the arrows: at most ``cap`` per hit, best-first, stable.
-
-    Selection order: confidence (EXTRACTED first), edge kind (calls, extends, implements,
-    imports, others, contains), direction, label; display order: in-arrows first.
-    """
-    if arrows.is_empty():
-        return pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
-    lf = arrows.lazy()
-    if not include_ambiguous:
-        lf = lf.filter(pl.col("confidence").fill_null("") != "AMBIGUOUS")
-    order = pl.LazyFrame(
-        {"hit_id": list(hit_ids), "_hit": range(len(hit_ids))},
-        schema={"hit_id": pl.String, "_hit": pl.Int64},
-    )
-    conf = pl.col("confidence").replace_strict(_CONF_RANK, default=3, return_dtype=pl.Int8)
-    kind = pl.col("edge_kind").replace_strict(_KIND_RANK, default=4, return_dtype=pl.Int8)
-    back = {v: k for k, v in _CONF_RANK.items()}
-    return (
-        lf.with_columns(_conf=conf, _kind=kind)
-        .group_by("hit_id", "direction", "edge_kind", "other_id", "other_label")
-        .agg(
-            pl.col("_conf").min(),
-            pl.col("_kind").first(),
-            pl.col("other_kind").first(),
-            pl.col("line").min(),
-        )
-        .with_columns(
-            confidence=pl.col("_conf").replace_strict(back, default=None, return_dtype=pl.String)
-        )
-        .join(order, on="hit_id", how="inner")
-        .sort(
-            ["_hit", "_conf", "_kind", "direction", "other_label", "other_id", "line"],
-            nulls_last=True,
-        )
-        .filter(pl.int_range(pl.len()).over("_hit") < cap)
-        .sort(["_hit", "direction", "_kind", "other_label", "other_id", "line"], nulls_last=True)
-        .select(list(NEIGHBOURS_SCHEMA))
-        .cast(dict(NEIGHBOURS_SCHEMA))
-        .collect(engine=ENGINE)
-    )
-
-
-def _first_line(text: str | None, limit: int) -> str:
-    if not text:
-        return ""
-    for line in text.strip().splitlines():
-        line = " ".join(line.split())
-        if line:
-            return line if len(line) <= limit else line[: limit - 1] + "…"
-    return ""
-
-
-def _one_line(text: str | None, limit: int) -> str:
-    if not text:
-        return ""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def _location(hit: dict[str, Any]) -> str:
-    path = hit.get("path")
-    start, end = hit.get("line_start"), hit.get("line_end")
-    if not path:
-        return hit["id"]
-    if start is None:
-        return path
-    if end is None or end == start:
-        return f"{path} L{start}"
-    return f"{path} L{start}-L{end}"
-
-
-def _arrow_text(arrow: dict[str, Any]) -> str:
-    text = f"{_ARROW.get(arrow['direction'], '-')} {arrow['edge_kind']} {arrow['other_label']}"
-    conf = arrow.get("confidence")
-    if arrow.get("other_id") is None:
-        text += " (unresolved)"
-    elif conf and conf != "EXTRACTED":
-        text += f" ({conf.lower()})"
-    return text
-
-
 @dataclass
-class QueryResult:
-    """Ranked hits with their 1-hop neighbourhood; ``str()`` renders within the token budget."""
+class Ranking:
+    """The ranked hits of one question (``HIT_COLUMNS``), their node rows, how many nodes scored
+    in all, the rule's name and the query's tokens."""
 
     query: str
     hits: pl.DataFrame
-    neighbours: pl.DataFrame
-    total: int = 0
-    limit: int = 20
-    budget_tokens: int = DEFAULT_BUDGET_TOKENS
-    rule: str = "idf-tiers"
+    rows: pl.Series
+    total: int
+    rule: str
     tokens: list[str] = field(default_factory=list)
-    abstained: str | None = None  # why the query returned "no structural match" (abstain=True)
-
-    def __len__(self) -> int:
-        return self.hits.height
-
-    def _arrows_by_hit(self) -> dict[str, list[dict[str, Any]]]:
-        out: dict[str, list[dict[str, Any]]] = {}
-        for row in self.neighbours.iter_rows(named=True):
-            out.setdefault(row["hit_id"], []).append(row)
-        return out
-
-    def blocks(self) -> list[list[str]]:
-        """One block of text lines per hit, in rank order."""
-        arrows = self._arrows_by_hit()
-        blocks = []
-        for hit in self.hits.iter_rows(named=True):
-            lines = [f"{hit['rank']}. {hit['label']}  [{hit['kind']}]  {_location(hit)}"]
-            sig = _one_line(hit.get("signature"), SIG_CHARS)
-            if sig:
-                lines.append(f"    sig: {sig}")
-            doc = _first_line(hit.get("doc"), DOC_CHARS)
-            if doc:
-                lines.append(f"    doc: {doc}")
-            lines.extend(f"    {_arrow_text(a)}" for a in arrows.get(hit["id"], []))
-            blocks.append(lines)
-        return blocks
-
-    def _fit(self, budget_tokens: int | None = None):
-        budget = self.budget_tokens if budget_tokens is None else budget_tokens
-        return fit_blocks(
-            self.blocks(),
-            budget_tokens=budget,
-            max_blocks=self.limit,
-            total=max(self.total, self.hits.height),
-        )
-
-    def render(self, budget_tokens: int | None = None) -> str:
-        """Text rendering within ``budget_tokens`` (default: the query's budget)."""
-        if self.abstained:
-            return f"no structural match for {self.query!r} ({self.abstained})"
-        if self.hits.is_empty():
-            return f"no matches for {self.query!r}"
-        return self._fit(budget_tokens).text
-
-    def __str__(self) -> str:
-        return self.render()
-
-    def __repr__(self) -> str:
-        return f"<QueryResult {self.query!r}: {self.hits.height} of {self.total} hits>"
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict of the hits that fit the budget, each with its neighbours."""
-        fitted = self._fit() if not self.hits.is_empty() else None
-        shown = fitted.shown if fitted else 0
-        arrows = self._arrows_by_hit()
-        hits = []
-        for hit in self.hits.head(shown).iter_rows(named=True):
-            hit = dict(hit)
-            hit["neighbours"] = [
-                {k: v for k, v in a.items() if k != "hit_id"} for a in arrows.get(hit["id"], [])
-            ]
-            hits.append(hit)
-        return {
-            "query": self.query,
-            "rule": self.rule,
-            "tokens": list(self.tokens),
-            "total": int(self.total),
-            "hits": hits,
-            "truncated": bool(fitted.truncated) if fitted else False,
-            "abstained": self.abstained,
-        }
-
-    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
-        return {"text/plain": self.render(), "text/html": self._repr_html_()}
-
-    def plot(self, top: int = 10, cap: int = 40):
-        """Draw the top hits with their 1-hop neighbours (pyvis, offline)."""
-        from ctxframe._render.picture import query_picture
-
-        return query_picture(self, top=top, cap=cap)
-
-    def _repr_html_(self) -> str:
-        arrows = self._arrows_by_hit()
-        rows = []
-        for hit in self.hits.iter_rows(named=True):
-            loc = html.escape(_location(hit).replace(" L", ":L", 1))
-            arr = "<br>".join(html.escape(_arrow_text(a)) for a in arrows.get(hit["id"], []))
-            rows.append(
-                "<tr>"
-                f"<td>{hit['rank']}</td>"
-                f"<td><b>{html.escape(str(hit['label']))}</b> "
-                "<span style='font-size:80%;padding:0 4px;border-radius:3px;"
-                f"background:#eef'>{html.escape(str(hit['kind']))}</span></td>"
-                f"<td><code>{loc}</code></td>"
-                f"<td><code>{html.escape(_one_line(hit.get('signature'), SIG_CHARS))}</code></td>"
-                f"<td style='font-size:85%'>{arr}</td>"
-                f"<td>{hit['score']:.3f}</td>"
-                "</tr>"
-            )
-        head = "".join(
-            f"<th>{h}</th>" for h in ("#", "name", "where", "signature", "arrows", "score")
-        )
-        return (
-            f"<div><b>query</b> <code>{html.escape(self.query)}</code> · "
-            f"{self.hits.height} of {self.total} hits"
-            f"<table><tr>{head}</tr>{''.join(rows)}</table></div>"
-        )
 
 
 class RankIndex:
@@ -544,7 +122,6 @@ class RankIndex:
         self,
         nodes: pl.DataFrame,
         tokens: pl.DataFrame | None = None,
-        edges: pl.DataFrame | None = None,
     ):
         if tokens is None:
             from ctxframe._rank.tokens import build_tokens
@@ -645,11 +222,6 @@ class RankIndex:
         self._names = names["name"]
         self._name_idx = names["_idx"]
 
-        self._edges_ref: pl.DataFrame | None = None
-        self._edge_index: _EdgeIndex | None = None
-        if edges is not None:
-            self._edge_index_for(edges)
-
     # ----------------------------------------------------------------- cache
 
     def state(self) -> dict[str, pl.DataFrame]:
@@ -713,22 +285,9 @@ class RankIndex:
             )
         )
         self._names, self._name_idx = state["names"]["name"], state["names"]["_idx"]
-        self._edges_ref, self._edge_index = None, None
         return self
 
-    def adopt_edge_index(self, edges: pl.DataFrame, index: _EdgeIndex) -> None:
-        """Use an edge index built (or cached) elsewhere for these edges."""
-        self._edges_ref, self._edge_index = edges, index
-
     # ----------------------------------------------------------------- lookups
-
-    def _edge_index_for(self, edges: pl.DataFrame | None) -> _EdgeIndex | None:
-        if edges is None:
-            return self._edge_index
-        if edges is not self._edges_ref:
-            self._edges_ref = edges
-            self._edge_index = _EdgeIndex(edges, self.nodes)
-        return self._edge_index
 
     def named(self, text: str) -> pl.Series:
         """Row indices of the nodes the whole query names (tier 0)."""
@@ -875,28 +434,24 @@ class RankIndex:
 
     # ------------------------------------------------------------------- query
 
-    def query(
+    def rank(
         self,
         text: str,
         *,
-        edges: pl.DataFrame | None = None,
         limit: int = 20,
         rule: Any = None,
         within: str | None = None,
-        include_ambiguous: bool = False,
         deprioritize: Sequence[str] = (),
         project_tokens: Iterable[str] = (),
-        budget_tokens: int = DEFAULT_BUDGET_TOKENS,
         deprioritize_factor: float = DEFAULT_DEPRIORITIZE_FACTOR,
         project_factor: float = DEFAULT_PROJECT_FACTOR,
-    ) -> QueryResult:
-        """Rank nodes for ``text`` and attach each hit's 1-hop neighbourhood.
+    ) -> Ranking:
+        """The best ``limit`` nodes for ``text``, best first.
 
-        ``edges`` defaults to the edges given at construction (their sorted index is cached per
-        edges object); ``rule`` is a registry name, rule class or object (default IdfTiers);
-        ``within`` keeps only nodes whose path matches the glob; ``deprioritize`` globs multiply
-        matching nodes by ``deprioritize_factor``; query tokens among ``project_tokens`` weigh
-        ``project_factor`` as much. ``limit`` caps the hits, ``budget_tokens`` the text.
+        ``rule`` is a registry name, rule class or object (default IdfTiers); ``within`` keeps
+        only nodes whose path matches the glob; ``deprioritize`` globs multiply matching nodes by
+        ``deprioritize_factor``; query tokens among ``project_tokens`` weigh ``project_factor``
+        as much.
         """
         rule = _rules.get_rule(rule)
         text = text or ""
@@ -987,49 +542,11 @@ class RankIndex:
             .select(list(HIT_COLUMNS))
         )
 
-        eidx = self._edge_index_for(edges)
-        if eidx is not None:
-            arrows = eidx.arrows(top["node_row"])
-        else:
-            arrows = pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
-        neighbours = neighbours_of(
-            arrows, hits["id"].to_list(), include_ambiguous=include_ambiguous
-        )
-        return QueryResult(
+        return Ranking(
             query=text,
             hits=hits,
-            neighbours=neighbours,
+            rows=top["node_row"],
             total=total,
-            limit=limit,
-            budget_tokens=budget_tokens,
             rule=str(getattr(rule, "name", type(rule).__name__)),
             tokens=tokenize_query(text),
         )
-
-
-def run_query(
-    nodes: pl.DataFrame,
-    edges: pl.DataFrame | None,
-    tokens: pl.DataFrame | None,
-    text: str,
-    *,
-    limit: int = 20,
-    rule: Any = None,
-    within: str | None = None,
-    include_ambiguous: bool = False,
-    deprioritize: Sequence[str] = (),
-    project_tokens: Iterable[str] = (),
-    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
-) -> QueryResult:
-    """One-shot query: build a :class:`RankIndex` and run ``text`` against it."""
-    return RankIndex(nodes, tokens).query(
-        text,
-        edges=edges,
-        limit=limit,
-        rule=rule,
-        within=within,
-        include_ambiguous=include_ambiguous,
-        deprioritize=deprioritize,
-        project_tokens=project_tokens,
-        budget_tokens=budget_tokens,
-    )

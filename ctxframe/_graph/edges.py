@@ -1,0 +1,213 @@
+"""1-hop lookups: every edge sorted by source row and by target row, with display labels, so
+the arrows of a few nodes are bisects and zero-copy slices; and the capped, best-first
+neighbourhood a query hit shows."""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Sequence
+
+import polars as pl
+
+from ctxframe._rank.tokens import ENGINE
+
+MAX_NEIGHBOURS = 12
+_KIND_RANK = {"calls": 0, "extends": 1, "implements": 2, "imports": 3, "contains": 5}
+_CONF_RANK = {"EXTRACTED": 0, "INFERRED": 1, "AMBIGUOUS": 2}
+
+NEIGHBOURS_SCHEMA = pl.Schema(
+    {
+        "hit_id": pl.String,
+        "direction": pl.String,
+        "edge_kind": pl.String,
+        "confidence": pl.String,
+        "other_id": pl.String,
+        "other_label": pl.String,
+        "other_kind": pl.String,
+        "line": pl.Int32,
+    }
+)
+
+
+def _display_label_expr() -> pl.Expr:
+    """How a node is named in an arrow: its path for files, else qualname, label or id."""
+    return (
+        pl.when(pl.col("kind") == "file")
+        .then(pl.col("id"))
+        .otherwise(pl.coalesce(pl.col("qualname"), pl.col("label"), pl.col("id")))
+    )
+
+
+class EdgeIndex:
+    """Edges sorted by source row and by target row, with display labels, for 1-hop lookups.
+
+    Lookups are binary searches over integer node rows, so a query never scans the edges.
+    """
+
+    def __init__(self, edges: pl.DataFrame, nodes: pl.DataFrame):
+        rows = nodes.select("id", _r=pl.int_range(pl.len(), dtype=pl.UInt32))
+        disp = nodes.select(_display_label_expr())["id"]
+        kinds = nodes["kind"]
+
+        def pick(values: pl.Series, row: str) -> pl.Expr:
+            if values.is_empty():
+                return pl.lit(None, pl.String)
+            return pl.when(pl.col(row).is_not_null()).then(
+                pl.lit(values).gather(pl.col(row).fill_null(0))
+            )
+
+        base = (
+            edges.lazy()
+            .select("src", "dst", "kind", "confidence", "name", pl.col("line").cast(pl.Int32))
+            .join(rows.lazy().rename({"id": "src", "_r": "_s"}), on="src", how="left")
+            .join(rows.lazy().rename({"id": "dst", "_r": "_d"}), on="dst", how="left")
+            .with_columns(
+                src_label=pick(disp, "_s"),
+                src_kind=pick(kinds, "_s"),
+                dst_label=pick(disp, "_d"),
+                dst_kind=pick(kinds, "_d"),
+            )
+            .collect(engine=ENGINE)
+        )
+        # Sorted once in display order (kind, label, id per node), so a slice needs no sort.
+        self.out = (
+            base.filter(pl.col("_s").is_not_null())
+            .with_columns(_label=pl.coalesce("dst_label", "name", "dst"))
+            .sort("_s", "kind", "_label", "dst", "line", nulls_last=True)
+            .drop("_label")
+        )
+        self.inn = (
+            base.filter(pl.col("_d").is_not_null())
+            .with_columns(_label=pl.coalesce("src_label", "src"))
+            .sort("_d", "kind", "_label", "src", "line", nulls_last=True)
+            .drop("_label")
+        )
+        self._views()
+
+    def _views(self) -> None:
+        """Display-shaped copies of the two sorted frames and their keys as Python lists, so a
+        lookup is two bisects and two zero-copy slices."""
+        self._src = self.out["_s"]
+        self._dst = self.inn["_d"]
+        self._src_keys = self._src.to_list()
+        self._dst_keys = self._dst.to_list()
+        self._out_view = self.out.select(
+            hit_id="src",
+            direction=pl.lit("out"),
+            edge_kind="kind",
+            confidence="confidence",
+            other_id="dst",
+            other_label=pl.coalesce("dst_label", "name", "dst"),
+            other_kind="dst_kind",
+            line="line",
+        ).cast(dict(NEIGHBOURS_SCHEMA))
+        self._in_view = self.inn.select(
+            hit_id="dst",
+            direction=pl.lit("in"),
+            edge_kind="kind",
+            confidence="confidence",
+            other_id="src",
+            other_label=pl.coalesce("src_label", "src"),
+            other_kind="src_kind",
+            line="line",
+        ).cast(dict(NEIGHBOURS_SCHEMA))
+
+    @classmethod
+    def subset(cls, edges: pl.DataFrame, nodes: pl.DataFrame) -> SubsetEdgeIndex:
+        """A lookup that filters the edges of the asked rows per call: no build cost, for a
+        one-shot query (a CLI run) where building the full index would dominate."""
+        return SubsetEdgeIndex(edges, nodes)
+
+    @classmethod
+    def from_frames(cls, out: pl.DataFrame, inn: pl.DataFrame) -> EdgeIndex:
+        """Rebuild from the two sorted frames `frames()` returned (a cache read back)."""
+        self = cls.__new__(cls)
+        self.out, self.inn = out, inn
+        self._views()
+        return self
+
+    def frames(self) -> dict[str, pl.DataFrame]:
+        """The state worth caching: edges sorted by source row and by target row."""
+        return {"edges_out": self.out, "edges_in": self.inn}
+
+    @staticmethod
+    def _slices(frame: pl.DataFrame, keys: list[int], rows: list[int]) -> list[pl.DataFrame]:
+        """The parts of `frame` whose sorted key is in `rows`: bisects and zero-copy slices."""
+        parts = []
+        for r in rows:
+            lo, hi = bisect.bisect_left(keys, r), bisect.bisect_right(keys, r)
+            if hi > lo:
+                parts.append(frame.slice(lo, hi - lo))
+        return parts
+
+    def arrows(self, rows: pl.Series) -> pl.DataFrame:
+        """All 1-hop arrows of the nodes at the given rows, both directions (uncapped):
+        "in" before "out", each already in (kind, label, id) order per node."""
+        if rows.is_empty():
+            return pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
+        rows_list = rows.cast(pl.UInt32).unique().sort().to_list()
+        parts = self._slices(self._in_view, self._dst_keys, rows_list) + self._slices(
+            self._out_view, self._src_keys, rows_list
+        )
+        return pl.concat(parts) if parts else pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
+
+
+class SubsetEdgeIndex:
+    """`EdgeIndex.arrows` over only the edges that touch the asked rows."""
+
+    def __init__(self, edges: pl.DataFrame, nodes: pl.DataFrame):
+        self._edges, self._nodes = edges, nodes
+
+    def arrows(self, rows: pl.Series) -> pl.DataFrame:
+        ids = self._nodes["id"].gather(rows.cast(pl.UInt32)).implode()
+        touching = self._edges.filter(pl.col("src").is_in(ids) | pl.col("dst").is_in(ids))
+        return EdgeIndex(touching, self._nodes).arrows(rows)
+
+
+def neighbours_of(
+    arrows: pl.DataFrame,
+    hit_ids: Sequence[str],
+    *,
+    include_ambiguous: bool = False,
+    cap: int = MAX_NEIGHBOURS,
+) -> pl.DataFrame:
+    """Deduplicate, filter and cap the arrows: at most ``cap`` per hit, best-first, stable.
+
+    Selection order: confidence (EXTRACTED first), edge kind (calls, extends, implements,
+    imports, others, contains), direction, label; display order: in-arrows first.
+    """
+    if arrows.is_empty():
+        return pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
+    lf = arrows.lazy()
+    if not include_ambiguous:
+        lf = lf.filter(pl.col("confidence").fill_null("") != "AMBIGUOUS")
+    order = pl.LazyFrame(
+        {"hit_id": list(hit_ids), "_hit": range(len(hit_ids))},
+        schema={"hit_id": pl.String, "_hit": pl.Int64},
+    )
+    conf = pl.col("confidence").replace_strict(_CONF_RANK, default=3, return_dtype=pl.Int8)
+    kind = pl.col("edge_kind").replace_strict(_KIND_RANK, default=4, return_dtype=pl.Int8)
+    back = {v: k for k, v in _CONF_RANK.items()}
+    return (
+        lf.with_columns(_conf=conf, _kind=kind)
+        .group_by("hit_id", "direction", "edge_kind", "other_id", "other_label")
+        .agg(
+            pl.col("_conf").min(),
+            pl.col("_kind").first(),
+            pl.col("other_kind").first(),
+            pl.col("line").min(),
+        )
+        .with_columns(
+            confidence=pl.col("_conf").replace_strict(back, default=None, return_dtype=pl.String)
+        )
+        .join(order, on="hit_id", how="inner")
+        .sort(
+            ["_hit", "_conf", "_kind", "direction", "other_label", "other_id", "line"],
+            nulls_last=True,
+        )
+        .filter(pl.int_range(pl.len()).over("_hit") < cap)
+        .sort(["_hit", "direction", "_kind", "other_label", "other_id", "line"], nulls_last=True)
+        .select(list(NEIGHBOURS_SCHEMA))
+        .cast(dict(NEIGHBOURS_SCHEMA))
+        .collect(engine=ENGINE)
+    )

@@ -1,0 +1,110 @@
+"""What the verbs look nodes and edges up with: built lazily, once per `Graph`, from its frames.
+
+Node rows are found by binary search over the id column (the store keeps nodes sorted by id),
+so no dictionary of every node id is ever built.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import polars as pl
+
+from ctxframe._graph.edges import EdgeIndex, SubsetEdgeIndex
+from ctxframe._graph.lookup import SymbolIndex
+from ctxframe._graph.traverse import DEPENDENCY_KINDS, Traversal
+from ctxframe._store import cache as _cache
+
+
+class Lookups:
+    """Symbol names, node rows, 1-hop arrows and traversals over one graph's frames."""
+
+    def __init__(
+        self,
+        nodes: pl.DataFrame,
+        edges: pl.DataFrame,
+        files: pl.DataFrame,
+        *,
+        store: str | None = None,
+        meta: dict | None = None,
+    ):
+        self.nodes, self.edges, self.files = nodes, edges, files
+        self._store, self._meta = store, meta or {}
+        self._ids = nodes["id"] if nodes["id"].is_sorted() else nodes["id"].sort()
+        self._perm = None if nodes["id"].is_sorted() else nodes["id"].arg_sort()
+
+    # -- nodes ---------------------------------------------------------------------------------
+    @cached_property
+    def symbols(self) -> SymbolIndex:
+        return SymbolIndex(self.nodes)
+
+    def rows(self, ids: list[str] | pl.Series) -> pl.Series:
+        """Row numbers in `nodes` of the given ids, in the given order; unknown ids left out."""
+        want = pl.Series("id", ids, dtype=pl.String)
+        pos = self._ids.search_sorted(want, side="left")
+        n = self._ids.len()
+        found = pos.cast(pl.Int64) < n
+        clipped = pos.clip(upper_bound=max(n - 1, 0))
+        hit = found & (self._ids.gather(clipped) == want) if n else found
+        rows = clipped.filter(hit)
+        if self._perm is not None:
+            rows = self._perm.gather(rows)
+        return rows.cast(pl.UInt32).rename("row")
+
+    def row(self, node_id: str) -> int | None:
+        """Row number of one id, or None."""
+        rows = self.rows([node_id])
+        return int(rows[0]) if rows.len() else None
+
+    def node_rows(self, ids: list[str]) -> pl.DataFrame:
+        """The `nodes` rows of the given ids, in the given order; unknown ids left out."""
+        return self.nodes[self.rows(ids)]
+
+    def is_file(self, path: str) -> bool:
+        row = self.row(path)
+        return row is not None and self.nodes["kind"][row] == "file"
+
+    # -- edges ---------------------------------------------------------------------------------
+    @cached_property
+    def edge_index(self) -> EdgeIndex:
+        """The full 1-hop index (cached beside the store when there is one)."""
+        if self._store:
+            frames = _cache.load(self._store, self._meta, _cache.EDGE_TABLES)
+            if frames is not None:
+                return EdgeIndex.from_frames(frames["edges_out"], frames["edges_in"])
+        index = EdgeIndex(self.edges, self.nodes)
+        if self._store:
+            _cache.save(self._store, self._meta, index.frames())
+        return index
+
+    def arrows_index(self, *, one_shot: bool) -> EdgeIndex | SubsetEdgeIndex:
+        """The full index when built already or worth building; a one-shot question (a CLI run)
+        filters the few edges of its hits instead."""
+        if one_shot and "edge_index" not in self.__dict__:
+            return SubsetEdgeIndex(self.edges, self.nodes)
+        return self.edge_index
+
+    def arrows(self, ids: list[str], include_ambiguous: bool = False) -> pl.DataFrame:
+        """Every 1-hop arrow of the given nodes, both ways, in display order."""
+        rows = self.rows(ids)
+        arrows = self.edge_index.arrows(rows)
+        if not include_ambiguous:
+            arrows = arrows.filter(pl.col("confidence").fill_null("") != "AMBIGUOUS")
+        if rows.len() > 1:  # one node's arrows come pre-sorted from the index
+            arrows = arrows.sort(
+                "direction", "edge_kind", "other_label", "other_id", nulls_last=True
+            )
+        return arrows
+
+    @cached_property
+    def traversal(self) -> Traversal:
+        return Traversal(self.nodes, self.edges)
+
+    @cached_property
+    def ambiguous_dependencies(self) -> pl.DataFrame:
+        """(src, dst) of the AMBIGUOUS dependency edges a traversal leaves out by default."""
+        return self.edges.filter(
+            pl.col("dst").is_not_null()
+            & pl.col("kind").is_in(DEPENDENCY_KINDS)
+            & (pl.col("confidence") == "AMBIGUOUS")
+        ).select("src", "dst")

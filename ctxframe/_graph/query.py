@@ -1,0 +1,200 @@
+"""A question's answer: ranked hits with their 1-hop neighbourhood, as frames that render
+themselves (text within the output budget, HTML, a picture, JSON)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import polars as pl
+
+from ctxframe._graph.edges import NEIGHBOURS_SCHEMA, EdgeIndex, SubsetEdgeIndex, neighbours_of
+from ctxframe._rank.ranker import RankIndex, Ranking
+from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
+from ctxframe._render.picture import query_picture
+from ctxframe._render.text import arrow_text, first_line, location, one_line
+
+SIG_CHARS = 160
+DOC_CHARS = 160
+
+
+@dataclass
+class QueryResult:
+    """Ranked hits with their 1-hop neighbourhood; ``str()`` renders within the token budget."""
+
+    query: str
+    hits: pl.DataFrame
+    neighbours: pl.DataFrame
+    total: int = 0
+    limit: int = 20
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS
+    rule: str = "idf-tiers"
+    tokens: list[str] = field(default_factory=list)
+    abstained: str | None = None  # why the query returned "no structural match" (abstain=True)
+
+    def __len__(self) -> int:
+        return self.hits.height
+
+    def _arrows_by_hit(self) -> dict[str, list[dict[str, Any]]]:
+        out: dict[str, list[dict[str, Any]]] = {}
+        for row in self.neighbours.iter_rows(named=True):
+            out.setdefault(row["hit_id"], []).append(row)
+        return out
+
+    def blocks(self) -> list[list[str]]:
+        """One block of text lines per hit, in rank order."""
+        arrows = self._arrows_by_hit()
+        blocks = []
+        for hit in self.hits.iter_rows(named=True):
+            lines = [f"{hit['rank']}. {hit['label']}  [{hit['kind']}]  {location(hit)}"]
+            sig = one_line(hit.get("signature"), SIG_CHARS)
+            if sig:
+                lines.append(f"    sig: {sig}")
+            doc = first_line(hit.get("doc"), DOC_CHARS)
+            if doc:
+                lines.append(f"    doc: {doc}")
+            lines.extend(f"    {arrow_text(a)}" for a in arrows.get(hit["id"], []))
+            blocks.append(lines)
+        return blocks
+
+    def _fit(self, budget_tokens: int | None = None):
+        budget = self.budget_tokens if budget_tokens is None else budget_tokens
+        return fit_blocks(
+            self.blocks(),
+            budget_tokens=budget,
+            max_blocks=self.limit,
+            total=max(self.total, self.hits.height),
+        )
+
+    def render(self, budget_tokens: int | None = None) -> str:
+        """Text rendering within ``budget_tokens`` (default: the query's budget)."""
+        if self.abstained:
+            return f"no structural match for {self.query!r} ({self.abstained})"
+        if self.hits.is_empty():
+            return f"no matches for {self.query!r}"
+        return self._fit(budget_tokens).text
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __repr__(self) -> str:
+        return f"<QueryResult {self.query!r}: {self.hits.height} of {self.total} hits>"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict of the hits that fit the budget, each with its neighbours."""
+        fitted = self._fit() if not self.hits.is_empty() else None
+        shown = fitted.shown if fitted else 0
+        arrows = self._arrows_by_hit()
+        hits = []
+        for hit in self.hits.head(shown).iter_rows(named=True):
+            hit = dict(hit)
+            hit["neighbours"] = [
+                {k: v for k, v in a.items() if k != "hit_id"} for a in arrows.get(hit["id"], [])
+            ]
+            hits.append(hit)
+        return {
+            "query": self.query,
+            "rule": self.rule,
+            "tokens": list(self.tokens),
+            "total": int(self.total),
+            "hits": hits,
+            "truncated": bool(fitted.truncated) if fitted else False,
+            "abstained": self.abstained,
+        }
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        return {"text/plain": self.render(), "text/html": self._repr_html_()}
+
+    def plot(self, top: int = 10, cap: int = 40):
+        """Draw the top hits with their 1-hop neighbours (pyvis, offline)."""
+        return query_picture(self, top=top, cap=cap)
+
+    def _repr_html_(self) -> str:
+        arrows = self._arrows_by_hit()
+        rows = []
+        for hit in self.hits.iter_rows(named=True):
+            loc = html.escape(location(hit))
+            arr = "<br>".join(html.escape(arrow_text(a)) for a in arrows.get(hit["id"], []))
+            rows.append(
+                "<tr>"
+                f"<td>{hit['rank']}</td>"
+                f"<td><b>{html.escape(str(hit['label']))}</b> "
+                "<span style='font-size:80%;padding:0 4px;border-radius:3px;"
+                f"background:#eef'>{html.escape(str(hit['kind']))}</span></td>"
+                f"<td><code>{loc}</code></td>"
+                f"<td><code>{html.escape(one_line(hit.get('signature'), SIG_CHARS))}</code></td>"
+                f"<td style='font-size:85%'>{arr}</td>"
+                f"<td>{hit['score']:.3f}</td>"
+                "</tr>"
+            )
+        head = "".join(
+            f"<th>{h}</th>" for h in ("#", "name", "where", "signature", "arrows", "score")
+        )
+        return (
+            f"<div><b>query</b> <code>{html.escape(self.query)}</code> · "
+            f"{self.hits.height} of {self.total} hits"
+            f"<table><tr>{head}</tr>{''.join(rows)}</table></div>"
+        )
+
+
+def answer(
+    ranking: Ranking,
+    edge_index: EdgeIndex | SubsetEdgeIndex | None,
+    *,
+    limit: int = 20,
+    include_ambiguous: bool = False,
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+) -> QueryResult:
+    """A ranking with each hit's capped 1-hop neighbourhood attached."""
+    if edge_index is None or ranking.rows.is_empty():
+        arrows = pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
+    else:
+        arrows = edge_index.arrows(ranking.rows)
+    neighbours = neighbours_of(
+        arrows, ranking.hits["id"].to_list(), include_ambiguous=include_ambiguous
+    )
+    return QueryResult(
+        query=ranking.query,
+        hits=ranking.hits,
+        neighbours=neighbours,
+        total=ranking.total,
+        limit=limit,
+        budget_tokens=budget_tokens,
+        rule=ranking.rule,
+        tokens=ranking.tokens,
+    )
+
+
+def run_query(
+    nodes: pl.DataFrame,
+    edges: pl.DataFrame | None,
+    tokens: pl.DataFrame | None,
+    text: str,
+    *,
+    limit: int = 20,
+    rule: Any = None,
+    within: str | None = None,
+    include_ambiguous: bool = False,
+    deprioritize: Sequence[str] = (),
+    project_tokens: Iterable[str] = (),
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+) -> QueryResult:
+    """One-shot query over frames: rank with a fresh :class:`RankIndex`, attach neighbours."""
+    ranking = RankIndex(nodes, tokens).rank(
+        text,
+        limit=limit,
+        rule=rule,
+        within=within,
+        deprioritize=deprioritize,
+        project_tokens=project_tokens,
+    )
+    index = None if edges is None else SubsetEdgeIndex(edges, nodes)
+    return answer(
+        ranking,
+        index,
+        limit=limit,
+        include_ambiguous=include_ambiguous,
+        budget_tokens=budget_tokens,
+    )

@@ -1,0 +1,57 @@
+"""How a node is written in text and HTML alike: its name, its place, a one-line excerpt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+OUTSIDE = "(outside the repo)"
+ARROWS = {"in": "←", "out": "→"}
+
+
+def location(row: dict[str, Any]) -> str:
+    """`path:L10-L40` (`path:L7` for one line, `path` without lines); `(outside the repo)` for a
+    node with no path, such as an import stub."""
+    path = row.get("path")
+    if not path:
+        return OUTSIDE
+    start, end = row.get("line_start"), row.get("line_end")
+    if start is None:
+        return path
+    if end is None or end == start:
+        return f"{path}:L{start}"
+    return f"{path}:L{start}-L{end}"
+
+
+def name_of(row: dict[str, Any]) -> str:
+    """The name a person reads: qualified name, else label, else id."""
+    return row.get("qualname") or row.get("label") or row["id"]
+
+
+def one_line(text: str | None, limit: int) -> str:
+    """All of `text` on one line (white space folded), cut at `limit` characters with `…`."""
+    if not text:
+        return ""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def first_line(text: str | None, limit: int) -> str:
+    """The first non-blank line of `text`, cut at `limit` characters with `…`."""
+    if not text:
+        return ""
+    for line in text.strip().splitlines():
+        line = " ".join(line.split())
+        if line:
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return ""
+
+
+def arrow_text(arrow: dict[str, Any]) -> str:
+    """`← calls checkout` for a 1-hop arrow, with its confidence when it is not EXTRACTED."""
+    text = f"{ARROWS.get(arrow['direction'], '-')} {arrow['edge_kind']} {arrow['other_label']}"
+    conf = arrow.get("confidence")
+    if arrow.get("other_id") is None:
+        text += " (unresolved)"
+    elif conf and conf != "EXTRACTED":
+        text += f" ({conf.lower()})"
+    return text
