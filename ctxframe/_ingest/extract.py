@@ -12,13 +12,13 @@ import bisect
 import gc
 import hashlib
 import os
-import posixpath
 import re
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 
 from ctxframe._core.languages import BY_NAME, Language, language_for, query_source
 from ctxframe._ingest.boundaries.calls import CALL_NAMES
+from ctxframe._ingest.lang import ecmascript, others, python, rust, sql
 
 MAX_FILE_BYTES = 1_000_000
 _SIG_CHARS = 200
@@ -26,14 +26,12 @@ _DOC_CHARS = 1000
 _CLASS_LIKE = {"class", "struct", "interface", "enum", "trait"}
 _SELF_NAMES = {"self", "cls", "this"}
 _SCOPE_WORDS = {*_SELF_NAMES, "Self", "super", "super()"}  # receivers `_Builder._scope` reads
-_JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts")
 # Languages added after the foundation: comment node types that carry doc comments, siblings
 # skipped between a doc comment and its definition, wrappers a doc comment sits above.
 _COMMENT_TYPES = {"comment", "line_comment", "block_comment", "doc_comment"}
 _SKIP_SIBLINGS = {"attribute_item", "inner_attribute_item"}
 _WRAPPERS = ("export_statement", "decorator", "template_declaration")
 _ANNOTATED = {"java", "csharp", "rust"}  # signatures skip leading @Annotation / [Attr] / #[attr]
-_RUST_STD = {"std", "core", "alloc"}
 _CPP_HINT = re.compile(
     rb"^[ \t]*(?:namespace\s+\w+\s*\{|template\s*<|class\s+\w+[^;\n]*\{|"
     rb"(?:public|private|protected)\s*:|#include\s*<(?:string|vector|memory|iostream|map)>)",
@@ -282,7 +280,7 @@ def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None
         res.parse_errors = _count_errors(root)
     defs, refs = _split_matches(QueryCursor(query).matches(root), roles)
     if lang.name == "sql":
-        defs.extend(_sql_procedures(data, defs))
+        defs.extend(sql.procedures(data, defs))
     _Builder(res, lang, data, python=pack is None and lang.name == "python").build(defs, refs)
 
 
@@ -341,7 +339,7 @@ class _Builder:
         """`defs` and `refs` hold (kind, captured node, captures) per match."""
         items = self._definitions(defs)
         self._emit_defs(items)
-        self.decorations = _python_decorations(items) if self.python else None
+        self.decorations = python.decorations(items) if self.python else None
         self.recv_vars = any(item["recv_var"] for item in items)  # Go: `func (s *T) m()`
         self._emit_refs(refs, items)
 
@@ -615,13 +613,13 @@ class _Builder:
             name, alias = "default", _text(self.data, caps["import.default"][0])
         fam = self.lang.family
         if fam == "python":
-            module = _python_absolute(raw, self.res.path)
-            cands = _python_candidates(module)
-            sub = _python_candidates(f"{module}.{name}") if name else ()
+            module = python.absolute(raw, self.res.path)
+            cands = python.candidates(module)
+            sub = python.candidates(f"{module}.{name}") if name else ()
             if name is None and alias is None:
                 alias = raw  # `import a.b` binds the dotted name itself
         elif fam == "js":
-            module, cands = _js_candidates(raw.strip("'\""), self.res.path)
+            module, cands = ecmascript.candidates(raw.strip("'\""), self.res.path)
             sub = ()
         elif fam == "go":  # resolved against go.mod files at resolution time
             module, cands, sub = raw.strip('"`'), (), ()
@@ -629,47 +627,21 @@ class _Builder:
                 alias = module.rsplit("/", 1)[-1]
         elif fam == "rust":
             if node.type == "mod_item":
-                moddir = _rust_moddir(self.res.path)
+                moddir = rust.module_dir(self.res.path)
                 cands = (f"{moddir}{raw}.rs", f"{moddir}{raw}/mod.rs")
                 self._ref(self.res.path, "import", None, None, None, node, raw, raw, cands)
                 return
-            for segs, local in _rust_use_tree(raw):
-                module, name, cands, sub = _rust_candidates(segs, self.res.path)
+            for segs, local in rust.use_tree(raw):
+                module, name, cands, sub = rust.candidates(segs, self.res.path)
                 self._ref(
                     self.res.path, "import", name, None, None, node, module, local, cands, sub
                 )
             return
         else:
-            module, cands, sub = _other_candidates(fam, raw, self.res.path, node)
+            module, cands, sub = others.candidates(fam, raw, self.res.path, node)
             if fam == "java" and alias is None and not module.endswith(".*"):
                 alias = module.rsplit(".", 1)[-1]
         self._ref(self.res.path, "import", name, None, None, node, module, alias, cands, sub)
-
-
-def _python_decorations(items: list[dict]) -> dict[tuple[int, int], str]:
-    """(start, end) of every call written as a Python decorator -> id of the definition it
-    decorates: what `_Builder._decorated` finds from each call, found from the definitions."""
-    out: dict[tuple[int, int], str] = {}
-    first: dict[int, dict] = {}
-    for item in items:
-        parent = item["node"].parent
-        if parent is None or parent.type != "decorated_definition":
-            continue
-        target = parent.child_by_field_name("definition")
-        if target is None:
-            continue
-        if not first:
-            for it in items:
-                first.setdefault(it["start"], it)
-        owner = first.get(target.start_byte)
-        if owner is None:
-            continue
-        for deco in parent.children:
-            if deco.type == "decorator":
-                for call in deco.children:
-                    if call.type == "call":
-                        out[(call.start_byte, call.end_byte)] = owner["id"]
-    return out
 
 
 _NOT_CALLS = frozenset({"import", "extends", "implements", "env"})
@@ -735,201 +707,3 @@ def _clean_comment(s: str) -> str | None:
     return "\n".join(out)[:_DOC_CHARS] or None
 
 
-def _python_absolute(module: str, path: str) -> str:
-    """`..x` in `a/b/c.py` → `a.x`; absolute names pass through."""
-    dots = len(module) - len(module.lstrip("."))
-    if dots == 0:
-        return module
-    parts = posixpath.dirname(path).split("/") if "/" in path else []
-    if dots > 1:
-        parts = parts[: len(parts) - (dots - 1)] if dots - 1 <= len(parts) else []
-    rest = module[dots:]
-    return ".".join([p for p in parts if p] + ([rest] if rest else []))
-
-
-@lru_cache(maxsize=4096)  # the same modules are imported file after file
-def _python_candidates(module: str) -> tuple[str, ...]:
-    if not module:
-        return ()
-    base = module.replace(".", "/")
-    return (f"{base}.py", f"{base}/__init__.py", f"src/{base}.py", f"src/{base}/__init__.py")
-
-
-def _js_candidates(spec: str, path: str) -> tuple[str, tuple[str, ...]]:
-    if not spec.startswith("."):
-        return spec, ()
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
-    stem, ext = posixpath.splitext(target)
-    cands = [target] if ext else []
-    if ext in (".js", ".jsx", ".mjs", ".cjs"):
-        cands += [stem + e for e in (".ts", ".tsx")]
-    cands += [target + e for e in _JS_EXTS] + [f"{target}/index{e}" for e in _JS_EXTS]
-    return target, tuple(dict.fromkeys(cands))
-
-
-# -- languages added after the foundation --------------------------------------------------------
-# A candidate starting with "/" is a path suffix: any indexed file whose path ends with it
-# (the shortest such path wins), for languages whose import roots are not known up front.
-
-
-def _other_candidates(fam: str, raw: str, path: str, node) -> tuple[str, tuple, tuple]:
-    """(module, candidates, sub-candidates) of a Java/C/C++/C#/Zig import as written."""
-    here = posixpath.dirname(path)
-    if fam == "java":
-        module = raw.strip()
-        if node.text is not None and node.text.rstrip(b"; \n").endswith(b"*"):
-            module += ".*"
-            return module, (), ()
-        parts = module.split(".")
-        cands = ["/" + "/".join(parts) + ".java"]
-        if len(parts) > 1:  # `import static a.B.member;` or a nested class `a.B.Inner`
-            cands.append("/" + "/".join(parts[:-1]) + ".java")
-        return module, tuple(cands), ()
-    if fam == "c" and node.type == "using_declaration":  # C++ `using namespace a::b;`
-        return raw.strip(), (), ()
-    if fam == "c":
-        spec = raw.strip()
-        quoted = spec.startswith('"')
-        spec = spec.strip('"<>').strip()
-        cands = [posixpath.normpath(posixpath.join(here, spec))] if quoted else []
-        cands += [posixpath.normpath(spec), f"include/{spec}"]
-        if "/" in spec:
-            cands.append("/" + posixpath.normpath(spec).lstrip("./"))
-        return spec, tuple(c for c in dict.fromkeys(cands) if not c.startswith("..")), ()
-    if fam == "zig":
-        spec = raw.strip('"')
-        if spec.endswith(".zig"):
-            return (
-                posixpath.normpath(posixpath.join(here, spec)),
-                (posixpath.normpath(posixpath.join(here, spec)),),
-                (),
-            )
-        return spec, (), ()
-    return raw.strip(), (), ()  # C#: a namespace, resolved against namespace nodes
-
-
-def _rust_use_tree(text: str) -> list[tuple[list[str], str | None]]:
-    """Expand a `use` argument (`a::b::{C, d::E as F, self}`) into (segments, local alias)."""
-    text = re.sub(r"\s*(::|[{},])\s*", r"\1", text.strip())
-    out: list[tuple[list[str], str | None]] = []
-
-    def split_top(s: str) -> list[str]:
-        parts, depth, cur = [], 0, ""
-        for ch in s:
-            if ch == "," and depth == 0:
-                parts.append(cur)
-                cur = ""
-                continue
-            depth += (ch == "{") - (ch == "}")
-            cur += ch
-        if cur:
-            parts.append(cur)
-        return parts
-
-    def walk(prefix: list[str], s: str) -> None:
-        if "{" in s and s.endswith("}"):
-            head, _, body = s.partition("{")
-            base = prefix + [p for p in head.split("::") if p]
-            for part in split_top(body[:-1]):
-                walk(base, part)
-            return
-        alias = None
-        m = re.fullmatch(r"(.+?)\s+as\s+(\w+)", s)
-        if m:
-            s, alias = m.group(1), m.group(2)
-        segs = prefix + [p for p in s.split("::") if p]
-        if segs and segs[-1] == "self":
-            segs = segs[:-1]
-        if segs and segs[-1] == "*":
-            out.append((segs, None))
-            return
-        if segs:
-            out.append((segs, alias if alias != "_" else None))
-
-    walk([], text)
-    return out
-
-
-def _rust_moddir(path: str) -> str:
-    """Directory (with a trailing slash) holding the child modules of the file's module."""
-    d = posixpath.dirname(path)
-    base = posixpath.basename(path)
-    prefix = f"{d}/" if d else ""
-    if base in ("mod.rs", "lib.rs", "main.rs"):
-        return prefix
-    return f"{prefix}{base[:-3]}/"
-
-
-def _rust_candidates(segs: list[str], path: str) -> tuple[str, str | None, tuple, tuple]:
-    """(module, name, candidates, sub-candidates) for one `use` path of a Rust file."""
-    glob = segs[-1] == "*"
-    if glob:  # `use a::b::*`: the module a::b itself
-        segs = segs[:-1]
-    module = "::".join(segs[:-1]) if len(segs) > 1 and not glob else "::".join(segs)
-    name = segs[-1] if len(segs) > 1 and not glob else None
-    first = segs[0]
-    if first in _RUST_STD:
-        return module, name, (), ()
-    if first not in ("crate", "self", "super"):  # a child module (or an external crate)
-        segs = ["self", *segs]
-        first = "self"
-    if first == "crate":
-        d, parts = path.split("/"), segs[1:]
-        root = "/".join(d[: len(d) - 1 - d[::-1].index("src")]) + "/" if "src" in d[:-1] else ""
-        base = root
-    else:
-        base, parts = _rust_moddir(path), segs[1:]
-        while parts and parts[0] in ("super", "self"):
-            if parts[0] == "super":
-                base = posixpath.dirname(base.rstrip("/"))
-                base = f"{base}/" if base else ""
-            parts = parts[1:]
-        if first == "super":
-            base = posixpath.dirname(base.rstrip("/"))
-            base = f"{base}/" if base else ""
-
-    def files(ps: list[str]) -> tuple[str, ...]:
-        if not ps:
-            return tuple(f"{base}{f}" for f in ("lib.rs", "main.rs", "mod.rs"))
-        stem = base + "/".join(ps)
-        return (f"{stem}.rs", f"{stem}/mod.rs")
-
-    mod_parts = parts[:-1] if name is not None else parts
-    return module, name, files(mod_parts), files(parts) if name is not None else ()
-
-
-_SQL_PROC = re.compile(
-    rb"^[ \t]*create[ \t]+(?:or[ \t]+replace[ \t]+)?procedure[ \t]+([\w.\"`\[\]]+)",
-    re.IGNORECASE | re.MULTILINE,
-)
-
-
-class _Span:
-    """A stand-in for a tree-sitter node over a byte range (definitions the grammar misses)."""
-
-    def __init__(self, data: bytes, start: int, end: int):
-        self.start_byte, self.end_byte = start, end
-        self.start_point = (data.count(b"\n", 0, start), 0)
-        self.end_point = (data.count(b"\n", 0, max(start, end - 1)), 0)
-        self.parent = self.prev_named_sibling = None
-        self.type = "span"
-
-    def child_by_field_name(self, _name):
-        return None
-
-
-def _sql_procedures(data: bytes, defs: list) -> list:
-    """`CREATE PROCEDURE name …` statements, which tree-sitter-sql does not parse."""
-    del defs
-    out = []
-    for m in _SQL_PROC.finditer(data):
-        start, after = m.start(), m.end()
-        dollar = data.find(b"$$", after)
-        semi = data.find(b";", after)
-        if dollar != -1 and (semi == -1 or dollar < semi):
-            close = data.find(b"$$", dollar + 2)
-            semi = data.find(b";", close if close != -1 else dollar + 2)
-        end = len(data) if semi == -1 else semi + 1
-        span, name = _Span(data, start, end), _Span(data, m.start(1), m.end(1))
-        out.append(("procedure", span, {"definition.procedure": [span], "name": [name]}))
-    return out

@@ -1,0 +1,52 @@
+"""Python: relative imports to module names, module names to candidate files, decorators."""
+
+from __future__ import annotations
+
+import posixpath
+from functools import lru_cache
+
+
+def decorations(items: list[dict]) -> dict[tuple[int, int], str]:
+    """(start, end) of every call written as a Python decorator -> id of the definition it
+    decorates: what `_Builder._decorated` finds from each call, found from the definitions."""
+    out: dict[tuple[int, int], str] = {}
+    first: dict[int, dict] = {}
+    for item in items:
+        parent = item["node"].parent
+        if parent is None or parent.type != "decorated_definition":
+            continue
+        target = parent.child_by_field_name("definition")
+        if target is None:
+            continue
+        if not first:
+            for it in items:
+                first.setdefault(it["start"], it)
+        owner = first.get(target.start_byte)
+        if owner is None:
+            continue
+        for deco in parent.children:
+            if deco.type == "decorator":
+                for call in deco.children:
+                    if call.type == "call":
+                        out[(call.start_byte, call.end_byte)] = owner["id"]
+    return out
+
+
+def absolute(module: str, path: str) -> str:
+    """`..x` in `a/b/c.py` → `a.x`; absolute names pass through."""
+    dots = len(module) - len(module.lstrip("."))
+    if dots == 0:
+        return module
+    parts = posixpath.dirname(path).split("/") if "/" in path else []
+    if dots > 1:
+        parts = parts[: len(parts) - (dots - 1)] if dots - 1 <= len(parts) else []
+    rest = module[dots:]
+    return ".".join([p for p in parts if p] + ([rest] if rest else []))
+
+
+@lru_cache(maxsize=4096)  # the same modules are imported file after file
+def candidates(module: str) -> tuple[str, ...]:
+    if not module:
+        return ()
+    base = module.replace(".", "/")
+    return (f"{base}.py", f"{base}/__init__.py", f"src/{base}.py", f"src/{base}/__init__.py")
