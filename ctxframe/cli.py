@@ -120,7 +120,29 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="index the bundled sample shop and ask it a question")
     p.add_argument("--keep", default=None, help="copy the sample here instead of a temp dir")
+    _agent_parsers(sub)
     return ap
+
+
+def _agent_parsers(sub) -> None:
+    """`context`: what coding agents call."""
+    p = sub.add_parser("context", help="ranked hits with their source, packed into a budget")
+    p.add_argument("text", help="the question")
+    _add_repo(p)
+    p.add_argument("--budget", type=int, default=4000, help="tokens (default 4000)")
+    p.add_argument("--format", choices=("md", "xml", "json"), default=None, help="default md")
+    p.add_argument(
+        "--tokenizer",
+        choices=("chars", "tiktoken"),
+        default="chars",
+        help="how the budget counts: chars/4 (default) or tiktoken if installed",
+    )
+    p.add_argument("--limit", type=int, default=None, help="hits ranked (default: by budget)")
+    p.add_argument("--rule", default=None, help="idf-tiers (default), bm25, flat-name-bonus")
+    p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
+    p.add_argument(
+        "--abstain", action="store_true", help='say "no structural match" instead of weak hits'
+    )
 
 
 def _emit(obj, as_json: bool) -> None:
@@ -256,6 +278,26 @@ def _cmd_serve(a) -> None:
     serve(a.path, store=a.store, host=a.host, port=a.port, verbose=a.verbose)
 
 
+def _cmd_context(a) -> None:
+    from ctxframe._graph.graph import open_graph
+
+    g = open_graph(a.repo, store=a.store)
+    fmt = a.format or ("json" if a.json else "md")
+    ctx = g.context(
+        a.text,
+        budget_tokens=a.budget,
+        format=fmt,
+        limit=a.limit,
+        rule=a.rule,
+        within=a.within,
+        abstain=a.abstain,
+        tokenizer=a.tokenizer,
+    )
+    text = ctx.render()
+    # the budget counts every printed character: the final newline only when it still fits
+    sys.stdout.write(text + "\n" if ctx.counter.count(text + "\n") <= a.budget else text)
+
+
 def _verb(a) -> int:
     from ctxframe._graph.graph import open_graph
 
@@ -289,6 +331,7 @@ _COMMANDS = {
     "serve": _cmd_serve,
 }
 _COMMANDS["adapters"] = _cmd_adapters
+_COMMANDS.update(context=_cmd_context)
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 
 

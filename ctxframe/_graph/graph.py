@@ -10,6 +10,8 @@ import polars as pl
 
 from ctxframe._core.config import Config, load_config
 from ctxframe._graph import verbs
+from ctxframe._graph.context import DEFAULT_BUDGET_TOKENS as CONTEXT_BUDGET
+from ctxframe._graph.context import Context, build_context
 from ctxframe._graph.lookups import Lookups
 from ctxframe._graph.neighbourhood import Neighbourhood, neighbourhood
 from ctxframe._graph.query import QueryResult, answer
@@ -136,6 +138,34 @@ class Graph:
         self._queries += 1  # asked again: worth the full edge lookup for the warm path
         index = self._lookups.arrows_index(one_shot=self._queries < 2)
         return answer(ranking, index, limit=limit, include_ambiguous=include_ambiguous)
+
+    def context(
+        self,
+        question: str,
+        budget_tokens: int = CONTEXT_BUDGET,
+        format: str = "md",
+        limit: int | None = None,
+        rule=None,
+        within: str | None = None,
+        abstain: bool = False,
+        tokenizer=None,
+    ) -> Context:
+        """The ranked hits as text to paste into a prompt: each hit's place, signature and
+        source (trimmed around the question's words; checked against the indexed file hash),
+        its neighbours as one-liners, within ``budget_tokens`` (chars/4, or ``tokenizer=
+        "tiktoken"``), ending with what was left out. ``format``: md, xml or json."""
+        if limit is None:
+            limit = max(10, min(100, budget_tokens // 80))
+        result = self.query(question, limit=limit, rule=rule, within=within, abstain=abstain)
+        return build_context(
+            result,
+            nodes=self.nodes,
+            files=self.files,
+            root=self.root,
+            budget_tokens=budget_tokens,
+            format=format,
+            tokenizer=tokenizer,
+        )
 
     def warm(self) -> Graph:
         """Build the ranking, name, arrow and traversal indexes now instead of on first use
