@@ -125,7 +125,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _agent_parsers(sub) -> None:
-    """`context`: what coding agents call."""
+    """`context` and `mcp`: what coding agents call."""
     p = sub.add_parser("context", help="ranked hits with their source, packed into a budget")
     p.add_argument("text", help="the question")
     _add_repo(p)
@@ -143,6 +143,10 @@ def _agent_parsers(sub) -> None:
     p.add_argument(
         "--abstain", action="store_true", help='say "no structural match" instead of weak hits'
     )
+
+    p = sub.add_parser("mcp", help="an MCP server over stdio (needs `pip install ctxframe[mcp]`)")
+    p.add_argument("--repo", default=".", help="repository root (default: current directory)")
+    p.add_argument("--store", default=None, help="store directory (default: REPO/.ctxframe/graph)")
 
 
 def _emit(obj, as_json: bool) -> None:
@@ -298,6 +302,12 @@ def _cmd_context(a) -> None:
     sys.stdout.write(text + "\n" if ctx.counter.count(text + "\n") <= a.budget else text)
 
 
+def _cmd_mcp(a) -> None:
+    from ctxframe._apps.mcp import serve_stdio
+
+    serve_stdio(a.repo, store=a.store)
+
+
 def _verb(a) -> int:
     from ctxframe._graph.graph import open_graph
 
@@ -331,7 +341,7 @@ _COMMANDS = {
     "serve": _cmd_serve,
 }
 _COMMANDS["adapters"] = _cmd_adapters
-_COMMANDS.update(context=_cmd_context)
+_COMMANDS.update(context=_cmd_context, mcp=_cmd_mcp)
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 
 
