@@ -125,7 +125,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _agent_parsers(sub) -> None:
-    """`context` and `mcp`: what coding agents call."""
+    """`context`, `mcp` and `hook`: what coding agents call."""
     p = sub.add_parser("context", help="ranked hits with their source, packed into a budget")
     p.add_argument("text", help="the question")
     _add_repo(p)
@@ -147,6 +147,16 @@ def _agent_parsers(sub) -> None:
     p = sub.add_parser("mcp", help="an MCP server over stdio (needs `pip install ctxframe[mcp]`)")
     p.add_argument("--repo", default=".", help="repository root (default: current directory)")
     p.add_argument("--store", default=None, help="store directory (default: REPO/.ctxframe/graph)")
+
+    p = sub.add_parser("hook", help="hooks for coding agents")
+    hsub = p.add_subparsers(dest="hook_command", required=True, metavar="HOOK")
+    h = hsub.add_parser(
+        "prompt", help="stdin: a prompt (text or hook JSON); stdout: context, or nothing"
+    )
+    h.add_argument("--repo", default=None, help="repository root (default: the hook's cwd, .)")
+    h.add_argument("--store", default=None, help="store directory (default: REPO/.ctxframe/graph)")
+    h.add_argument("--budget", type=int, default=1500, help="tokens (default 1500)")
+    h.add_argument("--format", choices=("md", "xml"), default="md", help="default md")
 
 
 def _emit(obj, as_json: bool) -> None:
@@ -308,6 +318,20 @@ def _cmd_mcp(a) -> None:
     serve_stdio(a.repo, store=a.store)
 
 
+def _cmd_hook(a) -> int:
+    from ctxframe._apps.hook import prompt_hook
+
+    return prompt_hook(
+        sys.stdin,
+        sys.stdout,
+        sys.stderr,
+        repo=a.repo,
+        store=a.store,
+        budget_tokens=a.budget,
+        format=a.format,
+    )
+
+
 def _verb(a) -> int:
     from ctxframe._graph.graph import open_graph
 
@@ -341,7 +365,7 @@ _COMMANDS = {
     "serve": _cmd_serve,
 }
 _COMMANDS["adapters"] = _cmd_adapters
-_COMMANDS.update(context=_cmd_context, mcp=_cmd_mcp)
+_COMMANDS.update(context=_cmd_context, mcp=_cmd_mcp, hook=_cmd_hook)
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 
 

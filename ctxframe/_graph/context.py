@@ -161,7 +161,7 @@ class Markdown:
     sep = first_sep = "\n\n"
 
     def header(self, ctx: Context) -> str:
-        return f"# Context: {one_line(ctx.question, 300)}"
+        return f"# {ctx.title}" if ctx.title else f"# Context: {one_line(ctx.question, 300)}"
 
     def block(self, s: Shown) -> str:
         it = s.item
@@ -206,7 +206,8 @@ class Xml:
 
     def header(self, ctx: Context) -> str:
         return (
-            f'<context question="{_x(ctx.question)}" budget_tokens="{ctx.budget_tokens}" '
+            f'<context question="{_x(one_line(ctx.question, 300))}" '
+            f'budget_tokens="{ctx.budget_tokens}" '
             f'tokenizer="{_x(ctx.tokenizer)}">'
         )
 
@@ -419,6 +420,7 @@ class Context:
     format: str = "md"
     rule: str = "idf-tiers"
     abstained: str | None = None
+    title: str | None = None  # the Markdown heading (default: "Context: QUESTION")
     counter: TokenCounter = field(default_factory=token_counter, repr=False)
     _packed: dict[tuple[str, int], Packed] = field(default_factory=dict, repr=False)
 
