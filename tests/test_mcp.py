@@ -69,12 +69,12 @@ def params(repo: str):
     )
 
 
-def session(repo: str, script):
+def session(repo: str, script, mode: str = "auto"):
     """Run ``await script(client)`` against a fresh `ctxframe mcp` server process."""
     from mcp import Client
 
     async def go():
-        async with Client(params(repo)) as client:
+        async with Client(params(repo), mode=mode) as client:
             return await script(client)
 
     return asyncio.run(go())
@@ -125,6 +125,17 @@ def test_tools_calls_and_bad_arguments(shop_graph):
     assert missing.is_error is True  # status not-found: an error result with the verb's JSON
     assert as_json(missing) == shop_graph.card("NoSuchSymbolAnywhere").to_dict()
     assert after.is_error is False
+
+
+def test_initialize_handshake_clients(shop_graph):
+    """Clients of the handshake era (an `initialize` request first) are served the same."""
+
+    async def script(client):
+        return await client.list_tools(), await client.call_tool("card", {"name": "ProcessRefund"})
+
+    listed, card = session(shop_graph.root, script, mode="legacy")
+    assert [t.name for t in listed.tools] == TOOLS
+    assert as_json(card) == json.loads(json.dumps(shop_graph.card("ProcessRefund").to_dict()))
 
 
 def test_a_new_store_is_picked_up_without_restart(shop):
