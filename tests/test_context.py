@@ -129,8 +129,13 @@ def test_never_over_budget(shop_graph, budget, question, fmt, tokenizer):
     if packed.shown and fmt == "xml":
         root = ET.fromstring(text)
         assert len(root.findall("hit")) == len(packed.shown)
-    if packed.shown and packed.left and fmt == "md":
-        assert text.splitlines()[-1].startswith("… truncated:")
+    if packed.shown and packed.left:  # the end says what was left out, in every format
+        if fmt == "md":
+            assert text.splitlines()[-1].startswith("… truncated:")
+        elif fmt == "xml":
+            assert ET.fromstring(text).find("truncated").text.startswith("… truncated:")
+        else:
+            assert json.loads(text)["truncated"]["hits"] == packed.left.hits
 
 
 def test_marker_says_what_was_left_out(shop_graph):
