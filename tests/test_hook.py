@@ -90,6 +90,14 @@ def test_problems_are_one_line_on_stderr_and_exit_0(stdin, kwargs, message):
     assert err.startswith(message) and err.count("\n") == 1
 
 
+def test_a_long_prompt_is_read_up_to_its_first_characters(shop_graph):
+    from ctxframe._apps.hook import MAX_PROMPT_CHARS
+
+    long = REFUND + " " + "lorem ipsum " * 2000
+    ctx = prompt_context(long, repo=shop_graph.root)
+    assert ctx is not None and ctx.question == long[:MAX_PROMPT_CHARS]
+
+
 def test_budget_is_respected(shop_graph):
     for budget in (1, 50, 200, 700):
         code, out, _ = run_hook(REFUND, repo=shop_graph.root, budget_tokens=budget)

@@ -30,6 +30,9 @@ from ctxframe._store import cache as _cache
 from ctxframe._store import tables as _store
 
 PROMPT_KEYS = ("prompt", "user_prompt", "text")
+# Ranking time grows with the words of the question (~0.5 s for 1,000 characters of pasted code
+# on Django): a prompt is read up to here, where its ask usually is.
+MAX_PROMPT_CHARS = 1000
 DEFAULT_BUDGET_TOKENS = 1500
 TITLE = "ctxframe: code in this repository that matches the prompt"
 
@@ -129,9 +132,11 @@ def prompt_context(
     format: str = "md",
     limit: int | None = None,
 ) -> Context | None:
-    """The context block for a prompt, or None when the prompt is not about this code."""
+    """The context block for a prompt (its first ``MAX_PROMPT_CHARS`` characters), or None
+    when the prompt is not about this code."""
     if not text.strip():
         return None
+    text = text[:MAX_PROMPT_CHARS]
     root = os.path.realpath(repo)
     pi = PromptIndex(store or default_store(root), root if os.path.isdir(root) else None)
     if limit is None:

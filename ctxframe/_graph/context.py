@@ -23,7 +23,7 @@ from ctxframe._core.errors import CtxframeError
 from ctxframe._graph.query import QueryResult
 from ctxframe._graph.source import NONE, OK, SourceReader, Span
 from ctxframe._render.budget import ELLIPSIS
-from ctxframe._render.excerpt import Excerpt, excerpt
+from ctxframe._render.excerpt import Excerpt, WordMatcher, excerpt, line_scores
 from ctxframe._render.text import arrow_text, location, one_line
 from ctxframe._render.tokencount import TokenCounter, token_counter
 
@@ -63,9 +63,10 @@ class Item:
     row: dict[str, Any]
     span: Span
     neighbours: list[str]
-    tokens: Sequence[str]
+    tokens: WordMatcher
     language: str | None = None
     _cache: dict[tuple[int, frozenset[int]], Excerpt] = field(default_factory=dict, repr=False)
+    _scores: list[int] | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
@@ -88,7 +89,11 @@ class Item:
         skip = frozenset(i for i in skip if lo <= i < hi)
         key = (cap, skip)
         if key not in self._cache:
-            self._cache[key] = excerpt(self.span.lines, lo, self.tokens, cap, skip)
+            if self._scores is None and cap < len(self.span.lines):
+                self._scores = line_scores(self.span.lines, self.tokens)
+            self._cache[key] = excerpt(
+                self.span.lines, lo, self.tokens, cap, skip, scores=self._scores
+            )
         return self._cache[key]
 
 
@@ -555,12 +560,13 @@ def build_context(
     arrows = _neighbour_lines(result, places)
     reader = SourceReader(root, files)
     reader.prefetch(hits["path"].drop_nulls().to_list())
+    matcher = WordMatcher(result.tokens)
     items = [
         Item(
             row=row,
             span=reader.span(row),
             neighbours=arrows.get(row["id"], []),
-            tokens=result.tokens,
+            tokens=matcher,
             language=langs.get(row["id"]),
         )
         for row in hits.iter_rows(named=True)

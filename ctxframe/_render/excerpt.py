@@ -3,6 +3,7 @@ question's words (with a line of context each side), gaps marked; a short span w
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -66,34 +67,40 @@ def gap_line(first: int, last: int, above: bool = False) -> str:
     return f"{GAP} {where} ({n} line{'s' if n != 1 else ''}{', shown above' if above else ''})"
 
 
-def _matches(word: str, query: set[str]) -> bool:
-    if word in query:
-        return True
-    for q in query:
-        short, long_ = (word, q) if len(word) <= len(q) else (q, word)
-        if len(short) >= PREFIX_MIN and long_.startswith(short):
+class WordMatcher:
+    """Whether a word matches one of the query's words: equal, or one a prefix of the other
+    with at least ``PREFIX_MIN`` letters (``redirect`` ~ ``redirecting``); answers memoized."""
+
+    def __init__(self, query_tokens: Iterable[str]):
+        self.query = {t for t in query_tokens if t}
+        self._sorted = sorted(self.query)
+        self._memo: dict[str, bool] = {}
+
+    def __call__(self, word: str) -> bool:
+        ok = self._memo.get(word)
+        if ok is None:
+            ok = self._memo[word] = self._match(word)
+        return ok
+
+    def _match(self, word: str) -> bool:
+        if word in self.query:
             return True
-    return False
+        # a query word that is a prefix of this word
+        if any(word[:k] in self.query for k in range(PREFIX_MIN, len(word))):
+            return True
+        # this word a prefix of a query word
+        if len(word) >= PREFIX_MIN:
+            i = bisect_left(self._sorted, word)
+            return i < len(self._sorted) and self._sorted[i].startswith(word)
+        return False
 
 
-def line_scores(lines: Sequence[str], query_tokens: Iterable[str]) -> list[int]:
-    """Per line, how many distinct query words it holds (exact, or one a prefix of the other
-    with 4+ letters: ``redirect`` ~ ``redirecting``)."""
-    query = {t for t in query_tokens if t}
-    if not query:
+def line_scores(lines: Sequence[str], query_tokens: Iterable[str] | WordMatcher) -> list[int]:
+    """Per line, how many distinct query words it holds (see :class:`WordMatcher`)."""
+    match = query_tokens if isinstance(query_tokens, WordMatcher) else WordMatcher(query_tokens)
+    if not match.query:
         return [0] * len(lines)
-    memo: dict[str, bool] = {}
-    scores = []
-    for line in lines:
-        hit = set()
-        for w in tokenize(line):
-            ok = memo.get(w)
-            if ok is None:
-                ok = memo[w] = _matches(w, query)
-            if ok:
-                hit.add(w)
-        scores.append(len(hit))
-    return scores
+    return [len({w for w in tokenize(line) if match(w)}) for line in lines]
 
 
 def head_length(lines: Sequence[str]) -> int:
@@ -109,14 +116,16 @@ def head_length(lines: Sequence[str]) -> int:
 def excerpt(
     lines: Sequence[str],
     first: int,
-    query_tokens: Iterable[str],
+    query_tokens: Iterable[str] | WordMatcher,
     cap: int,
     skip: Collection[int] = (),
+    scores: Sequence[int] | None = None,
 ) -> Excerpt:
     """At most ``cap`` lines of the span ``lines`` (line ``first`` onwards): all of it when it
     fits; else its head, then the best-scoring lines with one line of context each side, in
     line order; with no line scoring, the lines right after the head. Line numbers in ``skip``
-    (quoted earlier) are left out, the head excepted."""
+    (quoted earlier) are left out, the head excepted; ``scores`` are the lines'
+    :func:`line_scores` when known already."""
     n = len(lines)
     above = frozenset(i for i in skip if first <= i < first + n)
     if cap <= 0 or n == 0:
@@ -128,7 +137,8 @@ def excerpt(
     else:
         keep = set(range(head))
         allowed = set(free)
-        scores = line_scores(lines, query_tokens)
+        if scores is None:
+            scores = line_scores(lines, query_tokens)
         order = sorted((i for i in free if scores[i] > 0), key=lambda i: (-scores[i], i))
         for i in order:
             if len(keep) >= cap:
