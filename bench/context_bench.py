@@ -12,7 +12,9 @@ scored:
 
 * **quoted** — the context shows a gold symbol (or, for a gold class, a member of it) with its
   source: its first line at least, as the excerpt chose to show it;
-* **whole** — the same, with the whole span quoted (no line left out);
+* **anywhere** — a gold symbol's first line is quoted by any block (a class's or a file's
+  excerpt holding it counts);
+* **whole** — the gold symbol's own block quotes its whole span (no line left out);
 * **rank<=N** — the ranker alone: the gold symbol among the first N hits of ``graph.rank``
   (the bound any packing of the ranked hits works within).
 
@@ -84,8 +86,17 @@ def matches(node_id: str, path: str | None, gold: list[str], files: list[str]) -
     return bool(files) and path in files
 
 
-def score(ctx: Any, gold: list[str], files: list[str]) -> dict[str, Any]:
-    """Whether the md rendering quotes a gold symbol's source, whole or trimmed."""
+def gold_lines(g: Any, gold: list[str]) -> list[tuple[str, int]]:
+    """(path, first line) of each gold symbol as indexed."""
+    import polars as pl
+
+    rows = g.nodes.filter(pl.col("id").is_in(gold)).select("path", "line_start")
+    return [(p, int(n)) for p, n in rows.iter_rows() if p and n is not None]
+
+
+def score(ctx: Any, gold: list[str], files: list[str], where: list[tuple[str, int]]) -> dict:
+    """Whether the md rendering quotes a gold symbol's source, whole or trimmed; and whether
+    a gold symbol's first line is quoted by any block (a class's or a file's too)."""
     p = ctx.packed("md")
     found = None
     for s in p.shown:
@@ -93,8 +104,15 @@ def score(ctx: Any, gold: list[str], files: list[str]) -> dict[str, Any]:
         if matches(row["id"], row.get("path"), gold, files) and s.excerpt.runs:
             found = s
             break
+    quoted_lines = {
+        (s.item.row.get("path"), n)
+        for s in p.shown
+        for a, b in s.excerpt.ranges()
+        for n in range(a, b + 1)
+    }
     return {
         "quoted": found is not None,
+        "anywhere": found is not None or any(w in quoted_lines for w in where),
         "whole": bool(found is not None and not found.excerpt.trimmed),
         "quoted_rank": found.item.row["rank"] if found else None,
         "shown": len(p.shown),
@@ -117,11 +135,12 @@ def run(questions: list[dict], graphs: dict[str, Any], budgets: list[int], main:
     for q in questions:
         g = graphs[f"{q['project']}-{q['version']}"]
         gold, files = gold_ids(q)
+        where = gold_lines(g, gold)
         row: dict[str, Any] = {"id": q["id"], "category": q["category"], "project": q["project"]}
         for b in budgets:
             t0 = time.perf_counter()
             ctx = g.context(q["question"], budget_tokens=b)
-            sc = score(ctx, gold, files)
+            sc = score(ctx, gold, files, where)
             if b == main:
                 t_ctx.append(time.perf_counter() - t0)
             for fmt in ("md", "xml", "json"):
@@ -151,6 +170,7 @@ def summarize(res: dict, budgets: list[int], main: int) -> dict:
         table[name] = {
             "n": len(rs),
             "quoted": _share(rs, lambda r, m=m: r[m]["quoted"]),
+            "anywhere": _share(rs, lambda r, m=m: r[m]["anywhere"]),
             "whole": _share(rs, lambda r, m=m: r[m]["whole"]),
             "rank<=5": _share(rs, lambda r: r["rank"] is not None and r["rank"] <= 5),
             "rank<=20": _share(rs, lambda r: r["rank"] is not None and r["rank"] <= 20),
@@ -159,6 +179,7 @@ def summarize(res: dict, budgets: list[int], main: int) -> dict:
     by_budget = {
         str(b): {
             "quoted": _share(rows, lambda r, b=b: r[str(b)]["quoted"]),
+            "anywhere": _share(rows, lambda r, b=b: r[str(b)]["anywhere"]),
             "whole": _share(rows, lambda r, b=b: r[str(b)]["whole"]),
             "hits_shown_median": sorted(r[str(b)]["shown"] for r in rows)[len(rows) // 2],
         }
@@ -180,6 +201,7 @@ def print_report(summary: dict, main: int) -> None:
             name,
             g["n"],
             pct(g["quoted"]),
+            pct(g["anywhere"]),
             pct(g["whole"]),
             pct(g["rank<=5"]),
             pct(g["rank<=20"]),
@@ -189,14 +211,16 @@ def print_report(summary: dict, main: int) -> None:
     ]
     print(f"\ngold source inside a {main}-token context (md), short dev set")
     print(
-        c.format_table(["group", "n", "quoted", "whole", "rank<=5", "rank<=20", "rank<=100"], rows)
+        c.format_table(
+            ["group", "n", "quoted", "anywhere", "whole", "rank<=5", "rank<=20", "rank<=100"], rows
+        )
     )
     rows = [
-        [b, pct(v["quoted"]), pct(v["whole"]), v["hits_shown_median"]]
+        [b, pct(v["quoted"]), pct(v["anywhere"]), pct(v["whole"]), v["hits_shown_median"]]
         for b, v in summary["by_budget"].items()
     ]
     print("\nby budget (tokens)")
-    print(c.format_table(["budget", "quoted", "whole", "hits shown (median)"], rows))
+    print(c.format_table(["budget", "quoted", "anywhere", "whole", "hits shown (median)"], rows))
     print(f"\nrenderings over budget: {summary['over_budget']} (md, xml, json at every budget)")
     print(f"context() median: {summary['context_ms_median']} ms per question (warm graph)")
     target = summary["groups"]["all"]["quoted"]
