@@ -15,6 +15,8 @@ Usage::
   the prompt), on a mix of Django questions and non-code prompts, after byte-compiling
   ctxframe (target < 400 ms median), next to two baselines measured in the same run: a bare
   ``python -c "import polars"`` (the floor any Polars tool pays) and ``ctxframe query --abstain``.
+  Wall time, and the child's CPU time (user + sys), which a shared machine's load inflates
+  much less.
 
 Silence and speaking are measured in-process through the hook's own function
 (``ctxframe._apps.hook.prompt_context``, what the command runs). Django is indexed once into
@@ -27,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -129,7 +132,9 @@ def rates(repos: dict[str, tuple[str, str | None]], noncode: dict[str, list[str]
     return silence, speak
 
 
-def _run(cmd: list[str], stdin: str | None) -> tuple[float, bool, int]:
+def _run(cmd: list[str], stdin: str | None) -> tuple[float, float, bool, int]:
+    """(wall s, CPU s of the child: user + sys, printed anything, exit code)."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.run(
         cmd,
@@ -139,16 +144,20 @@ def _run(cmd: list[str], stdin: str | None) -> tuple[float, bool, int]:
         check=False,
         stdin=None if stdin is not None else subprocess.DEVNULL,
     )
-    return time.perf_counter() - t0, bool(proc.stdout.strip()), proc.returncode
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return wall, cpu, bool(proc.stdout.strip()), proc.returncode
 
 
-def _stats(walls: list[float]) -> dict[str, float]:
+def _stats(walls: list[float], cpus: list[float]) -> dict[str, float]:
     return {
         "n": len(walls),
         "median_s": statistics.median(walls),
         "p90_s": c.percentile(walls, 90),
         "min_s": min(walls),
         "max_s": max(walls),
+        "cpu_median_s": statistics.median(cpus),
     }
 
 
@@ -161,6 +170,7 @@ def latency(tree: Path, n: int, runs: int) -> dict[str, Any]:
     cli = c.check_ctxframe_cli("hook")  # byte-compiles ctxframe first
     names = ("floor_import_polars", "hook", "hook_json_stdin", "query_abstain")
     walls: dict[str, list[float]] = {k: [] for k in names}
+    cpus: dict[str, list[float]] = {k: [] for k in names}
     spoke = bad = 0
     for _ in range(runs):
         for p in prompts:
@@ -177,13 +187,14 @@ def latency(tree: Path, n: int, runs: int) -> dict[str, Any]:
                 ),
             }
             for name in names:
-                wall, out, rc = _run(*cmds[name])
+                wall, cpu, out, rc = _run(*cmds[name])
                 walls[name].append(wall)
+                cpus[name].append(cpu)
                 if name == "hook":
                     spoke += out
                     bad += rc != 0
     res: dict[str, Any] = {"prompts": len(prompts), "runs": runs}
-    res.update({k: _stats(v) for k, v in walls.items()})
+    res.update({k: _stats(walls[k], cpus[k]) for k in names})
     res["hook"].update(spoke=spoke, nonzero_exits=bad)
     floor = res["floor_import_polars"]["median_s"]
     res["hook_over_floor"] = c.ratio(res["hook"]["median_s"], floor)
@@ -221,6 +232,7 @@ def print_report(silence, speak, lat) -> None:
                 lat[k]["p90_s"] * 1000,
                 lat[k]["min_s"] * 1000,
                 lat[k]["max_s"] * 1000,
+                lat[k]["cpu_median_s"] * 1000,
             ]
             for name, k in (
                 ("python -c 'import polars' (floor)", "floor_import_polars"),
@@ -229,7 +241,11 @@ def print_report(silence, speak, lat) -> None:
                 ("ctxframe query --abstain --limit 18", "query_abstain"),
             )
         ]
-        print(c.format_table(["command", "median ms", "p90 ms", "min ms", "max ms"], rows))
+        print(
+            c.format_table(
+                ["command", "median ms", "p90 ms", "min ms", "max ms", "CPU median ms"], rows
+            )
+        )
         print(
             f"hook / floor = {lat['hook_over_floor']:.2f}x (hook - floor = "
             f"{lat['hook_minus_floor_ms']:.0f} ms), query / floor = "
