@@ -108,6 +108,7 @@ class PromptIndex:
         ids = ranking.hits["id"].implode()
         edges = (
             _store.scan_table(self.store, "edges")
+            .select("src", "dst", "kind", "confidence", "name", "line")  # what arrows read
             .filter(pl.col("src").is_in(ids) | pl.col("dst").is_in(ids))
             .collect()
         )
