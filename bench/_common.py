@@ -151,6 +151,23 @@ def ensure_corpus(corpus: Corpus) -> Path:
     return dest
 
 
+def eval_data_dir() -> Path:
+    """The labelled eval data, ``../shared/eval`` relative to the repo root.
+
+    ``CTXFRAME_EVAL_DATA`` overrides it; from a git worktree nested deeper (``/work/wt/NAME``)
+    the first ``shared/eval`` found walking up from the repo root is used. Returns the default
+    path even when it does not exist (callers skip with a message then)."""
+    env = os.environ.get("CTXFRAME_EVAL_DATA")
+    if env:
+        return Path(env).expanduser()
+    repo = BENCH_DIR.parent
+    for parent in repo.parents:
+        candidate = parent / "shared" / "eval"
+        if candidate.is_dir():
+            return candidate
+    return repo.parent / "shared" / "eval"
+
+
 def fresh_copy(src: Path, dest: Path) -> Path:
     """Copy a pristine tree to ``dest`` (removed first) so stores and edits never touch ``src``."""
     if dest.exists():

@@ -3,22 +3,35 @@
 Usage::
 
     python bench/swebench_eval.py [--limit N] [--repo NAME] [--rules idf-tiers bm25 ...]
-                                  [--out DIR] [--fresh] [--prepare-only] [--smoke]
+                                  [--half dev|test|all] [--out DIR] [--fresh] [--prepare-only]
+                                  [--smoke]
 
-``../shared/eval/swebench_dev.jsonl`` (407 issues from 12 Python projects, see its README) is read
+``../shared/eval/swebench_dev.jsonl`` (407 issues from 12 Python projects, see its README; the
+``shared/eval`` folder is found from the repo root, ``CTXFRAME_EVAL_DATA`` overrides it) is read
 line by line. For each distinct (project, version) release the source is downloaded by package
 name with ``pip download`` (the sdist; else a wheel, trying a few Python versions), extracted into
 ``CACHE/swebench/src/<name>-<version>/`` (``CACHE`` is ``bench/_common.py``'s cache dir) and
 indexed once there (``cf.index(tree)``; later runs ``cf.open`` the stored index). Every instance's
-``problem_statement`` is run as a query under every requested rule and scored at file level (a
-file's rank = the rank of its best node) and at function level (a gold span ``Class.method`` is a
-node of that file with that qualname; ranked among definitions, i.e. not files, stubs or doc
-sections). Rows whose gold files are absent from the downloaded tree, whose gold is only added
-files, or whose release could not be fetched or indexed are *skipped with a reason*, never dropped.
+``problem_statement`` is run as a query under every requested rule (``g.query(text, limit=2000,
+rule=...)``, ctxframe's public API only) and scored at file level (a file's rank = the rank of its
+best node) and at function level (a gold span ``Class.method`` is a node of that file with that
+qualname; ranked among definitions, i.e. not files, stubs or doc sections).
+
+Beside ctxframe's rules, ``--rules`` takes the standalone BM25 baselines of ``bench/_bm25.py``:
+``bm25-file-plain`` / ``bm25-file-ident`` (Okapi BM25 over each whole file; file level only) and
+``bm25-symbol-plain`` / ``bm25-symbol-ident`` (over each function/class's source; a file ranks
+by its best symbol; a gold function that is not one of its documents counts as not found).
+
+``--half dev|test`` runs one half of ``bench/_splits.py``'s split (stratified by repository);
+``--half all`` (the default) runs every instance and also prints each half's table.
+
+Rows whose gold files are absent from the downloaded tree, whose gold is only added files, or
+whose release could not be fetched or indexed are *skipped with a reason*, never dropped.
 
 Releases run one at a time; each release's per-instance rows are written to
 ``OUT/releases/<name>-<version>.parquet`` as soon as it is done and skipped by the next run (so a
-partial run still yields numbers; ``--fresh`` starts over). The summary table (overall and per
+partial run still yields numbers; ``--fresh`` starts over); a rule or baseline added later is
+scored alone for the releases that lack it. The summary table (overall and per
 project, per rule) is printed and written to ``OUT/summary.json``.
 """
 
@@ -39,12 +52,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _bm25
 import _common as c
+import _splits
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DATA = REPO_ROOT.parent / "shared" / "eval" / "swebench_dev.jsonl"
+DATA = c.eval_data_dir() / "swebench_dev.jsonl"
 DEFAULT_OUT = c.RESULTS_DIR / "swebench"
-DEFAULT_RULES = ("idf-tiers", "bm25", "flat-name-bonus")
+DEFAULT_RULES = ("idf-tiers", "bm25", "flat-name-bonus", *_bm25.SYSTEMS)
+# node kinds that are not definitions (left out of the function-level ranking)
+NON_DEFINITION_KINDS = frozenset({"file", "module", "document", "section"})
 PY_VERSIONS = ("3.8", "3.7", "3.6", "3.9", "3.10", "3.11", "3.12")
 PLATFORMS = ("manylinux2014_x86_64", "manylinux1_x86_64")
 LIMIT_HITS = 2000  # nodes ranked per query: enough to place the top files and definitions
@@ -270,21 +287,87 @@ def map_paths(gold: Iterable[str], tree_files: Iterable[str]) -> dict[str, str |
 # --------------------------------------------------------------------------- scoring
 
 
+def file_order(paths: Iterable[str | None]) -> dict[str, int]:
+    """``{file: rank}``: files in the order of their first (best) appearance."""
+    order: dict[str, int] = {}
+    for path in paths:
+        if path is not None and path not in order:
+            order[path] = len(order) + 1
+    return order
+
+
+def first_rank(ranks: Sequence[int | None]) -> int | None:
+    """Best rank of any gold item (None when none was found)."""
+    found = [r for r in ranks if r is not None]
+    return min(found) if found else None
+
+
+def all_in_top(ranks: Sequence[int | None]) -> int | None:
+    """The rank by which every gold item has appeared (None when one is missing)."""
+    if not ranks or any(r is None for r in ranks):
+        return None
+    return max(r for r in ranks if r is not None)
+
+
+class Answer:
+    """One system's ranking for one text: file order and the definitions in rank order."""
+
+    def __init__(self, files: dict[str, int], definitions: list[str] | None) -> None:
+        self.files = files
+        self.definitions = definitions  # None: a file ranker (no function level)
+
+    def file_ranks(self, gold: Sequence[str]) -> list[int | None]:
+        return [self.files.get(f) for f in gold]
+
+    def fn_ranks(self, gold: Sequence[str]) -> list[int | None]:
+        pos: dict[str, int] = {}
+        for r, i in enumerate(self.definitions or [], 1):
+            pos.setdefault(i, r)
+        return [pos.get(g) for g in gold]
+
+
+def answer_ctxframe(graph, text: str, rule) -> Answer:
+    """``g.query`` hits: files by their best node, definitions (no files, stubs, docs)."""
+    hits = graph.query(text, limit=LIMIT_HITS, rule=rule).hits
+    kinds = hits["kind"].to_list()
+    paths = hits["path"].to_list()
+    defs = [
+        i
+        for i, k, p in zip(hits["id"].to_list(), kinds, paths, strict=True)
+        if k not in NON_DEFINITION_KINDS and p is not None
+    ]
+    return Answer(file_order(paths), defs)
+
+
+def answer_bm25(corpus: _bm25.Corpus, text: str) -> Answer:
+    """A baseline's ranking (``bm25-file``: files only; ``bm25-symbol``: symbols and files)."""
+    order = corpus.search(text)
+    if corpus.unit == "file":
+        return Answer(file_order(corpus.ids[i] for i in order), None)
+    return Answer(file_order(corpus.paths[i] for i in order), [corpus.ids[i] for i in order])
+
+
 def score_release(
     graph,
     instances: Sequence[dict[str, Any]],
     rules: Sequence[Any],
     key: str,
     labels: Sequence[str] | None = None,
+    tree: Path | None = None,
 ) -> list[dict[str, Any]]:
-    """Per (instance, rule) rows: file and function ranks of the gold, or the skip reason."""
+    """Per (instance, rule) rows: file and function ranks of the gold, or the skip reason.
+
+    ``rules`` are ctxframe rules (names or objects) or baseline names of ``bench/_bm25.py``
+    (which need ``tree``, the release's source folder)."""
     import polars as pl
 
-    from ctxframe._apps.eval import Ranker, all_in_top, first_rank, rank_files, rank_nodes
-
     files = graph.files.filter(pl.col("skip_reason").is_null())["path"].to_list()
-    ranker = Ranker(graph)
     ids = set(graph.nodes["id"].to_list())
+    labels = list(labels or [str(r) for r in rules])
+    baselines = [lab for lab in labels if _bm25.parse_system(lab)]
+    corpora = _bm25.corpora(tree, graph, baselines) if baselines and tree else {}
+    if baselines and not tree:
+        raise ValueError("BM25 baselines need the release's source tree")
     out = []
     for inst in instances:
         base = {
@@ -317,22 +400,33 @@ def score_release(
             fn_reason = "gold function not a node of the index"
         else:
             fn_reason = None
-        for rule, label in zip(rules, labels or [str(r) for r in rules], strict=True):
-            row = dict(base, rule=label, skip_reason=reason, fn_skip_reason=fn_reason)
-            if reason is None or fn_reason is None:
+        for rule, label in zip(rules, labels, strict=True):
+            corpus = corpora.get(label)
+            row_fn_reason = fn_reason
+            if corpus is not None and corpus.unit == "file" and fn_reason is None:
+                row_fn_reason = "file ranker (no function level)"
+            row = dict(base, rule=label, skip_reason=reason, fn_skip_reason=row_fn_reason)
+            if reason is None or row_fn_reason is None:
                 t0 = time.perf_counter()
-                hits = ranker.rank(inst["problem_statement"], rule=rule, limit=LIMIT_HITS)
+                text = inst["problem_statement"]
+                if corpus is not None:
+                    ans = answer_bm25(corpus, text)
+                else:
+                    ans = answer_ctxframe(graph, text, rule)
                 row["ms"] = round((time.perf_counter() - t0) * 1000, 1)
                 if reason is None:
-                    fr = rank_files(hits, [mapping[g] for g in gold])
+                    fr = ans.file_ranks([mapping[g] for g in gold])
                     row["file_ranks"] = fr
                     row["file_first"] = first_rank(fr)
                     row["file_all"] = all_in_top(fr)
-                if fn_reason is None:
-                    nr = rank_nodes(hits, fn_gold, definitions_only=True)
+                if row_fn_reason is None:
+                    nr = ans.fn_ranks(fn_gold)
                     row["fn_ranks"] = nr
                     row["fn_first"] = first_rank(nr)
                     row["fn_all"] = all_in_top(nr)
+                    if corpus is not None:
+                        kinds = corpus.kind_of
+                        row["fn_not_docs"] = sum(1 for g in fn_gold if g not in kinds)
             out.append(row)
     return out
 
@@ -369,6 +463,7 @@ ROW_SCHEMA = {
     "fn_ranks": "list",
     "fn_first": "int",
     "fn_all": "int",
+    "fn_not_docs": "int",
 }
 
 
@@ -391,13 +486,28 @@ def rows_frame(rows: list[dict[str, Any]]):
         "fn_ranks": pl.List(pl.Int64),
         "fn_first": pl.Int64,
         "fn_all": pl.Int64,
+        "fn_not_docs": pl.Int64,
     }
     full = [{k: r.get(k) for k in schema} for r in rows]
     return pl.DataFrame(full, schema=schema)
 
 
-def summarise(df):
-    """One row per (project or ``ALL``, rule): scored/skipped counts and the metrics (in %)."""
+def conform(frame):
+    """A rows frame read from disk with the current schema (columns added since: null)."""
+    import polars as pl
+
+    empty = rows_frame([])
+    missing = [
+        pl.lit(None, dtype=empty.schema[k]).alias(k)
+        for k in empty.columns
+        if k not in frame.columns
+    ]
+    return frame.with_columns(missing).select(empty.columns).cast(empty.schema)
+
+
+def summarise(df, rules: Sequence[str] | None = None):
+    """One row per (project or ``ALL``, rule): scored/skipped counts and the metrics (in %);
+    rules in the order of ``rules`` (default: as they first appear)."""
     import polars as pl
 
     def agg(frame, group: list[str]):
@@ -426,7 +536,7 @@ def summarise(df):
         exprs.append(pl.col("ms").median().round(0).alias("median_ms"))
         return frame.group_by(group).agg(exprs)
 
-    order = {r: i for i, r in enumerate(dict.fromkeys(df["rule"].to_list()))}
+    order = {r: i for i, r in enumerate(dict.fromkeys([*(rules or []), *df["rule"].to_list()]))}
     per = agg(df, ["project", "rule"])
     overall = agg(df, ["rule"]).with_columns(project=pl.lit("ALL")).select(per.columns)
     rank = pl.col("rule").replace_strict(order, default=len(order))
@@ -437,7 +547,9 @@ def skip_reasons(df):
     """Counts of skipped instances by reason (file level and function level), one rule's rows."""
     import polars as pl
 
-    one = df.filter(pl.col("rule") == df["rule"].min())
+    rules = df["rule"].unique(maintain_order=True).to_list()
+    ctx = [r for r in rules if not _bm25.parse_system(r)] or rules
+    one = df.filter(pl.col("rule") == ctx[0])  # a ctxframe rule: baselines add their own reasons
     file_level = (
         one.filter(pl.col("skip_reason").is_not_null())
         .group_by("skip_reason")
@@ -471,10 +583,12 @@ def pick_smoke(instances: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
 def resolve_rule(spec: str):
     """A registry name (``idf-tiers``), ``idf-tiers-plain`` (the default rule without long-query
     evidence: the "before" of docs/ranking.md) or ``package.module:Name`` (a user rule)."""
+    if _bm25.parse_system(spec):
+        return spec  # a baseline of bench/_bm25.py, run by score_release itself
     if spec == "idf-tiers-plain":
-        from ctxframe.rules import IdfTiers
+        import ctxframe as cf
 
-        return IdfTiers(evidence=False, name="idf-tiers-plain")
+        return cf.rules.IdfTiers(evidence=False, name="idf-tiers-plain")
     if ":" in spec:
         import importlib
 
@@ -516,14 +630,22 @@ def run(
         key = release_key(name, version)
         done = rel_dir / f"{key}.parquet"
         ids = {i["instance_id"] for i in insts}
+        todo = list(zip(rules, labels, strict=True))
+        have = None
         if done.is_file() and not prepare_only:
-            prev = pl.read_parquet(done)
-            if set(labels) <= set(prev["rule"].unique().to_list()) and ids <= set(
-                prev["instance_id"].unique().to_list()
-            ):
-                frames.append(
-                    prev.filter(pl.col("rule").is_in(labels) & pl.col("instance_id").is_in(ids))
-                )
+            prev = conform(pl.read_parquet(done))
+            # a rule is done for this release when it has a row for every wanted instance
+            complete = {
+                lab
+                for lab in labels
+                if ids <= set(prev.filter(pl.col("rule") == lab)["instance_id"].to_list())
+            }
+            have = prev.filter(
+                pl.col("rule").is_in(list(complete)) & pl.col("instance_id").is_in(ids)
+            )
+            todo = [(r, lab) for r, lab in todo if lab not in complete]
+            if not todo:
+                frames.append(have)
                 continue
         tree = swebench_cache() / "src" / key
         if prepared_only and not (tree / ".ctxframe" / "graph" / "meta.json").is_file():
@@ -543,29 +665,37 @@ def run(
         if prepare_only:
             continue
         t0 = time.perf_counter()
-        rows = score_release(graph, insts, [resolve_rule(r) for r in rules], key, labels)
+        todo_labels = [lab for _r, lab in todo]
+        rows = score_release(
+            graph, insts, [resolve_rule(r) for r, _lab in todo], key, todo_labels, tree=tree
+        )
         frame = rows_frame(rows)
         if done.is_file():  # keep other rules' rows already computed for this release
-            prev = pl.read_parquet(done).filter(~pl.col("rule").is_in(labels))
+            prev = conform(pl.read_parquet(done)).filter(
+                ~(pl.col("rule").is_in(todo_labels) & pl.col("instance_id").is_in(ids))
+            )
             frame_all = pl.concat([prev, frame])
         else:
             frame_all = frame
         frame_all.write_parquet(done)
-        c.log(f"{key}: scored in {time.perf_counter() - t0:.1f} s")
-        frames.append(frame)
+        c.log(f"{key}: scored {', '.join(todo_labels)} in {time.perf_counter() - t0:.1f} s")
+        frames.append(frame if have is None else pl.concat([have, frame]))
         del graph
     if not frames:
         return rows_frame([])
     return pl.concat(frames)
 
 
-def measure_abstain(instances: list[dict[str, Any]]) -> dict[str, Any]:
+def measure_abstain(
+    instances: list[dict[str, Any]], halves: dict[str, str] | None = None
+) -> dict[str, Any]:
     """How many issue texts ``g.query(text, abstain=True)`` would wrongly turn away (every
-    issue is about the code), per project; releases not prepared are left out."""
+    issue is about the code), per project and per half; releases not prepared are left out."""
     releases: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for inst in instances:
         releases.setdefault((inst["pypi_name"], inst["pypi_version"]), []).append(inst)
     per: dict[str, list[int]] = {}
+    per_half: dict[str, list[int]] = {}
     examples = []
     for (name, version), insts in sorted(releases.items()):
         tree = swebench_cache() / "src" / release_key(name, version)
@@ -573,14 +703,19 @@ def measure_abstain(instances: list[dict[str, Any]]) -> dict[str, Any]:
             continue
         graph = ensure_graph(tree)
         for inst in insts:
-            abstained = graph.query(inst["problem_statement"], limit=1, abstain=True).abstained
-            n = per.setdefault(inst["project"], [0, 0])
-            n[0] += 1
-            n[1] += int(abstained is not None)
-            if abstained is not None:
+            res = graph.query(inst["problem_statement"], limit=1, abstain=True)
+            abstained = res.abstained is not None
+            for tally in (
+                per.setdefault(inst["project"], [0, 0]),
+                per_half.setdefault((halves or {}).get(inst["instance_id"], "all"), [0, 0]),
+            ):
+                tally[0] += 1
+                tally[1] += int(abstained)
+            if abstained:
                 examples.append(inst["instance_id"])
+        del graph
     total = [sum(v[0] for v in per.values()), sum(v[1] for v in per.values())]
-    return {"per_project": per, "total": total, "abstained": examples}
+    return {"per_project": per, "per_half": per_half, "total": total, "abstained": examples}
 
 
 def to_markdown(table) -> str:
@@ -613,12 +748,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--abstain", action="store_true", help="only measure wrong abstains (prepared releases)"
     )
+    ap.add_argument(
+        "--half",
+        choices=_splits.CHOICES,
+        default="all",
+        help="the dev (tuning) or test (held-out) half of bench/_splits.py; all: both",
+    )
     a = ap.parse_args(argv)
 
     if not a.data.is_file():
         print(f"swebench_eval: no data at {a.data}; skipped", file=sys.stderr)
         return 0
     instances = load_instances(a.data)
+    halves = _splits.swebench_halves(instances)  # over the whole set, before any filter
+    instances = _splits.pick(instances, halves, a.half, lambda i: i["instance_id"])
     if a.repo:
         wanted = {r.lower() for r in a.repo}
         instances = [
@@ -634,9 +777,14 @@ def main(argv: list[str] | None = None) -> int:
         instances = instances[:: max(1, a.every)]
         if a.limit:
             instances = instances[: a.limit]
+    counts = {h: sum(1 for i in instances if halves[i["instance_id"]] == h) for h in _splits.HALVES}
+    print(
+        f"half: {a.half} ({len(instances)} instances: dev {counts['dev']}, test {counts['test']})",
+        flush=True,
+    )
     t0 = time.perf_counter()
     if a.abstain:
-        res = measure_abstain(instances)
+        res = measure_abstain(instances, halves)
         print(json.dumps(res, indent=1))
         return 0
     df = run(
@@ -653,18 +801,35 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     import polars as pl
 
-    summary = summarise(df)
-    reasons = skip_reasons(df) if df.height else pl.DataFrame()
-    pl.Config.set_tbl_rows(200)
+    df = df.with_columns(
+        half=pl.col("instance_id").replace_strict(halves, default=None, return_dtype=pl.String)
+    )
+    pl.Config.set_tbl_rows(400)
     pl.Config.set_tbl_cols(30)
-    pl.Config.set_tbl_width_chars(200)
-    if a.markdown:
-        print(to_markdown(summary))
-        print()
-        print(to_markdown(reasons) if reasons.height else "(nothing skipped)")
-    else:
-        print(summary)
-        print(reasons)
+    pl.Config.set_tbl_width_chars(220)
+    show = to_markdown if a.markdown else str
+    summaries = {}
+    for half in [a.half] if a.half != "all" else ["all", *_splits.HALVES]:
+        part = df if half == "all" else df.filter(pl.col("half") == half)
+        if not part.height:
+            continue
+        summaries[half] = summarise(part, [rule_label(r) for r in a.rules])
+        n = part["instance_id"].n_unique()
+        print(f"\n## half {half} ({n} instances; metrics in %)")
+        print(show(summaries[half]))
+    reasons = skip_reasons(df) if df.height else pl.DataFrame()
+    print()
+    print(show(reasons) if reasons.height else "(nothing skipped)")
+    not_docs = (
+        df.filter(pl.col("fn_not_docs").is_not_null())
+        .group_by("rule")
+        .agg(rows=pl.len(), gold_fn_not_docs=pl.col("fn_not_docs").sum())
+        .sort("rule")
+    )
+    if not_docs.height:
+        print("\nBM25 symbol baselines: gold functions (of function-scored rows) that are not one")
+        print("of their documents (nested in a function, or in a file ast cannot parse):")
+        print(show(not_docs))
     a.out.mkdir(parents=True, exist_ok=True)
     df.write_parquet(a.out / "rows.parquet")
     c.write_json(
@@ -672,9 +837,11 @@ def main(argv: list[str] | None = None) -> int:
         {
             "machine": c.machine_info(),
             "instances": len(instances),
+            "half": a.half,
             "rules": list(a.rules),
             "elapsed_s": round(time.perf_counter() - t0, 1),
-            "summary": summary.to_dicts(),
+            "summary": summaries.get(a.half, pl.DataFrame()).to_dicts(),
+            "summary_by_half": {h: t.to_dicts() for h, t in summaries.items()},
             "skipped": reasons.to_dicts() if reasons.height else [],
         },
     )

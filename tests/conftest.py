@@ -28,6 +28,16 @@ def shop_graph(tmp_path_factory):
     return cf.index(str(dest), progress=False)
 
 
+def pytest_collection_modifyitems(config, items):
+    """``slow`` tests (real corpora, downloads) run only when ``-m`` names them."""
+    if "slow" in (config.getoption("-m") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with -m slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--update-golden",

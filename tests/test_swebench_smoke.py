@@ -16,7 +16,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "bench" / "swebench_eval.py"
-DATA = ROOT.parent / "shared" / "eval" / "swebench_dev.jsonl"
+sys.path.insert(0, str(ROOT / "bench"))
+from _bm25 import SYSTEMS as BASELINES  # noqa: E402
+from _common import eval_data_dir  # noqa: E402
+
+DATA = eval_data_dir() / "swebench_dev.jsonl"
 BUDGET_S = 240  # first run downloads ~10 small releases; cached runs take seconds
 
 
@@ -37,7 +41,8 @@ def test_swebench_smoke_run(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     rows = pl.read_parquet(out / "rows.parquet")
     assert rows["instance_id"].n_unique() == 10
-    assert set(rows["rule"]) == {"idf-tiers", "bm25", "flat-name-bonus"}
+    assert set(rows["rule"]) == {"idf-tiers", "bm25", "flat-name-bonus", *BASELINES}
+    assert set(rows["half"].drop_nulls()) <= {"dev", "test"}
     unavailable = rows.filter(pl.col("skip_reason").str.starts_with("release unavailable"))
     if unavailable.height == rows.height:
         reasons = unavailable["skip_reason"].unique().to_list()
@@ -51,5 +56,5 @@ def test_swebench_smoke_run(tmp_path: Path) -> None:
     assert scored["instance_id"].n_unique() >= 5, rows.select("instance_id", "skip_reason")
     # every row is scored or skipped with a reason: nothing is silently dropped
     assert rows.filter(pl.col("skip_reason").is_null() & pl.col("file_ranks").is_null()).is_empty()
-    assert "ALL" in proc.stdout and "file_acc@1" in proc.stdout
+    assert "ALL" in proc.stdout and "file_acc@1" in proc.stdout and "half: all" in proc.stdout
     assert elapsed < BUDGET_S
