@@ -235,19 +235,8 @@ def ensure_tree(name: str, version: str, *, retry: bool = False) -> Path:
 
 
 def ensure_graph(tree: Path):
-    """Open the stored index of ``tree``, indexing it first when there is none."""
-    import ctxframe as cf
-
-    store = tree / ".ctxframe" / "graph"
-    if (store / "meta.json").is_file():
-        try:
-            return cf.open(str(tree))
-        except cf.CtxframeError:
-            pass
-    t0 = time.perf_counter()
-    g = cf.index(str(tree), progress=False)
-    c.log(f"indexed {tree.name}: {g.nodes.height:,} nodes in {time.perf_counter() - t0:.1f} s")
-    return g
+    """Open the stored index of ``tree`` (``_common.store_for``), indexing it when needed."""
+    return c.open_or_index(tree)
 
 
 def map_paths(gold: Iterable[str], tree_files: Iterable[str]) -> dict[str, str | None]:
@@ -324,6 +313,9 @@ class Answer:
         for r, i in enumerate(self.definitions or [], 1):
             pos.setdefault(i, r)
         return [pos.get(g) for g in gold]
+
+
+FILE_RULES = frozenset({"bm25-file", "bm25-file-src"})  # ctxframe rules that rank files only
 
 
 def answer_ctxframe(graph, text: str, rule) -> Answer:
@@ -403,7 +395,8 @@ def score_release(
         for rule, label in zip(rules, labels, strict=True):
             corpus = corpora.get(label)
             row_fn_reason = fn_reason
-            if corpus is not None and corpus.unit == "file" and fn_reason is None:
+            file_rule = corpus is not None and corpus.unit == "file" or label in FILE_RULES
+            if file_rule and fn_reason is None:
                 row_fn_reason = "file ranker (no function level)"
             row = dict(base, rule=label, skip_reason=reason, fn_skip_reason=row_fn_reason)
             if reason is None or row_fn_reason is None:
@@ -648,7 +641,7 @@ def run(
                 frames.append(have)
                 continue
         tree = swebench_cache() / "src" / key
-        if prepared_only and not (tree / ".ctxframe" / "graph" / "meta.json").is_file():
+        if prepared_only and not (c.store_for(tree) / "meta.json").is_file():
             failed = swebench_cache() / "dl" / key / "FAILED"
             if not failed.is_file():
                 c.log(f"[{n}/{len(releases)}] {key}: not prepared yet, left out")
@@ -699,7 +692,7 @@ def measure_abstain(
     examples = []
     for (name, version), insts in sorted(releases.items()):
         tree = swebench_cache() / "src" / release_key(name, version)
-        if not (tree / ".ctxframe" / "graph" / "meta.json").is_file():
+        if not (c.store_for(tree) / "meta.json").is_file():
             continue
         graph = ensure_graph(tree)
         for inst in insts:

@@ -45,8 +45,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("text", help="the question")
     _add_repo(p)
     p.add_argument("--limit", type=int, default=20)
-    p.add_argument("--rule", default=None, help="idf-tiers (default), bm25, flat-name-bonus")
+    p.add_argument(
+        "--rule",
+        default=None,
+        help="idf-tiers (default), bm25, bm25-file, bm25-symbol, flat-name-bonus",
+    )
     p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
+    p.add_argument(
+        "--kind",
+        action="append",
+        default=None,
+        help="only nodes of this kind (repeat, or comma-separated: --kind function,method,class)",
+    )
     p.add_argument("--include-ambiguous", action="store_true")
     p.add_argument(
         "--abstain", action="store_true", help='say "no structural match" instead of weak hits'
@@ -201,6 +211,7 @@ def _cmd_query(a) -> None:
     from ctxframe._graph.graph import open_graph
 
     g = open_graph(a.repo, store=a.store)
+    kinds = [k.strip() for v in a.kind or () for k in v.split(",") if k.strip()] or None
     res = g.query(
         a.text,
         limit=a.limit,
@@ -208,6 +219,7 @@ def _cmd_query(a) -> None:
         within=a.within,
         include_ambiguous=a.include_ambiguous,
         abstain=a.abstain,
+        kinds=kinds,
     )
     _emit(res, a.json)
 

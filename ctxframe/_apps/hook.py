@@ -84,7 +84,11 @@ class PromptIndex:
         state = _cache.load(self.store, self.meta, _cache.RANK_TABLES)
         if state is not None:
             return RankIndex.from_state(self.nodes, state)
-        index = RankIndex(self.nodes, _store.read_table(self.store, "tokens"))
+        index = RankIndex(
+            self.nodes,
+            _store.read_table(self.store, "tokens"),
+            _store.read_table(self.store, "vocab"),
+        )
         _cache.save(self.store, self.meta, index.state())
         return index
 
@@ -103,7 +107,7 @@ class PromptIndex:
             project_tokens=project,
         )
         top = ranking.hits["id"][0] if ranking.hits.height else None
-        if assess(index, text, top).abstain:
+        if assess(index, ranking.question or text, top).abstain:
             return None
         ids = ranking.hits["id"].implode()
         edges = (

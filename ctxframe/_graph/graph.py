@@ -16,6 +16,7 @@ from ctxframe._graph.lookups import Lookups
 from ctxframe._graph.neighbourhood import Neighbourhood, neighbourhood
 from ctxframe._graph.query import QueryResult, answer
 from ctxframe._rank.abstain import assess
+from ctxframe._rank.fields import TokenTable
 from ctxframe._rank.ranker import RankIndex, Ranking
 from ctxframe._rank.tokens import token_frequencies, tokenize
 from ctxframe._store import cache as _cache
@@ -48,15 +49,27 @@ class Graph:
         return _store.read_table(self.store, "files")
 
     @cached_property
+    def _token_table(self) -> TokenTable:
+        return TokenTable(
+            _store.read_table(self.store, "tokens"), _store.read_table(self.store, "vocab")
+        )
+
+    @cached_property
     def tokens(self) -> pl.DataFrame:
-        """The exploded (node_id, token) table the ranker scores."""
-        return _store.read_table(self.store, "tokens")
+        """The token table the ranker scores, one row per (node, field, token): ``node_id``,
+        ``field`` (name, qualname, path, signature, doc, body), ``token``, ``tf`` (stored as
+        integer codes, see docs/schema.md)."""
+        return self._token_table.decoded(self.nodes["id"])
 
     @cached_property
     def token_weights(self) -> pl.DataFrame:
-        """The df table: per token, how many nodes contain it and its weight
-        `0.1 + ln(N / (1 + df))`, N = number of nodes (the ranker's IDF)."""
-        return token_frequencies(self.tokens, self.nodes.height).rename({"idf": "weight"})
+        """The df table of the name fields (name, qualname, path): per token, how many nodes
+        hold it and its weight `0.1 + ln(N / (1 + df))`, N = number of nodes (the name tiers'
+        IDF)."""
+        names = self.tokens.filter(pl.col("field").is_in(["name", "qualname", "path"]))
+        return token_frequencies(names.select("node_id", "token"), self.nodes.height).rename(
+            {"idf": "weight"}
+        )
 
     @cached_property
     def config(self) -> Config:
@@ -81,7 +94,9 @@ class Graph:
         state = _cache.load(self.store, self.meta, _cache.RANK_TABLES)
         if state is not None:
             return RankIndex.from_state(self.nodes, state)
-        index = RankIndex(self.nodes, self.tokens)
+        table = self._token_table
+        edges = _store.scan_table(self.store, "edges").select("src", "dst", "kind", "confidence")
+        index = RankIndex(self.nodes, table.tokens, table.vocab, edges=edges)
         _cache.save(self.store, self.meta, index.state())
         return index
 
@@ -90,13 +105,21 @@ class Graph:
         return Lookups(self.nodes, self.edges, self.files, store=self.store, meta=self.meta)
 
     def rank(
-        self, text: str, limit: int = 20, rule=None, within: str | None = None
+        self,
+        text: str,
+        limit: int = 20,
+        rule=None,
+        within: str | None = None,
+        kinds: list[str] | tuple[str, ...] | None = None,
     ) -> pl.DataFrame:
         """Only the ranking of `query` (no neighbourhoods): one row per hit, best first, with
-        `rank`, `id`, `kind`, `path`, `score` and `tier` — what rule experiments compare."""
-        return self._ranking(text, limit=limit, rule=rule, within=within).hits
+        `rank`, `id`, `kind`, `path`, `score` and `tier` — what rule experiments compare.
+        `kinds` keeps only those node kinds (``["function", "method", "class"]``)."""
+        return self._ranking(text, limit=limit, rule=rule, within=within, kinds=kinds).hits
 
-    def _ranking(self, text: str, *, limit: int, rule, within, deprioritize=None) -> Ranking:
+    def _ranking(
+        self, text: str, *, limit: int, rule, within, deprioritize=None, kinds=None
+    ) -> Ranking:
         cfg = self.config
         return self._rank_index.rank(
             text,
@@ -105,6 +128,7 @@ class Graph:
             within=within,
             deprioritize=tuple(cfg.deprioritize if deprioritize is None else deprioritize),
             project_tokens=self._project_tokens,
+            kinds=kinds,
         )
 
     def query(
@@ -116,18 +140,20 @@ class Graph:
         include_ambiguous: bool = False,
         deprioritize: list[str] | tuple[str, ...] | None = None,
         abstain: bool = False,
+        kinds: list[str] | tuple[str, ...] | None = None,
     ) -> QueryResult:
         """Rank nodes for a question in words; each hit carries its 1-hop neighbourhood.
+        ``kinds`` keeps only those node kinds (``["function", "method", "class"]``: symbols).
 
         ``abstain=True`` (hooks, agents): when the best match is weak — only common tokens and
         no path or name of this graph in the text — return no hits and say "no structural
         match" (``result.abstained`` holds why; see ctxframe._rank.abstain)."""
         ranking = self._ranking(
-            text, limit=limit, rule=rule, within=within, deprioritize=deprioritize
+            text, limit=limit, rule=rule, within=within, deprioritize=deprioritize, kinds=kinds
         )
         if abstain:
             top = ranking.hits["id"][0] if ranking.hits.height else None
-            decision = assess(self._rank_index, text, top)
+            decision = assess(self._rank_index, ranking.question or text, top)
             if decision.abstain:
                 result = answer(ranking, None, limit=limit)
                 result.abstained = decision.reason

@@ -29,9 +29,10 @@ from ctxframe._ingest.adapters import AdapterRun
 from ctxframe._ingest.adapters import discover as discover_adapters
 from ctxframe._ingest.boundaries import code as boundary_code
 from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
+from ctxframe._ingest.content import CONTENT_COLUMNS
 from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk
-from ctxframe._rank.tokens import build_tokens, tokens_lazy
+from ctxframe._rank.fields import TokenTable, body_counts, token_table
 from ctxframe._resolve.boundaries import merge_boundaries
 from ctxframe._resolve.resolve import Previous, resolve
 from ctxframe._store import coverage as _coverage
@@ -50,7 +51,8 @@ _REF_SCHEMA = {
     "decorates": pl.String,
 }  # fmt: skip
 _DEF_SCHEMA = {c: NODES[c] for c in DEF_COLUMNS}
-_STORED = ("nodes", "edges", "files", "tokens", "refs", "bnodes", "bedges")
+_CONTENT_SCHEMA = {"node_id": pl.String, "text": pl.String}
+_STORED = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
 
 
 @dataclass
@@ -290,6 +292,8 @@ def _framed(batch: Batch) -> Batch:
     batch.refs = _unpacked(batch.refs, _REF_SCHEMA)
     batch.boundary_nodes = pl.DataFrame(batch.boundary_nodes, schema=BOUNDARY_NODE_COLS)
     batch.boundary_edges = pl.DataFrame(batch.boundary_edges, schema=BOUNDARY_EDGE_COLS)
+    text = _unpacked({c: batch.content.get(c, []) for c in CONTENT_COLUMNS}, _CONTENT_SCHEMA)
+    batch.content = body_counts(text)  # the text's counts are far smaller than the text
     return batch
 
 
@@ -387,8 +391,11 @@ def _index(
     if prev is not None and jobs:  # read the stored tables while the files are parsed
         # (Polars frees the GIL); a few changed files likely take the delta path, which
         # also reads the tokens
-        prev.prefetch(["nodes", "edges", *(["tokens"] if len(jobs) <= 8 else [])])
+        prev.prefetch(["nodes", "edges", *(["tokens", "vocab"] if len(jobs) <= 8 else [])])
     batches = _extract_all(root, jobs, progress, tuple(packs), spill)
+    content = pl.concat([b.content for b in batches]) if batches else None  # body counts
+    for b in batches:
+        b.content = None
     _trace("extract")
     results = [f for b in batches for f in b.files]
 
@@ -466,8 +473,9 @@ def _index(
             _trace("delta")
             written = {"nodes": delta.nodes, "edges": delta.edges, "refs": delta.refs}
             written = {k: v for k, v in written.items() if k not in delta.same}
-            if delta.tokens is not None:
-                written["tokens"] = delta.tokens
+            if reparsed:  # the re-read files' bodies changed, if nothing else did
+                table = _tokens(delta.nodes, content, prev, reparsed)
+                written.update(tokens=table.tokens, vocab=table.vocab)
             tables = {"files": files, **(written if reparsed else {})}
             from concurrent.futures import ThreadPoolExecutor
 
@@ -564,7 +572,10 @@ def _index(
         )
         del defs
         staged.put({"nodes": nodes})
-        # The report and the tokens read only these: signatures and docs go before the sort.
+        token_nodes = nodes.select(
+            "id", "kind", "label", "qualname", "path", "signature", "doc", "producer", "transport"
+        )
+        # The report reads only these: signatures and docs go before the sort.
         nodes = nodes.select("id", "kind", "label", "language", "path", "producer", "transport")
         edges = _sorted_edges(pl.concat([edges, bedges.lazy(), extra_e.lazy()]))
         _trace("nodes+edges")
@@ -575,29 +586,9 @@ def _index(
         )  # fmt: skip
         _trace("report")
         staged.put({"edges": edges, "files": files})
-        del edges
-        _trace("edges written")
-        if previous is not None:  # a node's tokens depend only on its label and path
-            same = nodes.filter(
-                ~pl.col("path").is_in(pl.Series(reparsed, dtype=pl.String).implode())
-                & (pl.col("kind") != "module")
-                & pl.col("transport").is_null()  # merged boundary nodes can change path
-                & (pl.col("producer") == PRODUCER)  # adapter rows are made afresh each run
-            )
-            staged.put(
-                {
-                    "tokens": pl.concat(
-                        [
-                            prev["tokens"].join(
-                                same.select(pl.col("id").alias("node_id")), on="node_id", how="semi"
-                            ),
-                            build_tokens(nodes.join(same, on="id", how="anti")),
-                        ]
-                    )
-                }
-            )
-        else:
-            staged.sink("tokens", tokens_lazy(nodes))
+        table = _tokens(token_nodes, content, prev, reparsed)
+        staged.put({"tokens": table.tokens, "vocab": table.vocab})
+        del table
         _trace("tokens written")
         staged.commit(meta)
     _trace("write")
@@ -606,6 +597,26 @@ def _index(
 
 
 _SORT_ROWS = 500_000
+
+
+def _tokens(
+    nodes: pl.DataFrame, content: pl.DataFrame | None, prev: _Stored | None, reparsed: list[str]
+) -> TokenTable:
+    """The token table of `nodes` (ctxframe._rank.fields): `content` holds the bodies of the
+    files read this run; with `prev`, every other file's nodes keep their stored rows (a
+    node's fields depend only on its row and its file's bytes)."""
+    if prev is None:
+        return token_table(nodes, content)
+    carry = nodes.filter(
+        ~pl.col("path").is_in(pl.Series(reparsed, dtype=pl.String).implode())
+        & (pl.col("kind") != "module")
+        & pl.col("transport").is_null()  # merged boundary nodes can change path
+        & (pl.col("producer") == PRODUCER)  # adapter rows are made afresh each run
+    )["id"]
+    previous = TokenTable(prev["tokens"], prev["vocab"])
+    return token_table(
+        nodes, content, previous=previous, previous_ids=prev["nodes"]["id"], carry=carry
+    )
 
 
 def _sorted_edges(edges: pl.LazyFrame) -> pl.DataFrame:

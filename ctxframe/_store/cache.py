@@ -13,12 +13,13 @@ import os
 
 import polars as pl
 
-RANK_TABLES = ("vocab", "postings", "node_attrs", "trigrams", "trigram_spans", "names")
+from ctxframe._rank.ranker import STATE_TABLES as RANK_TABLES  # noqa: F401  (re-exported)
+
 EDGE_TABLES = ("edges_out", "edges_in")
 _DIR = "cache"
 
 
-CACHE_FORMAT = 2  # bump when a cached structure changes shape or order
+CACHE_FORMAT = 3  # bump when a cached structure changes shape or order
 
 
 def _key(meta: dict) -> str:

@@ -20,7 +20,6 @@ import polars as pl
 
 from ctxframe._core.schema import PRODUCER
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
-from ctxframe._rank.tokens import build_tokens
 from ctxframe._resolve.resolve import resolve
 from ctxframe._store.coverage import COUNTS, counts
 
@@ -43,7 +42,6 @@ class Delta:
     edges: pl.DataFrame
     refs: pl.DataFrame | None  # None: unchanged
     counts_change: pl.DataFrame  # coverage counts (ctxframe._store.coverage) of new rows minus old
-    tokens: pl.DataFrame | None = None  # None: unchanged (no definition added or removed)
     same: frozenset[str] = frozenset()  # tables whose rows did not change: kept as stored
 
 
@@ -247,16 +245,6 @@ def update(
         counts(new_nodes, new_edges, new_files),
     ]
     edges = _without(edges0, edge_spans)
-    tokens = None
-    if moved:  # the changed files' tokens: they depend on labels
-        tokens0 = prev["tokens"]
-        fresh_tokens = build_tokens(new_nodes)
-        if tokens0["node_id"].is_sorted():
-            spans = _ranges(tokens0["node_id"], changed)
-            tokens = _splice(_without(tokens0, spans), "node_id", fresh_tokens)
-        else:
-            own_ids = pl.concat([new_nodes["id"], old_nodes["id"]]).implode()
-            tokens = pl.concat([tokens0.filter(~pl.col("node_id").is_in(own_ids)), fresh_tokens])
     if others.height:  # other files' regrouped edges sit anywhere in the table: sort it again
         kind = pl.col("kind").replace({"call": "calls", "mention": "mentions"})
         group = others.select("src", "name", kind=kind).filter(pl.col("kind") != "import")
@@ -299,6 +287,5 @@ def update(
         edges0 if edges is None else edges,
         None if "refs" in same else pl.concat([refs0.filter(~in_changed), refs.lazy()]).collect(),
         pl.concat(change),
-        tokens,
         frozenset(same),
     )
