@@ -20,35 +20,72 @@ from ctxframe._store import cache as _cache
 from ctxframe._store import tables as _store
 from ctxframe._store.coverage import coverage
 
+_DERIVED = ("nodes", "edges", "files", "tokens", "token_weights", "config", "_duck",
+            "_rank_index", "_lookups", "_project_tokens")  # fmt: skip
+
 
 class Graph:
-    """Nodes, edges, files and tokens of one indexed repository; verbs are methods."""
+    """Nodes, edges, files and tokens of one indexed repository; verbs are methods.
+
+    A Graph reads one version of its store for its whole life, whatever later `index` runs
+    write (snapshot isolation); `refresh()` moves it to the newest version."""
 
     def __init__(self, store: str, root: str | None = None):
         self.store = os.path.abspath(store)
-        self.meta = _store.read_meta(self.store)
+        self._snap = _store.Snapshot(self.store)
+        self.meta = self._snap.meta
         self.root = root or self.meta.get("root")
         self._queries = 0
+
+    @property
+    def version(self) -> str | None:
+        """The store version this graph reads (None for a store written before versions)."""
+        return self._snap.version
+
+    def refresh(self, reindex: bool = False) -> Graph:
+        """Move to the store's newest version (re-indexing the repository first when
+        `reindex`); frames and indexes of the old version are dropped. Returns the graph."""
+        if reindex:
+            from ctxframe._store.build import index
+
+            if not self.root or not os.path.isdir(self.root):
+                from ctxframe._core.errors import RepoNotFound
+
+                raise RepoNotFound(
+                    f"cannot re-index: the repository {self.root} is not here; "
+                    "call refresh() without reindex"
+                )
+            self.report = index(self.root, store=self.store, progress=False)
+        snap = _store.Snapshot(self.store)
+        if snap.version != self._snap.version or snap.version is None:
+            self._snap, self.meta = snap, snap.meta
+            for name in _DERIVED:
+                self.__dict__.pop(name, None)
+        return self
 
     @cached_property
     def nodes(self) -> pl.DataFrame:
         """One row per node (see docs/schema.md)."""
-        return _store.read_table(self.store, "nodes")
+        return self._snap.read("nodes")
 
     @cached_property
     def edges(self) -> pl.DataFrame:
         """One row per edge (see docs/schema.md)."""
-        return _store.read_table(self.store, "edges")
+        return self._snap.read("edges")
 
     @cached_property
     def files(self) -> pl.DataFrame:
         """One row per walked file, indexed or skipped with a reason."""
-        return _store.read_table(self.store, "files")
+        return self._snap.read("files")
 
     @cached_property
     def tokens(self) -> pl.DataFrame:
         """The exploded (node_id, token) table the ranker scores."""
-        return _store.read_table(self.store, "tokens")
+        return self._snap.read("tokens")
+
+    @property
+    def _cache_dir(self) -> str | None:
+        return self._snap.dir if self._snap.version else None
 
     @cached_property
     def token_weights(self) -> pl.DataFrame:
@@ -76,16 +113,16 @@ class Graph:
 
     @cached_property
     def _rank_index(self) -> RankIndex:
-        state = _cache.load(self.store, self.meta, _cache.RANK_TABLES)
+        state = _cache.load(self._cache_dir, _cache.RANK_TABLES)
         if state is not None:
             return RankIndex.from_state(self.nodes, state)
         index = RankIndex(self.nodes, self.tokens)
-        _cache.save(self.store, self.meta, index.state())
+        _cache.save(self._cache_dir, index.state())
         return index
 
     @cached_property
     def _lookups(self) -> Lookups:
-        return Lookups(self.nodes, self.edges, self.files, store=self.store, meta=self.meta)
+        return Lookups(self.nodes, self.edges, self.files, cache_dir=self._cache_dir)
 
     def rank(
         self, text: str, limit: int = 20, rule=None, within: str | None = None
