@@ -3,8 +3,8 @@
 Standard library only (`http.server`, answered from a bounded thread pool; a connection that
 sends no complete request within CONNECTION_TIMEOUT seconds is dropped with one log line).
 It binds 127.0.0.1 unless told otherwise, answers GET and HEAD only, and serves every asset
-itself: the page and its small JS from `ctxframe/static/`, vis-network from the pyvis package. The JSON under `/api/` is the verbs'
-own `to_dict()` (the CLI's `--json`):
+itself: the page and its small JS from `ctxframe/static/`, vis-network from the pyvis package.
+The JSON under `/api/` is the verbs' own `to_dict()` (the CLI's `--json`):
 
     /api/summary                     Graph.summary() + the rule names
     /api/style                       the kind palette and edge styles the pictures use
