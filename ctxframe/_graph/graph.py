@@ -9,6 +9,7 @@ from functools import cached_property
 import polars as pl
 
 from ctxframe._core.config import Config, load_config
+from ctxframe._core.inputs import clean_int, clean_text
 from ctxframe._graph import verbs
 from ctxframe._graph.lookups import Lookups
 from ctxframe._graph.neighbourhood import Neighbourhood, neighbourhood
@@ -19,6 +20,23 @@ from ctxframe._rank.tokens import token_frequencies, tokenize
 from ctxframe._store import cache as _cache
 from ctxframe._store import tables as _store
 from ctxframe._store.coverage import coverage
+
+
+def _text(value, what: str) -> str:
+    return clean_text(value, what)
+
+
+def _opt_text(value, what: str) -> str | None:
+    return None if value is None else clean_text(value, what)
+
+
+def _limit(value) -> int:
+    return clean_int(value, "limit", 1, 1_000_000)
+
+
+def _depth(value) -> int:
+    return clean_int(value, "depth", 1, 50)
+
 
 _DERIVED = ("nodes", "edges", "files", "tokens", "token_weights", "config", "_duck",
             "_rank_index", "_lookups", "_project_tokens")  # fmt: skip
@@ -129,7 +147,8 @@ class Graph:
     ) -> pl.DataFrame:
         """Only the ranking of `query` (no neighbourhoods): one row per hit, best first, with
         `rank`, `id`, `kind`, `path`, `score` and `tier` — what rule experiments compare."""
-        return self._ranking(text, limit=limit, rule=rule, within=within).hits
+        text, within = _text(text, "query"), _opt_text(within, "within")
+        return self._ranking(text, limit=_limit(limit), rule=rule, within=within).hits
 
     def _ranking(self, text: str, *, limit: int, rule, within, deprioritize=None) -> Ranking:
         cfg = self.config
@@ -157,6 +176,7 @@ class Graph:
         ``abstain=True`` (hooks, agents): when the best match is weak — only common tokens and
         no path or name of this graph in the text — return no hits and say "no structural
         match" (``result.abstained`` holds why; see ctxframe._rank.abstain)."""
+        text, within, limit = _text(text, "query"), _opt_text(within, "within"), _limit(limit)
         ranking = self._ranking(
             text, limit=limit, rule=rule, within=within, deprioritize=deprioritize
         )
@@ -193,12 +213,14 @@ class Graph:
     # -- verbs ---------------------------------------------------------------------------------
     def card(self, name: str, include_ambiguous: bool = False) -> verbs.Card:
         """A known symbol: kind, place, signature, doc, parent, callers, callees, members."""
+        name = _text(name, "name")
         return verbs.card(self._lookups, name, include_ambiguous=include_ambiguous)
 
     def affected(
         self, target: str, depth: int = 3, include_ambiguous: bool = False
     ) -> verbs.Affected:
         """Blast radius of a symbol or file: who depends on it, by depth (a floor)."""
+        target, depth = _text(target, "target"), _depth(depth)
         return verbs.affected(
             self._lookups, target, depth=depth, include_ambiguous=include_ambiguous
         )
@@ -207,25 +229,26 @@ class Graph:
         self, a: str, b: str, undirected: bool = False, include_ambiguous: bool = False
     ) -> verbs.PathResult:
         """Shortest paths from symbol A to symbol B, each hop with kind and confidence."""
+        a, b = _text(a, "a"), _text(b, "b")
         return verbs.path(
             self._lookups, a, b, undirected=undirected, include_ambiguous=include_ambiguous
         )
 
     def change_plan(self, name: str, depth: int = 2) -> verbs.ChangePlan:
         """An ordered checklist of what to look at before editing a symbol."""
-        return verbs.change_plan(self._lookups, name, depth=depth)
+        return verbs.change_plan(self._lookups, _text(name, "name"), depth=_depth(depth))
 
     def explain(self, target: str) -> verbs.Explanation:
         """A plain-language paragraph about a symbol or file, from graph facts only."""
-        return verbs.explain(self._lookups, target)
+        return verbs.explain(self._lookups, _text(target, "target"))
 
     def hubs(self, top: int = 10) -> verbs.Hubs:
         """Orientation: most depended-on symbols, largest files, entry points, directories."""
-        return verbs.hubs(self._lookups, top=top)
+        return verbs.hubs(self._lookups, top=clean_int(top, "top", 1, 100_000))
 
     def boundaries(self, target: str | None = None) -> verbs.Boundaries:
         """What the repo consumes and provides (routes, env vars, HTTP, exec, deps, k8s)."""
-        return verbs.boundaries(self._lookups, target)
+        return verbs.boundaries(self._lookups, _opt_text(target, "target"))
 
     def coverage(self) -> pl.DataFrame:
         """Per language: files, parse errors, nodes (by kind) and the share of call sites
@@ -236,6 +259,7 @@ class Graph:
         self, name: str, depth: int = 1, include_ambiguous: bool = False, cap: int = 40
     ) -> Neighbourhood:
         """Nodes within `depth` hops of a symbol or file, both ways; `.plot()` draws it."""
+        name, depth = _text(name, "name"), _depth(depth)
         return neighbourhood(
             self._lookups, name, depth=depth, include_ambiguous=include_ambiguous, cap=cap
         )

@@ -778,8 +778,11 @@ def _report(
 ) -> tuple[IndexReport, dict]:
     """The run's report and the store's meta.json."""
     root, store, files, kept, prev = run.root, run.store, run.files, run.kept, run.prev
-    fresh, unchanged, prev_files, pack_errors = run.fresh, run.unchanged, run.prev_files, (
-        run.pack_errors
+    fresh, unchanged, prev_files, pack_errors = (
+        run.fresh,
+        run.unchanged,
+        run.prev_files,
+        (run.pack_errors),
     )
     indexed = files.filter(pl.col("skip_reason").is_null())
     base = prev.meta.get("coverage_counts") if prev is not None else None
