@@ -91,15 +91,19 @@ def route_stale_cache(work: Path) -> bool:
     still rank the new function first."""
     cf = _cf()
     repo = work / "cache"
-    _write(repo, {"a.py": "def alpha_unique_fn():\n    return 1\n", "b.py": "x = 1\n"})
+    two = "def {}():\n    return 1\n\ndef middle_fn():\n    return 2\n"
+    _write(repo, {"a.py": two.format("alpha_unique_fn"), "b.py": "x = 1\n"})
+    cf.index(str(repo), progress=False)  # warm-up: the two timed runs below are fast
+    time.sleep(1.02 - time.time() % 1)  # both runs within one second, as the issue found
     cf.index(str(repo), progress=False)
     old = cf.open(str(repo))
-    (repo / "a.py").write_text("def omega_unique_fn():\n    return 1\n")
+    repr(old), old.tokens, old.edges  # shown in a notebook: its frames are read
+    (repo / "a.py").write_text(two.format("zeta_unique_fn"))  # same counts, new order
     cf.index(str(repo), progress=False)
     old.query("alpha unique fn")  # builds (and caches) its rank index, of the old version
     old.card("a.py")
-    hits = cf.open(str(repo)).query("omega_unique_fn", limit=3).hits
-    return not (hits.height and hits["id"][0] == "a.py::omega_unique_fn")
+    hits = cf.open(str(repo)).query("zeta_unique_fn", limit=3).hits
+    return not (hits.height and hits["id"][0] == "a.py::zeta_unique_fn")
 
 
 def route_mixed_versions(work: Path) -> bool:
@@ -435,12 +439,12 @@ def _descendants_of(marker: str) -> list[int]:
 
 
 def orphans(work: Path, kills: int, seed: int = 3, code: str | None = None) -> dict:
-    """SIGKILL `ctxframe index` (a pool of workers: 400 files) at a random point, `kills`
+    """SIGKILL `ctxframe index` (a pool of workers: 1500 files) at a random point, `kills`
     times: runs that leave a process behind, and temp folders left after the next run."""
     rng = random.Random(seed)
     repo = work / "orphans"
     _write(repo, {f"pkg/m{i}.py": "".join(f"def f{i}_{j}(a):\n    return f{i}_{j - 1}(a)\n\n"
-                                          for j in range(1, 30)) for i in range(400)})  # fmt: skip
+                                          for j in range(1, 30)) for i in range(1500)})  # fmt: skip
     env = dict(os.environ)
     if code:
         env["PYTHONPATH"] = code
@@ -450,7 +454,7 @@ def orphans(work: Path, kills: int, seed: int = 3, code: str | None = None) -> d
         proc = subprocess.Popen([sys.executable, "-m", "ctxframe", "index", marker, "--no-progress",
                                  "--rebuild"], env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)  # fmt: skip
-        time.sleep(rng.uniform(1.0, 4.0))
+        time.sleep(rng.uniform(0.8, 3.0))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         time.sleep(0.5)
