@@ -20,6 +20,7 @@ When bound to a loopback address, requests whose Host header is not a loopback n
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import sys
@@ -126,6 +127,17 @@ def _handler(app: App, loopback_only: bool) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet unless asked
             if getattr(self.server, "verbose", False):
                 super().log_message(format, *args)
+
+        def parse_request(self) -> bool:
+            self.requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
+            words = self.requestline.split()
+            if len(words) == 2 and words[0] == "GET":  # HTTP/0.9: no headers follow, so
+                # answer now instead of waiting for a header block that never comes
+                self.command, self.path, self.request_version = "GET", words[1], "HTTP/0.9"
+                self.close_connection = True
+                self.headers = http.client.HTTPMessage()
+                return True
+            return super().parse_request()
 
         def log_error(self, format: str, *args: Any) -> None:
             text = format % args

@@ -311,12 +311,13 @@ def index_graph(
     rebuild: bool = False,
     progress: bool | None = None,
     dial: bool = False,
+    wait: bool = True,
 ) -> Graph:
     """Index (incrementally) the repository at `path` and open the result; `graph.report`
     says what the run did."""
     from ctxframe._store.build import index
 
-    report = index(path, store=store, rebuild=rebuild, progress=progress, dial=dial)
+    report = index(path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait)
     graph = Graph(report.store, root=report.root)
     graph.report = report
     return graph

@@ -394,9 +394,12 @@ class Staging:
         except pl.exceptions.PolarsError as exc:  # Polars wraps OS errors of its writers
             self.abort()
             text = _short(exc)
+            full = "No space left" in text or "os error 28" in text
+            if full:
+                text = "no space left on the device"
             fix = (
                 "free some disk space, or pass --store DIR on another disk"
-                if "No space left" in text or "os error 28" in text
+                if full
                 else "pass a writable --store DIR"
             )
             raise StoreWriteError(
