@@ -491,3 +491,14 @@ def test_serve_http09_and_idle_clients(quick_server, capfd) -> None:
     err = capfd.readouterr().err
     assert "dropped 127.0.0.1" in err and "Traceback" not in err
     assert threading.active_count() < 60
+
+
+def test_store_copied_without_symlinks_still_reads_and_indexes(shop: Path, tmp_path: Path) -> None:
+    g = cf.index(str(shop), progress=False)
+    copy = tmp_path / "copy"
+    shutil.copytree(g.store, copy)  # follows `current`: a plain directory in the copy
+    assert cf.open(str(shop), store=str(copy)).nodes.height == g.nodes.height
+    (shop / "more.py").write_text("def more():\n    return 1\n")
+    cf.index(str(shop), store=str(copy), progress=False)
+    assert os.path.islink(copy / "current")
+    assert "more.py::more" in set(cf.open(str(shop), store=str(copy)).nodes["id"])

@@ -86,6 +86,8 @@ def _read_json(path: str, store: str) -> dict:
 def current_version(store: str) -> str | None:
     """The version directory name the pointer names, or None (no pointer: legacy or none)."""
     ptr = os.path.join(store, CURRENT)
+    if os.path.isdir(ptr) and not os.path.islink(ptr):  # a copy that followed the symlink
+        return CURRENT
     try:
         target = os.readlink(ptr)
     except FileNotFoundError:
@@ -488,6 +490,9 @@ class Staging:
 
 
 def _swap_pointer(store: str, version: str) -> None:
+    ptr = os.path.join(store, CURRENT)
+    if os.path.isdir(ptr) and not os.path.islink(ptr):  # a copied store: make it a version
+        os.rename(ptr, os.path.join(store, f"v-{0:020d}-copied-{os.getpid()}"))
     tmp = os.path.join(store, f".{CURRENT}.{os.getpid()}")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(tmp)
