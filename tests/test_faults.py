@@ -126,6 +126,8 @@ def test_damaged_part_every_verb_says_so_and_index_rebuilds(shop: Path, table: s
         code = main(["card", "PaymentGateway", "--repo", str(shop)])
     if table in ("nodes", "edges"):
         assert code == 2 and err.getvalue().count("\n") == 1 and "ctxframe index" in err.getvalue()
+    with pytest.raises(StoreCorrupt):  # a damaged store is never "fresh"
+        cf.status(str(shop))
     report = cf.index(str(shop), progress=False).report
     assert report.repaired and "rebuilt" in report.repaired and "repaired:" in str(report)
     assert cf.status(str(shop)).fresh

@@ -14,8 +14,12 @@ def clean_text(value: object, what: str = "text") -> str:
         raise BadInput(f"{what} must be text, not {type(value).__name__}: pass a string")
     try:
         value.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates (a command line's undecodable bytes too)
-        value = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a command line's undecodable bytes, or lone surrogates
+        try:
+            raw = value.encode("utf-8", "surrogateescape")  # the bytes the shell passed
+        except UnicodeEncodeError:
+            raw = value.encode("utf-8", "surrogatepass")
+        value = raw.decode("utf-8", "replace")
     return value.replace("\0", "\ufffd")
 
 

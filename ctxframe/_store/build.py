@@ -200,7 +200,9 @@ def _load_previous(store: str) -> _Stored | None:
         return None
     for name in _STORED:
         if not snap.has(name):
-            raise StoreCorrupt(f"the store at {store} is damaged (table {name} is missing)")
+            exc = StoreCorrupt(f"the store at {store} is damaged (table {name} is missing)")
+            exc.detail = f"table {name} is missing"  # type: ignore[attr-defined]
+            raise exc
     snap.check_sizes()
     prev = _Stored(snap)
     prev["files"]
@@ -382,7 +384,8 @@ def index(
                 os.makedirs(spill, exist_ok=True)
                 run = _Run(run.root, store, run.progress, dial, spill)
                 report = _index(run, rebuild=True)
-                report.repaired = f"{exc}: rebuilt it from the sources"
+                what = getattr(exc, "detail", None) or str(exc)
+                report.repaired = f"the previous store was damaged ({what}); rebuilt it"
         finally:
             shutil.rmtree(spill, ignore_errors=True)
     report.seconds = time.perf_counter() - t0

@@ -58,6 +58,7 @@ def status(path: str, store: str | None = None) -> Status:
     root = os.path.realpath(path)
     store = os.path.abspath(store) if store else _store.default_store(root)
     snap = _store.Snapshot(store)
+    snap.verify_all()  # a damaged store is not fresh: StoreCorrupt names the fix
     meta = snap.meta
     all_stored = snap.read("files")
     stored = all_stored.filter(pl.col("hash").is_not_null())

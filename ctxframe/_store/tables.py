@@ -69,7 +69,9 @@ def file_hash(data: bytes) -> str:
 
 
 def _damaged(store: str, what: str) -> StoreCorrupt:
-    return StoreCorrupt(f"the store at {store} is damaged ({what}): {_FIX}")
+    exc = StoreCorrupt(f"the store at {store} is damaged ({what}): {_FIX}")
+    exc.detail = what  # type: ignore[attr-defined]
+    return exc
 
 
 def _read_json(path: str, store: str) -> dict:
@@ -222,6 +224,12 @@ class Snapshot:
             size = os.fstat(self._fds[rel]).st_size
             if "size" in info and size != info["size"]:
                 raise _damaged(self.store, f"{rel} has {size} bytes, {info['size']} were written")
+
+    def verify_all(self) -> None:
+        """Every part's size and hash (a read of the whole version: `status`)."""
+        self.check_sizes()
+        for rel in self.parts:
+            self._bytes(rel)
 
     def verify(self, name: str) -> None:
         """Check one table's parts (size and hash) without decoding them."""
