@@ -35,13 +35,22 @@ def _parser() -> argparse.ArgumentParser:
         "--dial", action="store_true", help="read the databases and buckets env vars point at"
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="fail at once when another index is writing the store (default: wait for it)",
+    )
 
     p = sub.add_parser("status", help="is the index fresh against git HEAD and the work tree?")
     p.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
     p.add_argument("--store", default=None)
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("query", help="rank the graph's nodes for a question in words")
+    p = sub.add_parser(
+        "query",
+        help="rank the graph's nodes for a question in words",
+        epilog='a question that starts with "-" goes after "--": ctxframe query -- "--limit=5"',
+    )
     p.add_argument("text", help="the question")
     _add_repo(p)
     p.add_argument("--limit", type=int, default=20)
@@ -179,6 +188,7 @@ def _cmd_index(a) -> None:
         rebuild=a.rebuild,
         progress=False if a.no_progress else None,
         dial=a.dial,
+        wait=not a.no_wait,
     )
     _emit(report, a.json)
 
@@ -381,17 +391,55 @@ def run() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; returns the exit code (tests call this)."""
+    """Run one command; returns the exit code (tests call this). Every failure is one line
+    on stderr saying what to do (exit 2), never a traceback."""
     from ctxframe._core.errors import CtxframeError
+    from ctxframe._core.inputs import clean_text
 
+    # bytes that are not UTF-8 (surrogate escapes) and lone surrogates become U+FFFD
+    argv = [clean_text(a, "argument") for a in (sys.argv[1:] if argv is None else argv)]
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args) or 0
     except CtxframeError as exc:
-        print(f"ctxframe: error: {exc}", file=sys.stderr)
+        _fail(str(exc))
         return 2
     except KeyboardInterrupt:
         print("ctxframe: interrupted; the previous store is untouched", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        _fail(_os_error(exc))
+        return 2
+    except MemoryError:
+        _fail("out of memory: index a smaller tree (config `exclude`) or free memory")
+        return 2
+    except Exception as exc:  # a bug: still one line, and where to report it
+        text = (str(exc).strip().splitlines() or [""])[0][:300]
+        _fail(
+            f"internal error ({type(exc).__name__}: {text}); if `ctxframe index --rebuild` "
+            "does not help, please report it with the command you ran"
+        )
+        return 2
+
+
+def _fail(message: str) -> None:
+    print(f"ctxframe: error: {message}", file=sys.stderr)
+
+
+def _os_error(exc: OSError) -> str:
+    import errno
+
+    where = f" ({exc.filename})" if exc.filename else ""
+    fix = {
+        errno.ENOSPC: "free some disk space or pass --store DIR on another disk",
+        errno.EACCES: "check the permissions, or pass --store DIR you can write",
+        errno.EPERM: "check the permissions, or pass --store DIR you can write",
+        errno.EROFS: "the file system is read-only: pass --store DIR on a writable one",
+        errno.ENOENT: "check the path",
+    }.get(exc.errno, "check the path and the disk")
+    return f"{exc.strerror or exc}{where}: {fix}"

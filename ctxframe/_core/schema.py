@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: versioned store (STORE/v-…/, parts sized and hashed); 2: legacy
 
 NODE_KINDS = (
     "file",

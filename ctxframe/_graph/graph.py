@@ -9,6 +9,7 @@ from functools import cached_property
 import polars as pl
 
 from ctxframe._core.config import Config, load_config
+from ctxframe._core.inputs import clean_int, clean_text
 from ctxframe._graph import verbs
 from ctxframe._graph.context import DEFAULT_BUDGET_TOKENS as CONTEXT_BUDGET
 from ctxframe._graph.context import Context, build_context
@@ -23,34 +24,88 @@ from ctxframe._store import tables as _store
 from ctxframe._store.coverage import coverage
 
 
+def _text(value, what: str) -> str:
+    return clean_text(value, what)
+
+
+def _opt_text(value, what: str) -> str | None:
+    return None if value is None else clean_text(value, what)
+
+
+def _limit(value) -> int:
+    return clean_int(value, "limit", 1, 1_000_000)
+
+
+def _depth(value) -> int:
+    return clean_int(value, "depth", 1, 50)
+
+
+_DERIVED = ("nodes", "edges", "files", "tokens", "token_weights", "config", "_duck",
+            "_rank_index", "_lookups", "_project_tokens")  # fmt: skip
+
+
 class Graph:
-    """Nodes, edges, files and tokens of one indexed repository; verbs are methods."""
+    """Nodes, edges, files and tokens of one indexed repository; verbs are methods.
+
+    A Graph reads one version of its store for its whole life, whatever later `index` runs
+    write (snapshot isolation); `refresh()` moves it to the newest version."""
 
     def __init__(self, store: str, root: str | None = None):
         self.store = os.path.abspath(store)
-        self.meta = _store.read_meta(self.store)
+        self._snap = _store.Snapshot(self.store)
+        self.meta = self._snap.meta
         self.root = root or self.meta.get("root")
         self._queries = 0
+
+    @property
+    def version(self) -> str | None:
+        """The store version this graph reads (None for a store written before versions)."""
+        return self._snap.version
+
+    def refresh(self, reindex: bool = False) -> Graph:
+        """Move to the store's newest version (re-indexing the repository first when
+        `reindex`); frames and indexes of the old version are dropped. Returns the graph."""
+        if reindex:
+            from ctxframe._store.build import index
+
+            if not self.root or not os.path.isdir(self.root):
+                from ctxframe._core.errors import RepoNotFound
+
+                raise RepoNotFound(
+                    f"cannot re-index: the repository {self.root} is not here; "
+                    "call refresh() without reindex"
+                )
+            self.report = index(self.root, store=self.store, progress=False)
+        snap = _store.Snapshot(self.store)
+        if snap.version != self._snap.version or snap.version is None:
+            self._snap, self.meta = snap, snap.meta
+            for name in _DERIVED:
+                self.__dict__.pop(name, None)
+        return self
 
     @cached_property
     def nodes(self) -> pl.DataFrame:
         """One row per node (see docs/schema.md)."""
-        return _store.read_table(self.store, "nodes")
+        return self._snap.read("nodes")
 
     @cached_property
     def edges(self) -> pl.DataFrame:
         """One row per edge (see docs/schema.md)."""
-        return _store.read_table(self.store, "edges")
+        return self._snap.read("edges")
 
     @cached_property
     def files(self) -> pl.DataFrame:
         """One row per walked file, indexed or skipped with a reason."""
-        return _store.read_table(self.store, "files")
+        return self._snap.read("files")
 
     @cached_property
     def tokens(self) -> pl.DataFrame:
         """The exploded (node_id, token) table the ranker scores."""
-        return _store.read_table(self.store, "tokens")
+        return self._snap.read("tokens")
+
+    @property
+    def _cache_dir(self) -> str | None:
+        return self._snap.dir if self._snap.version else None
 
     @cached_property
     def token_weights(self) -> pl.DataFrame:
@@ -78,23 +133,24 @@ class Graph:
 
     @cached_property
     def _rank_index(self) -> RankIndex:
-        state = _cache.load(self.store, self.meta, _cache.RANK_TABLES)
+        state = _cache.load(self._cache_dir, _cache.RANK_TABLES)
         if state is not None:
             return RankIndex.from_state(self.nodes, state)
         index = RankIndex(self.nodes, self.tokens)
-        _cache.save(self.store, self.meta, index.state())
+        _cache.save(self._cache_dir, index.state())
         return index
 
     @cached_property
     def _lookups(self) -> Lookups:
-        return Lookups(self.nodes, self.edges, self.files, store=self.store, meta=self.meta)
+        return Lookups(self.nodes, self.edges, self.files, cache_dir=self._cache_dir)
 
     def rank(
         self, text: str, limit: int = 20, rule=None, within: str | None = None
     ) -> pl.DataFrame:
         """Only the ranking of `query` (no neighbourhoods): one row per hit, best first, with
         `rank`, `id`, `kind`, `path`, `score` and `tier` — what rule experiments compare."""
-        return self._ranking(text, limit=limit, rule=rule, within=within).hits
+        text, within = _text(text, "query"), _opt_text(within, "within")
+        return self._ranking(text, limit=_limit(limit), rule=rule, within=within).hits
 
     def _ranking(self, text: str, *, limit: int, rule, within, deprioritize=None) -> Ranking:
         cfg = self.config
@@ -122,6 +178,7 @@ class Graph:
         ``abstain=True`` (hooks, agents): when the best match is weak — only common tokens and
         no path or name of this graph in the text — return no hits and say "no structural
         match" (``result.abstained`` holds why; see ctxframe._rank.abstain)."""
+        text, within, limit = _text(text, "query"), _opt_text(within, "within"), _limit(limit)
         ranking = self._ranking(
             text, limit=limit, rule=rule, within=within, deprioritize=deprioritize
         )
@@ -186,12 +243,14 @@ class Graph:
     # -- verbs ---------------------------------------------------------------------------------
     def card(self, name: str, include_ambiguous: bool = False) -> verbs.Card:
         """A known symbol: kind, place, signature, doc, parent, callers, callees, members."""
+        name = _text(name, "name")
         return verbs.card(self._lookups, name, include_ambiguous=include_ambiguous)
 
     def affected(
         self, target: str, depth: int = 3, include_ambiguous: bool = False
     ) -> verbs.Affected:
         """Blast radius of a symbol or file: who depends on it, by depth (a floor)."""
+        target, depth = _text(target, "target"), _depth(depth)
         return verbs.affected(
             self._lookups, target, depth=depth, include_ambiguous=include_ambiguous
         )
@@ -200,25 +259,26 @@ class Graph:
         self, a: str, b: str, undirected: bool = False, include_ambiguous: bool = False
     ) -> verbs.PathResult:
         """Shortest paths from symbol A to symbol B, each hop with kind and confidence."""
+        a, b = _text(a, "a"), _text(b, "b")
         return verbs.path(
             self._lookups, a, b, undirected=undirected, include_ambiguous=include_ambiguous
         )
 
     def change_plan(self, name: str, depth: int = 2) -> verbs.ChangePlan:
         """An ordered checklist of what to look at before editing a symbol."""
-        return verbs.change_plan(self._lookups, name, depth=depth)
+        return verbs.change_plan(self._lookups, _text(name, "name"), depth=_depth(depth))
 
     def explain(self, target: str) -> verbs.Explanation:
         """A plain-language paragraph about a symbol or file, from graph facts only."""
-        return verbs.explain(self._lookups, target)
+        return verbs.explain(self._lookups, _text(target, "target"))
 
     def hubs(self, top: int = 10) -> verbs.Hubs:
         """Orientation: most depended-on symbols, largest files, entry points, directories."""
-        return verbs.hubs(self._lookups, top=top)
+        return verbs.hubs(self._lookups, top=clean_int(top, "top", 1, 100_000))
 
     def boundaries(self, target: str | None = None) -> verbs.Boundaries:
         """What the repo consumes and provides (routes, env vars, HTTP, exec, deps, k8s)."""
-        return verbs.boundaries(self._lookups, target)
+        return verbs.boundaries(self._lookups, _opt_text(target, "target"))
 
     def coverage(self) -> pl.DataFrame:
         """Per language: files, parse errors, nodes (by kind) and the share of call sites
@@ -229,6 +289,7 @@ class Graph:
         self, name: str, depth: int = 1, include_ambiguous: bool = False, cap: int = 40
     ) -> Neighbourhood:
         """Nodes within `depth` hops of a symbol or file, both ways; `.plot()` draws it."""
+        name, depth = _text(name, "name"), _depth(depth)
         return neighbourhood(
             self._lookups, name, depth=depth, include_ambiguous=include_ambiguous, cap=cap
         )
@@ -280,12 +341,13 @@ def index_graph(
     rebuild: bool = False,
     progress: bool | None = None,
     dial: bool = False,
+    wait: bool = True,
 ) -> Graph:
     """Index (incrementally) the repository at `path` and open the result; `graph.report`
     says what the run did."""
     from ctxframe._store.build import index
 
-    report = index(path, store=store, rebuild=rebuild, progress=progress, dial=dial)
+    report = index(path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait)
     graph = Graph(report.store, root=report.root)
     graph.report = report
     return graph

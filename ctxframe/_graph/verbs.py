@@ -389,6 +389,9 @@ class PathResult(VerbResult):
             return self.card.blocks()
         out = []
         for i, p in enumerate(self.paths, 1):
+            if not p:  # from a node to itself: no hop
+                out.append([f"  path {i}: {self.labels.get(self.a, self.a)} (start is the end)"])
+                continue
             lines = [f"  path {i}: {self.labels.get(p[0]['src'], p[0]['src'])}"]
             for s in p:
                 lines.append(
@@ -403,7 +406,8 @@ class PathResult(VerbResult):
         head = "<br>".join(esc(x) for x in self.header())
         items = []
         for p in self.paths:
-            hops = [f"<b>{esc(self.labels.get(p[0]['src'], p[0]['src']))}</b>"]
+            start = p[0]["src"] if p else self.a  # no hop: from a node to itself
+            hops = [f"<b>{esc(self.labels.get(start, start))}</b>"]
             for s in p:
                 hops.append(
                     f" <span style='color:#666'>→ {esc(s['kind'])}{conf_html(s['confidence'])}"

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from ctxframe._core.languages import BY_NAME, Language, language_for, query_source
+from ctxframe._ingest import isolate
 from ctxframe._ingest.boundaries.calls import CALL_NAMES
 from ctxframe._ingest.lang import ecmascript, others, python, rust, sql
 
@@ -195,7 +196,10 @@ def extract_batch(
         bnodes: list[dict] = []
         bedges: list[dict] = []
         for p, h in jobs:
-            f = extract_file(root, p, h)
+            try:
+                f = extract_file(root, p, h)
+            except Exception as exc:  # one bad file is skipped with the reason, never fatal
+                f = FileResult(path=p, skip_reason=isolate.skip_reason(exc))
             _add_rows(defs, f.defs)
             _add_rows(refs, f.refs)
             bnodes += f.boundary_nodes

@@ -83,6 +83,19 @@ def _read_lines(path: str) -> list[str]:
         return []
 
 
+def _utf8_name(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # bytes the file system decoding could not read as UTF-8
+        return False
+    return True
+
+
+def escaped_name(rel: str) -> str:
+    """A path whose bytes are not UTF-8 as text: each byte that is not written `\\xNN`."""
+    return os.fsencode(rel).decode("utf-8", "backslashreplace")
+
+
 def walk(root: str, exclude: list[str] | tuple[str, ...] = ()) -> WalkResult:
     """Walk `root` top-down; an ignore file applies to its directory and below, last match wins."""
     root = os.path.realpath(root)
@@ -128,6 +141,9 @@ def walk(root: str, exclude: list[str] | tuple[str, ...] = ()) -> WalkResult:
             specs = specs + [(prefix, s) for s in local]
         for entry in entries:
             rel = prefix + entry.name
+            if not _utf8_name(entry.name):  # not storable as text: skipped, named losslessly
+                out.skipped.append((escaped_name(rel), "file name is not valid UTF-8"))
+                continue
             try:
                 if entry.is_symlink():
                     if entry.name in BUILTIN_DIRS or ignored(rel, entry.is_dir(), specs):

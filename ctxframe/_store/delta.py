@@ -160,6 +160,19 @@ def _moved_readers(
     return pl.concat(parts).sort("path", maintain_order=True)
 
 
+@dataclass
+class _Own:
+    """The changed files' stored rows, found by binary search in the sorted tables."""
+
+    changed: list[str]
+    in_changed: pl.Expr
+    node_spans: list[tuple[int, int]]
+    edge_spans: list[tuple[int, int]]
+    old_nodes: pl.DataFrame
+    old_own: pl.DataFrame  # their own edges
+    old_refs: pl.DataFrame
+
+
 def update(
     prev,
     files: pl.DataFrame,
@@ -176,7 +189,85 @@ def update(
     refs0 = prev.scan("refs")  # read only as far as each question needs
     if not changed:
         return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
-    changed = sorted(changed)
+    own = _own_rows(prev, files, sorted(changed), refs0)
+    if own is None:
+        return None
+    new_nodes = (
+        pl.concat([file_nodes.filter(own.in_changed).cast(defs.schema), defs])
+        .with_columns(producer=pl.lit(PRODUCER))
+        .pipe(lambda n: pl.concat([nodes0.clear(), n], how="diagonal"))
+        .sort("id")
+    )
+    old_files, new_files = prev["files"].filter(own.in_changed), files.filter(own.in_changed)
+    # Same definitions, references and per-file facts (a changed constant or comment, code
+    # whose calls and lines stay put): resolution reads nothing new, so no row changes.
+    facts = ["path", "language", "parse_errors", "skip_reason"]
+    if (
+        own.old_nodes.equals(new_nodes)
+        and own.old_refs.equals(refs)
+        and old_files.select(facts).equals(new_files.select(facts))
+    ):
+        return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
+    shape = pl.col("kind").is_in(_SHAPE_REFS)
+    if not _same(
+        own.old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line")
+    ) or reads_boundaries(pl.concat([own.old_refs, refs])):
+        return None
+    # Definitions added, removed or renamed: other files' references to their names resolve
+    # again, and so do the document sections that mention them.
+    keys = pl.concat(
+        [own.old_nodes.filter(pl.col("kind") != "file").select(_KEY), defs.select(_KEY)]
+    )
+    diff = keys.group_by(_KEY).len().filter(pl.col("len") == 1)
+    moved = sorted(diff["label"].unique().to_list())
+    others = refs.clear()  # other files' references to resolve again
+    if moved:
+        others = _moved_readers(refs0, prev["bedges"], own.in_changed, moved, diff["id"].to_list())
+        if others is None:
+            return None
+    rest_nodes = _without(nodes0, own.node_spans)
+    resolved = _resolve_changed(rest_nodes, defs, files, refs, others, gomods)
+    new_edges = _own_edges(own, resolved, nodes0, edges0)
+    if new_edges is None:
+        return None
+    change = [
+        counts(own.old_nodes, own.old_own, old_files).with_columns(-pl.col("n")),
+        counts(new_nodes, new_edges, new_files),
+    ]
+    edges = _without(edges0, own.edge_spans)
+    tokens = _tokens(prev, own, new_nodes) if moved else None
+    if others.height:
+        edges = _regrouped(own, edges, others, resolved, new_edges, nodes0, files, change)
+    else:
+        new_edges = new_edges.sort(_EDGE_ORDER, nulls_last=True)
+        edges = None if own.old_own.equals(new_edges) else _splice(edges, "src", new_edges)
+    # A table whose rows the edit left as they were (the references, when a function without
+    # calls was added at the end) is kept as stored: nothing to splice or write.
+    same = {
+        name
+        for name, kept in (
+            ("nodes", own.old_nodes.equals(new_nodes)),
+            ("edges", edges is None),
+            ("refs", own.old_refs.equals(refs)),
+        )
+        if kept
+    }
+    return Delta(
+        nodes0 if "nodes" in same else _splice(rest_nodes, "id", new_nodes),
+        edges0 if edges is None else edges,
+        None
+        if "refs" in same
+        else pl.concat([refs0.filter(~own.in_changed), refs.lazy()]).collect(),
+        pl.concat(change),
+        tokens,
+        frozenset(same),
+    )
+
+
+def _own_rows(prev, files: pl.DataFrame, changed: list[str], refs0: pl.LazyFrame) -> _Own | None:
+    """The changed files' stored rows, or None when the fast path cannot vouch for them
+    (declaring languages, unsorted tables, adapter or boundary rows, foreign edges)."""
+    nodes0, edges0 = prev["nodes"], prev["edges"]
     langs = files.filter(pl.col("path").is_in(changed))["language"]
     if langs.null_count() or set(langs.to_list()) & _DECLARING:
         return None
@@ -185,8 +276,6 @@ def update(
     in_changed = pl.col("path").is_in(pl.Series(changed, dtype=pl.String).implode())
     node_spans, edge_spans = _ranges(nodes0["id"], changed), _ranges(edges0["src"], changed)
     old_nodes, old_own = _rows(nodes0, node_spans), _rows(edges0, edge_spans)
-    old_refs = refs0.filter(in_changed).collect()
-    shape = pl.col("kind").is_in(_SHAPE_REFS)
     if (
         nodes0.select((pl.col("producer") != PRODUCER).any()).item()  # adapters, dialled
         or nodes0.select(in_changed.sum()).item() != old_nodes.height
@@ -196,44 +285,24 @@ def update(
         or old_nodes.select(pl.col("transport").is_not_null().any()).item()  # boundaries
     ):
         return None
-    new_nodes = (
-        pl.concat([file_nodes.filter(in_changed).cast(defs.schema), defs])
-        .with_columns(producer=pl.lit(PRODUCER))
-        .pipe(lambda n: pl.concat([nodes0.clear(), n], how="diagonal"))
-        .sort("id")
-    )
-    old_files, new_files = prev["files"].filter(in_changed), files.filter(in_changed)
-    # Same definitions, references and per-file facts (a changed constant or comment, code
-    # whose calls and lines stay put): resolution reads nothing new, so no row changes.
-    facts = ["path", "language", "parse_errors", "skip_reason"]
-    if (
-        old_nodes.equals(new_nodes)
-        and old_refs.equals(refs)
-        and old_files.select(facts).equals(new_files.select(facts))
-    ):
-        return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
-    if not _same(
-        old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line")
-    ) or reads_boundaries(pl.concat([old_refs, refs])):
-        return None
-    # Definitions added, removed or renamed: other files' references to their names resolve
-    # again, and so do the document sections that mention them.
-    keys = pl.concat([old_nodes.filter(pl.col("kind") != "file").select(_KEY), defs.select(_KEY)])
-    diff = keys.group_by(_KEY).len().filter(pl.col("len") == 1)
-    moved = sorted(diff["label"].unique().to_list())
-    others = refs.clear()  # other files' references to resolve again
-    if moved:
-        others = _moved_readers(refs0, prev["bedges"], in_changed, moved, diff["id"].to_list())
-        if others is None:
-            return None
-    rest_nodes = _without(nodes0, node_spans)
+    old_refs = refs0.filter(in_changed).collect()
+    return _Own(changed, in_changed, node_spans, edge_spans, old_nodes, old_own, old_refs)
+
+
+def _resolve_changed(rest_nodes, defs, files, refs, others, gomods) -> pl.DataFrame:
+    """The changed files' references and the other readers', resolved against the
+    definitions they could name."""
     reading = pl.concat([refs, others])
     targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
-    resolved = resolve(targets, files, reading, gomods)[0].collect()
-    new_edges = resolved.filter(in_changed)
-    # A file's own path is a known edge end only while some edge starts there (see merge).
-    starts = pl.col("src").is_in(pl.Series(changed, dtype=pl.String).implode())
-    if old_own.select(starts.any()).item() != new_edges.select(starts.any()).item():
+    return resolve(targets, files, reading, gomods)[0].collect()
+
+
+def _own_edges(own: _Own, resolved, nodes0, edges0) -> pl.DataFrame | None:
+    """The changed files' own new edges (with their `uses`), or None when a file's own path
+    would start or stop being an edge end (see merge)."""
+    new_edges = resolved.filter(own.in_changed)
+    starts = pl.col("src").is_in(pl.Series(own.changed, dtype=pl.String).implode())
+    if own.old_own.select(starts.any()).item() != new_edges.select(starts.any()).item():
         return None
     uses = (
         uses_edges(new_edges.filter(pl.col("kind") == "imports"), nodes0.filter(kind="dep"))
@@ -241,64 +310,42 @@ def update(
         .unique(["src", "dst", "kind", "name"], keep="first", maintain_order=True)
         .with_columns(producer=pl.lit(PRODUCER))
     )
-    new_edges = pl.concat([new_edges, uses.select(new_edges.columns)]).select(edges0.columns)
-    change = [
-        counts(old_nodes, old_own, old_files).with_columns(-pl.col("n")),
-        counts(new_nodes, new_edges, new_files),
+    return pl.concat([new_edges, uses.select(new_edges.columns)]).select(edges0.columns)
+
+
+def _tokens(prev, own: _Own, new_nodes: pl.DataFrame) -> pl.DataFrame:
+    """The token table with the changed files' tokens replaced (they depend on labels)."""
+    tokens0 = prev["tokens"]
+    fresh_tokens = build_tokens(new_nodes)
+    if tokens0["node_id"].is_sorted():
+        spans = _ranges(tokens0["node_id"], own.changed)
+        return _splice(_without(tokens0, spans), "node_id", fresh_tokens)
+    own_ids = pl.concat([new_nodes["id"], own.old_nodes["id"]]).implode()
+    return pl.concat([tokens0.filter(~pl.col("node_id").is_in(own_ids)), fresh_tokens])
+
+
+def _regrouped(own: _Own, edges, others, resolved, new_edges, nodes0, files, change: list):
+    """The edge table when other files' edge groups were resolved again: those groups
+    replaced (they sit anywhere in the table, so it is sorted again); `change` gets their
+    coverage counts."""
+    in_changed = own.in_changed
+    kind = pl.col("kind").replace({"call": "calls", "mention": "mentions"})
+    group = others.select("src", "name", kind=kind).filter(pl.col("kind") != "import")
+    group = group.filter(pl.col("kind") != "mentions").unique()
+    sections = others.filter(pl.col("kind") == "mention")["src"].unique().implode()
+    in_sections = (pl.col("kind") == "mentions") & pl.col("src").is_in(sections)
+    stale = edges.join(group, on=["src", "kind", "name"], how="semi")
+    fresh = resolved.filter(~in_changed).join(group, on=["src", "kind", "name"], how="semi")
+    other_files = files.filter(pl.col("path").is_in(fresh["path"].append(stale["path"]).implode()))
+    change += [
+        counts(nodes0.clear(), stale, other_files).with_columns(-pl.col("n")),
+        counts(nodes0.clear(), fresh, other_files),
     ]
-    edges = _without(edges0, edge_spans)
-    tokens = None
-    if moved:  # the changed files' tokens: they depend on labels
-        tokens0 = prev["tokens"]
-        fresh_tokens = build_tokens(new_nodes)
-        if tokens0["node_id"].is_sorted():
-            spans = _ranges(tokens0["node_id"], changed)
-            tokens = _splice(_without(tokens0, spans), "node_id", fresh_tokens)
-        else:
-            own_ids = pl.concat([new_nodes["id"], old_nodes["id"]]).implode()
-            tokens = pl.concat([tokens0.filter(~pl.col("node_id").is_in(own_ids)), fresh_tokens])
-    if others.height:  # other files' regrouped edges sit anywhere in the table: sort it again
-        kind = pl.col("kind").replace({"call": "calls", "mention": "mentions"})
-        group = others.select("src", "name", kind=kind).filter(pl.col("kind") != "import")
-        group = group.filter(pl.col("kind") != "mentions").unique()
-        sections = others.filter(pl.col("kind") == "mention")["src"].unique().implode()
-        in_sections = (pl.col("kind") == "mentions") & pl.col("src").is_in(sections)
-        stale = edges.join(group, on=["src", "kind", "name"], how="semi")
-        fresh = resolved.filter(~in_changed).join(group, on=["src", "kind", "name"], how="semi")
-        other_files = files.filter(
-            pl.col("path").is_in(fresh["path"].append(stale["path"]).implode())
-        )
-        change += [
-            counts(nodes0.clear(), stale, other_files).with_columns(-pl.col("n")),
-            counts(nodes0.clear(), fresh, other_files),
+    return pl.concat(
+        [
+            edges.join(group, on=["src", "kind", "name"], how="anti").filter(~in_sections),
+            fresh.select(edges.columns),
+            resolved.filter(~in_changed & in_sections).select(edges.columns),
+            new_edges,
         ]
-        edges = pl.concat(
-            [
-                edges.join(group, on=["src", "kind", "name"], how="anti").filter(~in_sections),
-                fresh.select(edges.columns),
-                resolved.filter(~in_changed & in_sections).select(edges.columns),
-                new_edges,
-            ]
-        ).sort(_EDGE_ORDER, nulls_last=True)
-    else:
-        new_edges = new_edges.sort(_EDGE_ORDER, nulls_last=True)
-        edges = None if old_own.equals(new_edges) else _splice(edges, "src", new_edges)
-    # A table whose rows the edit left as they were (the references, when a function without
-    # calls was added at the end) is kept as stored: nothing to splice or write.
-    same = {
-        name
-        for name, kept in (
-            ("nodes", old_nodes.equals(new_nodes)),
-            ("edges", edges is None),
-            ("refs", old_refs.equals(refs)),
-        )
-        if kept
-    }
-    return Delta(
-        nodes0 if "nodes" in same else _splice(rest_nodes, "id", new_nodes),
-        edges0 if edges is None else edges,
-        None if "refs" in same else pl.concat([refs0.filter(~in_changed), refs.lazy()]).collect(),
-        pl.concat(change),
-        tokens,
-        frozenset(same),
-    )
+    ).sort(_EDGE_ORDER, nulls_last=True)

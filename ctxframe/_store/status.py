@@ -57,20 +57,27 @@ def status(path: str, store: str | None = None) -> Status:
     """Compare the store with the working tree: stat first, then content hash, as git does."""
     root = os.path.realpath(path)
     store = os.path.abspath(store) if store else _store.default_store(root)
-    meta = _store.read_meta(store)
-    stored = _store.read_table(store, "files").filter(pl.col("hash").is_not_null())
+    snap = _store.Snapshot(store)
+    snap.verify_all()  # a damaged store is not fresh: StoreCorrupt names the fix
+    meta = snap.meta
+    all_stored = snap.read("files")
+    stored = all_stored.filter(pl.col("hash").is_not_null())
     exclude = list(load_config(root).exclude)
     rel_store = os.path.relpath(store, root)
     if not rel_store.startswith(".."):
         exclude.append(f"/{rel_store}/")
+    walked = walk(root, exclude)
     now = pl.DataFrame(
-        walk(root, exclude).files,
+        walked.files,
         schema={"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64},
         orient="row",
     )
-    all_stored = _store.read_table(store, "files").select("path")
+    # what the walk skipped (symlinks, unreadable directories) is there, not deleted
+    seen = pl.concat([now.select("path"), pl.DataFrame({"path": [p for p, _ in walked.skipped]},
+                                                       schema={"path": pl.String})])  # fmt: skip
+    all_stored = all_stored.select("path")
     added = now.join(all_stored, on="path", how="anti")["path"].to_list()
-    deleted = all_stored.join(now, on="path", how="anti")["path"].to_list()
+    deleted = all_stored.join(seen, on="path", how="anti")["path"].to_list()
     both = now.join(stored, on="path", how="inner", suffix="_old")
     touched = both.filter(
         (pl.col("size") != pl.col("size_old")) | (pl.col("mtime_ns") != pl.col("mtime_ns_old"))
