@@ -14,15 +14,15 @@ pyvis is imported only when a picture is built, so ``import ctxframe`` stays lig
 
 from __future__ import annotations
 
-import html
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 import polars as pl
 
+from ctxframe._render.html import render
 from ctxframe._render.palette import CONFIDENCE_STYLES, kind_colour, text_colour
 from ctxframe._render.text import location
 
@@ -37,6 +37,12 @@ VIS_DIR = "lib/vis-9.1.2"
 
 
 # -- vis-network assets from the pyvis package -------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def focus_js() -> str:
+    """The script that frames a picture around its focus node (the page and `serve` share it)."""
+    return resources.files("ctxframe._render").joinpath("templates/focus.js").read_text("utf-8")
 
 
 @lru_cache(maxsize=4)
@@ -99,10 +105,12 @@ def _dedupe_edges(edges: list[dict]) -> list[dict]:
 
 
 def vis_data(
-    nodes: list[dict], edges: list[dict], more: dict[str, int], center: list[str] | tuple = ()
+    nodes: list[dict], edges: list[dict], more: dict[str, int], centre: list[str] | tuple = ()
 ) -> tuple[list[dict], list[dict]]:
-    """vis-network node and edge dicts (plain JSON) for the given subgraph."""
-    centre = set(center)
+    """vis-network node and edge dicts (plain JSON) for the given subgraph; a single focus node
+    is pinned at the origin so the layout grows around it."""
+    pin = centre[0] if len(centre) == 1 else None
+    centre = set(centre)
     vn, ve = [], []
     for n in nodes:
         kind = n.get("kind")
@@ -132,6 +140,7 @@ def vis_data(
                 },
                 "margin": 8,
                 "kind": kind,
+                **({"x": 0, "y": 0, "fixed": True} if n["id"] == pin else {}),
             }
         )
     for e in edges:
@@ -216,6 +225,7 @@ class Picture:
     edges: list[dict]
     more: int = 0
     height: int = 520
+    centre: list[str] = field(default_factory=list)  # the focus: drawn in the middle
 
     @property
     def network(self):
@@ -241,27 +251,19 @@ class Picture:
         for n in self.nodes:
             if n.get("kind") not in (None, "more"):
                 counts[n["kind"]] = counts.get(n["kind"], 0) + 1
-        legend = "".join(
-            f'<span class="b" style="background:{kind_colour(k)};color:{text_colour(k)}">'
-            f"{html.escape(k)} {c}</span>"
-            for k, c in sorted(counts.items())
-        )
-        conf = (
-            '<span class="e">── extracted</span><span class="e" style="color:#8a8a8a">── '
-            'inferred</span><span class="e" style="color:#d98c00">- - ambiguous</span>'
-        )
-        more = f'<span class="m">+{self.more} more not drawn</span>' if self.more else ""
-        return _PAGE.format(
-            title=html.escape(self.title),
+        return render(
+            "picture_page",
+            title=self.title,
             vis_css=vis_asset("vis-network.css"),
             vis_js=vis_asset("vis-network.min.js"),
+            focus_js=focus_js(),
             height=self.height,
-            legend=legend,
-            conf=conf,
-            more=more,
+            counts=sorted(counts.items()),
+            more=self.more,
             nodes=_script_json(net.nodes),
             edges=_script_json(net.edges),
             options=_script_json(net.options),
+            centre=_script_json(list(self.centre)),
         )
 
     def save(self, path: str) -> str:
@@ -270,12 +272,7 @@ class Picture:
         return path
 
     def _repr_html_(self) -> str:
-        page = html.escape(self.html(), quote=True)
-        return (
-            f'<iframe srcdoc="{page}" title="{html.escape(self.title)}" '
-            f'style="width:100%;height:{self.height + 60}px;border:0" '
-            'sandbox="allow-scripts"></iframe>'
-        )
+        return render("picture_frame", page=self.html(), title=self.title, height=self.height)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return {"text/plain": repr(self), "text/html": self._repr_html_()}
@@ -286,35 +283,6 @@ class Picture:
         return f"<ctxframe.Picture {self.title!r}: {n} nodes, {len(self.edges)} edges{more}>"
 
 
-_PAGE = """<!doctype html>
-<html><head><meta charset="utf-8"><title>{title}</title>
-<style>{vis_css}</style>
-<style>
-body{{margin:0;font:13px system-ui,-apple-system,"Segoe UI",sans-serif;color:#222}}
-.h{{padding:4px 6px;display:flex;flex-wrap:wrap;gap:4px;align-items:center}}
-.t{{font-weight:600;margin-right:8px}}
-.b{{border-radius:3px;padding:0 5px;font-size:12px}}
-.e{{font-size:12px;margin-left:8px;color:#444}}
-.m{{font-size:12px;margin-left:8px;background:#fff3cd;border:1px dashed #b58900;padding:0 5px}}
-#net{{width:100%;height:{height}px;border:1px solid #ddd;box-sizing:border-box}}
-</style>
-<script>{vis_js}</script>
-</head><body>
-<div class="h"><span class="t">{title}</span>{legend}{conf}{more}</div>
-<div id="net"></div>
-<script>
-(function(){{
-var data={{nodes:new vis.DataSet({nodes}),edges:new vis.DataSet({edges})}};
-var net=new vis.Network(document.getElementById("net"),data,{options});
-net.once("stabilizationIterationsDone",function(){{
-  net.setOptions({{physics:false}});net.fit();
-  if(net.getScale()<0.75){{net.moveTo({{scale:0.75}});}}  // keep labels readable; pan for more
-}});
-window.ctxframeNetwork=net;
-}})();
-</script>
-</body></html>
-"""
 
 
 def picture(
@@ -322,7 +290,7 @@ def picture(
     nodes: list[dict],
     edges: list[dict],
     *,
-    center: list[str] | tuple = (),
+    centre: list[str] | tuple = (),
     cap: int = DEFAULT_CAP,
     height: int = 520,
 ) -> Picture:
@@ -330,8 +298,15 @@ def picture(
     seen: set[str] = set()
     uniq = [n for n in nodes if not (n["id"] in seen or seen.add(n["id"]))]
     kept, shown, more = cap_subgraph(uniq, _dedupe_edges(edges), cap)
-    vn, ve = vis_data(kept, shown, more, center)
-    return Picture(title=title, nodes=vn, edges=ve, more=sum(more.values()), height=height)
+    vn, ve = vis_data(kept, shown, more, centre)
+    return Picture(
+        title=title,
+        nodes=vn,
+        edges=ve,
+        more=sum(more.values()),
+        height=height,
+        centre=[i for i in centre if i in {n["id"] for n in kept}],
+    )
 
 
 def arrows_picture(title: str, centre: dict, arrows: pl.DataFrame, cap: int = DEFAULT_CAP):
@@ -349,7 +324,7 @@ def arrows_picture(title: str, centre: dict, arrows: pl.DataFrame, cap: int = DE
         edges.append(
             {"src": src, "dst": dst, "kind": a["edge_kind"], "confidence": a["confidence"]}
         )
-    return picture(title, nodes, edges, center=[centre["id"]], cap=cap)
+    return picture(title, nodes, edges, centre=[centre["id"]], cap=cap)
 
 
 def query_picture(result: Any, top: int = 10, cap: int = DEFAULT_CAP) -> Picture:
@@ -371,7 +346,7 @@ def query_picture(result: Any, top: int = 10, cap: int = DEFAULT_CAP) -> Picture
         edges.append(
             {"src": src, "dst": dst, "kind": a["edge_kind"], "confidence": a["confidence"]}
         )
-    return picture(f"query: {result.query}", nodes, edges, center=[h["id"] for h in hits], cap=cap)
+    return picture(f"query: {result.query}", nodes, edges, centre=[h["id"] for h in hits], cap=cap)
 
 
 def _sorted_arrows(arrows: pl.DataFrame) -> list[dict]:
