@@ -211,7 +211,7 @@ def _cmd_adapters(a) -> int:
     from ctxframe._store.adapters_check import check
 
     run = check(_repo(a), store=a.store)
-    _emit(run, a.json)
+    _emit({"verb": "adapters-check", "status": "ok", **run.to_dict()} if a.json else run, a.json)
     return 1 if run.rejected else 0
 
 

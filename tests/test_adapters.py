@@ -293,7 +293,7 @@ def test_sample_adapters_in_query_card_and_boundaries(shop_graph) -> None:
     hits = shop_graph.query("ledger reconcile cron job", limit=5)
     assert "cron:ledger-reconcile" in str(hits.to_dict())
     card = shop_graph.card("flag:strict_reconcile")
-    assert card.status == "found"
+    assert card.status == "ok"
     assert "strict_reconcile = false" in str(card)
     text = str(shop_graph.boundaries())
     assert "consumes · config.flag:" in text

@@ -195,7 +195,7 @@ def test_dial_postgres_and_s3_into_the_sample(shop, monkeypatch, postgres, aws_e
     hits = g.query("ledger refunds table", limit=5).to_dict()
     assert "table:LEDGER_DATABASE_URL/ledger.refunds" in json.dumps(hits)
     card = g.card("table:LEDGER_DATABASE_URL/ledger.refunds")
-    assert card.status == "found" and "amount numeric(10,2)" in str(card)
+    assert card.status == "ok" and "amount numeric(10,2)" in str(card)
     text = str(g.boundaries())
     assert "consumes · database:" in text
     assert "ledger.refunds  ← declares LEDGER_DATABASE_URL" in text

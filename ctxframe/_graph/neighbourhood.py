@@ -16,11 +16,11 @@ from ctxframe._render.picture import (
     _KIND_RANK,
     DEFAULT_CAP,
     PICTURE_KINDS,
-    VIS_OPTIONS,
     Picture,
     _dedupe_edges,
     cap_subgraph,
     vis_data,
+    vis_options,
 )
 
 _NB_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end", "signature"]
@@ -92,7 +92,7 @@ class Neighbourhood:
             "more": [{"parent": p, "count": n} for p, n in self.more.items()],
             "total": self.total,
             "include_ambiguous": self.include_ambiguous,
-            "vis": {"nodes": vn, "edges": ve, "options": VIS_OPTIONS},
+            "vis": {"nodes": vn, "edges": ve, "options": vis_options(vn)},
         }
 
     def plot(self, height: int = 520) -> Picture:

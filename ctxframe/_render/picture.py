@@ -15,6 +15,7 @@ pyvis is imported only when a picture is built, so ``import ctxframe`` stays lig
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -104,12 +105,78 @@ def _dedupe_edges(edges: list[dict]) -> list[dict]:
 # -- vis data ----------------------------------------------------------------------------------
 
 
+def _label_width(n: dict) -> float:
+    return 9.0 * len(str(n.get("label") or n["id"])) + 24
+
+
+def _ellipse(angle: float, rx: float) -> tuple[float, float]:
+    return rx * math.cos(angle), rx * 0.5 * math.sin(angle)
+
+
+def radial_layout(
+    nodes: list[dict], edges: list[dict], focus: str
+) -> dict[str, tuple[float, float]] | None:
+    """Positions on rings around the focus, one ring per `depth`: each node near the node it
+    was reached from, so a depth-2 picture reads as a tree of rings, not a hairball. None when
+    the nodes carry no depth."""
+    if not nodes or any(n.get("depth") is None for n in nodes):
+        return None
+    depth = {n["id"]: int(n["depth"]) for n in nodes}
+    if depth.get(focus) != 0:
+        return None
+    if any(d == 0 for i, d in depth.items() if i != focus):  # a file and its own symbols
+        depth = {i: 0 if i == focus else d + 1 for i, d in depth.items()}
+    adj: dict[str, list[str]] = {}
+    for e in edges:
+        adj.setdefault(e["src"], []).append(e["dst"])
+        adj.setdefault(e["dst"], []).append(e["src"])
+    pos: dict[str, tuple[float, float]] = {focus: (0.0, 0.0)}
+    angle: dict[str, float] = {focus: 0.0}
+    rx = 0.0
+    for d in range(1, max(depth.values()) + 1):
+        ring = [n for n in nodes if depth[n["id"]] == d]
+        if not ring:
+            break
+        parent = {}
+        for n in ring:
+            ups = [o for o in adj.get(n["id"], ()) if depth.get(o) == d - 1 and o in angle]
+            parent[n["id"]] = ups[0] if ups else focus
+        order = sorted(
+            range(len(ring)), key=lambda i: (angle[parent[ring[i]["id"]]] % (2 * math.pi), i)
+        )
+        ring = [ring[i] for i in order]
+        # an ellipse twice as wide as tall suits wide labels; big enough for the ring's labels
+        rx = max(rx + 280, 260, 0.8 * sum(_label_width(n) for n in ring) / 4.84)
+        step = 2 * math.pi / len(ring)
+        # turn the ring so that nodes sit, on average, towards the node they came from
+        shift = (
+            math.atan2(
+                sum(math.sin(angle[parent[n["id"]]] - i * step) for i, n in enumerate(ring)),
+                sum(math.cos(angle[parent[n["id"]]] - i * step) for i, n in enumerate(ring)),
+            )
+            if d > 1
+            else -math.pi / 2
+        )
+        for i, n in enumerate(ring):
+            a = shift + i * step
+            angle[n["id"]] = a
+            pos[n["id"]] = _ellipse(a, rx)
+    return pos
+
+
+def _fixed(xy: tuple[float, float]) -> dict[str, Any]:
+    return {"x": round(xy[0]), "y": round(xy[1]), "physics": False}
+
+
 def vis_data(
     nodes: list[dict], edges: list[dict], more: dict[str, int], centre: list[str] | tuple = ()
 ) -> tuple[list[dict], list[dict]]:
-    """vis-network node and edge dicts (plain JSON) for the given subgraph; a single focus node
-    is pinned at the origin so the layout grows around it."""
+    """vis-network node and edge dicts (plain JSON) for the given subgraph. With one focus and
+    nodes that carry their `depth`, positions are fixed on rings around the focus
+    (`radial_layout`); otherwise the focus is pinned at the origin and physics lays out the
+    rest around it."""
     pin = centre[0] if len(centre) == 1 else None
+    rings = radial_layout(nodes, edges, pin) if pin else None
     centre = set(centre)
     vn, ve = [], []
     for n in nodes:
@@ -135,12 +202,13 @@ def vis_data(
                 "borderWidth": 3 if is_centre else 1,
                 "font": {
                     "color": text_colour(kind),
-                    "size": 16 if is_centre else 13,
+                    "size": 18 if is_centre else 15,
                     "face": "system-ui, sans-serif",
                 },
                 "margin": 8,
                 "kind": kind,
                 **({"x": 0, "y": 0, "fixed": True} if n["id"] == pin else {}),
+                **(_fixed(rings[n["id"]]) if rings and n["id"] in rings else {}),
             }
         )
     for e in edges:
@@ -162,8 +230,15 @@ def vis_data(
         )
     for parent, count in more.items():
         mid = f"more:{parent}"
+        spot = {}
+        if rings and parent in rings:  # just outside the node it hangs off
+            x, y = rings[parent]
+            r = math.hypot(x, y)
+            dx, dy = (x / r, y / r) if r else (0.0, 1.0)
+            spot = {"x": round(x + dx * 150), "y": round(y + dy * 75), "physics": False}
         vn.append(
             {
+                **spot,
                 "id": mid,
                 "label": f"+{count} more",
                 "title": f"{count} more nodes not drawn (cap reached)",
@@ -192,11 +267,11 @@ VIS_OPTIONS: dict[str, Any] = {
     "physics": {
         "solver": "barnesHut",
         "barnesHut": {
-            "gravitationalConstant": -5000,
-            "centralGravity": 0.4,
-            "springLength": 130,
-            "springConstant": 0.04,
-            "avoidOverlap": 0.8,
+            "gravitationalConstant": -3500,
+            "centralGravity": 0.6,
+            "springLength": 100,
+            "springConstant": 0.06,
+            "avoidOverlap": 1,
         },
         "stabilization": {"iterations": 250, "fit": True},
     },
@@ -204,6 +279,13 @@ VIS_OPTIONS: dict[str, Any] = {
     "interaction": {"hover": True, "tooltipDelay": 150},
     "layout": {"improvedLayout": True, "randomSeed": 7},
 }
+
+
+def vis_options(nodes: list[dict]) -> dict[str, Any]:
+    """The options for these nodes: no physics when every node has its place already."""
+    if nodes and all(n.get("physics") is False for n in nodes):
+        return {**VIS_OPTIONS, "physics": {"enabled": False}}
+    return VIS_OPTIONS
 
 
 def _script_json(obj: Any) -> str:
@@ -241,7 +323,7 @@ class Picture:
         for e in self.edges:
             opts = {k: v for k, v in e.items() if k not in ("from", "to")}
             net.add_edge(e["from"], e["to"], **opts)
-        net.options = dict(VIS_OPTIONS)
+        net.options = dict(vis_options(self.nodes))
         return net
 
     def html(self) -> str:
@@ -311,11 +393,12 @@ def picture(
 
 def arrows_picture(title: str, centre: dict, arrows: pl.DataFrame, cap: int = DEFAULT_CAP):
     """A node and its 1-hop arrows (a card's `arrows` frame or a query hit's neighbours)."""
-    nodes, edges = [centre], []
+    nodes, edges = [{**centre, "depth": 0}], []
     for a in _sorted_arrows(arrows):
         if a.get("other_id") is None:
             continue
-        nodes.append({"id": a["other_id"], "kind": a.get("other_kind"), "label": a["other_label"]})
+        other = {"id": a["other_id"], "kind": a.get("other_kind"), "label": a["other_label"]}
+        nodes.append({**other, "depth": 1})
         src, dst = (
             (centre["id"], a["other_id"])
             if a["direction"] == "out"

@@ -2,9 +2,10 @@
 // Talks only to this server's /api/ (the verbs' JSON); builds the DOM with textContent only.
 "use strict";
 // -- shared with the notebook pictures (ctxframe/_render/templates/focus.js; a test keeps them equal)
-// Frame a vis-network picture around its focus node(s): once the layout settles, and again
-// whenever the frame changes size, every node is inside the frame and the focus is in the middle.
-function ctxframeFocus(net, centre) {
+// Frame a vis-network picture around its focus node(s): once the layout settles (or at once
+// when every node has its place), and again whenever the frame changes size, every node is
+// inside the frame and the focus is in the middle. `done` is called after each framing.
+function ctxframeFocus(net, centre, done) {
   function frame() {
     var box = net.body.container;
     var w = box.clientWidth, h = box.clientHeight;
@@ -27,11 +28,16 @@ function ctxframeFocus(net, centre) {
     var scale = Math.min((w / 2 - 12) / dx, (h / 2 - 12) / dy, 1.25);
     net.moveTo({ position: { x: cx, y: cy }, scale: scale });
     box.setAttribute("data-framed", "1");
+    if (done) done();
   }
-  net.once("stabilizationIterationsDone", function () {
-    net.setOptions({ physics: false });
-    frame();
-  });
+  if (net.physics.options.enabled === false) {
+    net.once("afterDrawing", function () { setTimeout(frame, 0); });
+  } else {
+    net.once("stabilizationIterationsDone", function () {
+      net.setOptions({ physics: false });
+      frame();
+    });
+  }
   net.on("resize", function () { setTimeout(frame, 0); });
   net.ctxframeFrame = frame;
   return frame;
@@ -193,8 +199,7 @@ function ctxframeFocus(net, centre) {
     network = new vis.Network(box, data, nb.vis.options);
     box.setAttribute("data-nodes", String(nb.vis.nodes.length));
     box.setAttribute("data-state", "drawing");
-    ctxframeFocus(network, nb.centre);
-    network.once("stabilizationIterationsDone", function () { box.setAttribute("data-state", "drawn"); });
+    ctxframeFocus(network, nb.centre, function () { box.setAttribute("data-state", "drawn"); });
     network.on("doubleClick", function (p) {
       if (p.nodes.length && String(p.nodes[0]).indexOf("more:") !== 0) select(p.nodes[0]);
     });

@@ -1,6 +1,7 @@
-// Frame a vis-network picture around its focus node(s): once the layout settles, and again
-// whenever the frame changes size, every node is inside the frame and the focus is in the middle.
-function ctxframeFocus(net, centre) {
+// Frame a vis-network picture around its focus node(s): once the layout settles (or at once
+// when every node has its place), and again whenever the frame changes size, every node is
+// inside the frame and the focus is in the middle. `done` is called after each framing.
+function ctxframeFocus(net, centre, done) {
   function frame() {
     var box = net.body.container;
     var w = box.clientWidth, h = box.clientHeight;
@@ -23,11 +24,16 @@ function ctxframeFocus(net, centre) {
     var scale = Math.min((w / 2 - 12) / dx, (h / 2 - 12) / dy, 1.25);
     net.moveTo({ position: { x: cx, y: cy }, scale: scale });
     box.setAttribute("data-framed", "1");
+    if (done) done();
   }
-  net.once("stabilizationIterationsDone", function () {
-    net.setOptions({ physics: false });
-    frame();
-  });
+  if (net.physics.options.enabled === false) {
+    net.once("afterDrawing", function () { setTimeout(frame, 0); });
+  } else {
+    net.once("stabilizationIterationsDone", function () {
+      net.setOptions({ physics: false });
+      frame();
+    });
+  }
   net.on("resize", function () { setTimeout(frame, 0); });
   net.ctxframeFrame = frame;
   return frame;
