@@ -18,6 +18,7 @@ from ctxframe._render.text import arrow_text, first_line, location, one_line
 
 SIG_CHARS = 160
 DOC_CHARS = 160
+ARROWS_SHOWN = 8  # per hit in the HTML table; the text and JSON keep them all
 
 
 @dataclass
@@ -128,6 +129,7 @@ class QueryResult:
             hits=hits,
             abstained=self.abstained,
             sig_chars=SIG_CHARS,
+            arrows=ARROWS_SHOWN,
         )
 
 

@@ -945,16 +945,18 @@ class Boundaries(VerbResult):
             return {"name": self.name}
         return {"name": self.name, "rows": self.table.to_dicts()}
 
-    _COLUMNS = ("direction", "transport", "identifier", "secret", "via", "used_by", "path", "line")
-
     def html(self) -> str:
+        shown = self.table.head(100)
+        groups = [
+            {"direction": d, "transport": t, "rows": g.to_dicts()}
+            for (d, t), g in shown.group_by("direction", "transport", maintain_order=True)
+        ]
         return render(
             "boundaries",
             header=self.header(),
-            columns=self._COLUMNS,
-            rows=self.table.head(50).to_dicts(),
+            groups=groups,
+            shown=shown.height,
             total=self.table.height,
-            limit=50,
         )
 
 

@@ -35,6 +35,9 @@ function ctxframeFocus(net, centre, done) {
     });
   }
   net.on("resize", function () { setTimeout(frame, 0); });
+  if (window.ResizeObserver) {  // shown after being hidden (a tab, a scrolled-away cell)
+    new ResizeObserver(function () { net.canvas.setSize(); frame(); }).observe(net.body.container);
+  }
   net.ctxframeFrame = frame;
   return frame;
 }
