@@ -36,7 +36,12 @@ function ctxframeFocus(net, centre, done) {
   }
   net.on("resize", function () { setTimeout(frame, 0); });
   if (window.ResizeObserver) {  // shown after being hidden (a tab, a scrolled-away cell)
-    new ResizeObserver(function () { net.canvas.setSize(); frame(); }).observe(net.body.container);
+    var watch = new ResizeObserver(function () {
+      if (!net.canvas || !net.body) { watch.disconnect(); return; }  // destroyed meanwhile
+      net.canvas.setSize();
+      frame();
+    });
+    watch.observe(net.body.container);
   }
   net.ctxframeFrame = frame;
   return frame;
