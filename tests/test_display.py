@@ -223,3 +223,22 @@ def test_import_stays_light() -> None:
 
 def test_explore_is_exported() -> None:
     assert "explore" in cf.__all__ and cf.__all__ == sorted(cf.__all__, key=str)
+
+
+def test_every_result_type_renders_from_templates(shop_graph) -> None:
+    """The store's results render through the same templates as the verbs'."""
+    report = shop_graph.report._repr_html_()
+    assert report.startswith('<div class="ctxframe">') and "coverage by language" in report
+    assert "unresolved" in report and "UNRESOLVED" not in report
+    status = cf.status(shop_graph.root)._repr_html_()
+    assert "fresh" in status and "not a git repository" in status and "None" not in status
+    ev = cf.evaluate(shop_graph, [{"id": "q", "query": "refund processor", "gold": [PROC]}])
+    assert "evaluation · 1 questions" in ev._repr_html_()
+    assert cf.open(shop_graph.root)._repr_html_().startswith('<div class="ctxframe">')
+
+
+def test_templates_escape_by_default() -> None:
+    from ctxframe._render.html import render
+
+    out = render("message", message="<img src=x onerror=alert(1)>")
+    assert "<img" not in out and "&lt;img" in out
