@@ -131,7 +131,7 @@ def test_damaged_part_every_verb_says_so_and_index_rebuilds(shop: Path, table: s
     report = cf.index(str(shop), progress=False).report
     assert report.repaired and "rebuilt" in report.repaired and "repaired:" in str(report)
     assert cf.status(str(shop)).fresh
-    assert cf.open(str(shop)).card("PaymentGateway").status in ("found", "ambiguous")
+    assert cf.open(str(shop)).card("PaymentGateway").status in ("ok", "ambiguous")
 
 
 @pytest.mark.parametrize("damage", ["pointer", "meta", "missing-part", "truncated-meta"])
@@ -178,7 +178,7 @@ def test_second_writer_waits_or_fails_fast(shop: Path, capsys) -> None:
     try:
         with pytest.raises(StoreLocked, match="--no-wait"):
             cf.index(str(shop), progress=False, wait=False)
-        assert main(["index", str(shop), "--no-wait", "--no-progress"]) == 2
+        assert main(["index", "--repo", str(shop), "--no-wait", "--no-progress"]) == 2
         assert "another `ctxframe index`" in capsys.readouterr().err
         done = []
         t = threading.Thread(target=lambda: done.append(cf.index(str(shop), progress=False)))
@@ -217,7 +217,7 @@ def test_concurrent_writers_and_readers(shop: Path) -> None:
         (shop / f"w{i}.py").write_text(f"def w{i}():\n    return {i}\n")
         procs.append(
             subprocess.Popen(
-                [sys.executable, "-m", "ctxframe", "index", str(shop), "--no-progress"],
+                [sys.executable, "-m", "ctxframe", "index", "--repo", str(shop), "--no-progress"],
                 env=env,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
@@ -341,7 +341,7 @@ def test_disk_full_is_one_clean_line(tmp_path: Path) -> None:
 def test_unwritable_store_is_one_line(shop: Path, tmp_path: Path, capsys) -> None:
     blocker = tmp_path / "blocker"
     blocker.write_text("x")
-    assert main(["index", str(shop), "--store", str(blocker / "s"), "--no-progress"]) == 2
+    assert main(["index", "--repo", str(shop), "--store", str(blocker / "s"), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--store" in err
 
@@ -357,7 +357,7 @@ def _big_repo(root: Path, files: int) -> Path:
 
 def _kill_and_check(repo: Path, sig: int, after: float) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    cmd = [sys.executable, "-m", "ctxframe", "index", str(repo), "--no-progress"]
+    cmd = [sys.executable, "-m", "ctxframe", "index", "--repo", str(repo), "--no-progress"]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     time.sleep(after)
     proc.send_signal(sig)
@@ -429,7 +429,7 @@ def test_planted_secrets_never_reach_the_store(tmp_path: Path) -> None:
             raw += pl.read_ipc(f).write_csv().encode()
         assert not [n for n in needles if n in raw], f.name
     g = cf.open(str(tmp_path / "secrets"))
-    assert g.card("connect").status == "found"  # the rows are there, the values are not
+    assert g.card("connect").status == "ok"  # the rows are there, the values are not
     assert 'password="***"' in g.nodes.filter(pl.col("label") == "connect")["signature"][0]
 
 

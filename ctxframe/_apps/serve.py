@@ -227,9 +227,9 @@ class PooledHTTPServer(HTTPServer):
     and QUEUE more wait; a client beyond that, or one that goes away, costs one log line."""
 
     def __init__(self, address, handler, workers: int = WORKERS, queue: int = QUEUE):
-        super().__init__(address, handler)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="serve")
         self._slots = threading.BoundedSemaphore(workers + queue)
+        super().__init__(address, handler)
 
     def process_request(self, request, client_address) -> None:
         if not self._slots.acquire(blocking=False):

@@ -8,9 +8,9 @@ the explorer shows exactly what `g.query(...)`, `g.card(...)`, `g.neighbourhood(
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
+from ctxframe._render.html import render
 from ctxframe._render.text import location
 
 HINT = "where is refund processing implemented"
@@ -62,8 +62,11 @@ class Explorer:
                 self.status,
                 W.HBox(
                     [
-                        W.Box([self.hits], layout=W.Layout(width="45%")),
-                        W.Box([self.card], layout=W.Layout(width="55%", padding="0 0 0 12px")),
+                        W.Box([self.hits], layout=W.Layout(width="40%", min_width="260px")),
+                        W.Box(
+                            [self.card],
+                            layout=W.Layout(width="60%", padding="0 0 0 12px", overflow="auto"),
+                        ),
                     ]
                 ),
                 self.picture,
@@ -89,14 +92,13 @@ class Explorer:
         self.result = res
         rows = res.hits.to_dicts()
         self.hits.options = [(_hit_label(h), h["id"]) for h in rows]
-        self.status.value = (
-            f"<span style='color:#555'>{len(rows)} of {res.total} hits for "
-            f"<code>{html.escape(q)}</code> · rule {html.escape(res.rule)}</span>"
+        self.status.value = render(
+            "search_status", shown=len(rows), total=res.total, query=q, rule=res.rule
         )
         if rows:
             self.hits.value = rows[0]["id"]  # select the best hit: its card shows at once
         else:
-            self.card.value = "<p><i>no matches</i></p>"
+            self.card.value = render("message", message="no matches")
             self.picture.value = ""
         return res
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import html
 import os
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -19,9 +19,13 @@ from ctxframe._graph.query import QueryResult, answer
 from ctxframe._rank.abstain import assess
 from ctxframe._rank.ranker import RankIndex, Ranking
 from ctxframe._rank.tokens import token_frequencies, tokenize
+from ctxframe._render.html import render
 from ctxframe._store import cache as _cache
 from ctxframe._store import tables as _store
 from ctxframe._store.coverage import coverage
+
+if TYPE_CHECKING:
+    from ctxframe._store.build import IndexReport
 
 
 def _text(value, what: str) -> str:
@@ -47,14 +51,29 @@ _DERIVED = ("nodes", "edges", "files", "tokens", "token_weights", "config", "_du
 class Graph:
     """Nodes, edges, files and tokens of one indexed repository; verbs are methods.
 
+
+    `Graph(path)` opens an existing index, as `cf.open(path)` does: `path` is the repository
+    (its store is `path/.ctxframe/graph/`) or a store directory itself; `store=` names the store
+    of a repository kept elsewhere. `report` is the `IndexReport` of the run that built this
+    object (`cf.index`), None when it was only opened.
+
     A Graph reads one version of its store for its whole life, whatever later `index` runs
     write (snapshot isolation); `refresh()` moves it to the newest version."""
 
-    def __init__(self, store: str, root: str | None = None):
+    report: IndexReport | None = None
+
+    def __init__(self, path: str = ".", *, store: str | None = None, root: str | None = None):
+        if store is None and os.path.isfile(os.path.join(path, "meta.json")):
+            store = path  # a store directory
+        else:
+            real = os.path.realpath(path)
+            root = root or (real if os.path.isdir(real) else None)
+            store = store or _store.default_store(real)
         self.store = os.path.abspath(store)
         self._snap = _store.Snapshot(self.store)
         self.meta = self._snap.meta
         self.root = root or self.meta.get("root")
+        self.report = None
         self._queries = 0
 
     @property
@@ -241,18 +260,19 @@ class Graph:
         return tuple(tokenize(name))
 
     # -- verbs ---------------------------------------------------------------------------------
+    # A symbol or file is always `name` (an id, a qualified name, a label, or a file's path).
     def card(self, name: str, include_ambiguous: bool = False) -> verbs.Card:
         """A known symbol: kind, place, signature, doc, parent, callers, callees, members."""
         name = _text(name, "name")
         return verbs.card(self._lookups, name, include_ambiguous=include_ambiguous)
 
     def affected(
-        self, target: str, depth: int = 3, include_ambiguous: bool = False
+        self, name: str, depth: int = 3, include_ambiguous: bool = False
     ) -> verbs.Affected:
         """Blast radius of a symbol or file: who depends on it, by depth (a floor)."""
-        target, depth = _text(target, "target"), _depth(depth)
+        name, depth = _text(name, "name"), _depth(depth)
         return verbs.affected(
-            self._lookups, target, depth=depth, include_ambiguous=include_ambiguous
+            self._lookups, name, depth=depth, include_ambiguous=include_ambiguous
         )
 
     def path(
@@ -268,17 +288,20 @@ class Graph:
         """An ordered checklist of what to look at before editing a symbol."""
         return verbs.change_plan(self._lookups, _text(name, "name"), depth=_depth(depth))
 
-    def explain(self, target: str) -> verbs.Explanation:
+    def explain(self, name: str) -> verbs.Explanation:
         """A plain-language paragraph about a symbol or file, from graph facts only."""
-        return verbs.explain(self._lookups, _text(target, "target"))
+        return verbs.explain(self._lookups, _text(name, "name"))
 
-    def hubs(self, top: int = 10) -> verbs.Hubs:
-        """Orientation: most depended-on symbols, largest files, entry points, directories."""
-        return verbs.hubs(self._lookups, top=clean_int(top, "top", 1, 100_000))
+    def hubs(self, limit: int = 10, *, top: int | None = None) -> verbs.Hubs:
+        """Orientation: most depended-on symbols, largest files, entry points, directories
+        (`limit` rows each; `top=` is its old name)."""
+        limit = top if top is not None else limit
+        return verbs.hubs(self._lookups, limit=clean_int(limit, "limit", 1, 100_000))
 
-    def boundaries(self, target: str | None = None) -> verbs.Boundaries:
-        """What the repo consumes and provides (routes, env vars, HTTP, exec, deps, k8s)."""
-        return verbs.boundaries(self._lookups, _opt_text(target, "target"))
+    def boundaries(self, name: str | None = None) -> verbs.Boundaries:
+        """What the repo consumes and provides (routes, env vars, HTTP, exec, deps, k8s); with
+        a name, only what that symbol or file reaches through its callees."""
+        return verbs.boundaries(self._lookups, _opt_text(name, "name"))
 
     def coverage(self) -> pl.DataFrame:
         """Per language: files, parse errors, nodes (by kind) and the share of call sites
@@ -286,10 +309,18 @@ class Graph:
         return coverage(self.nodes, self.edges, self.files)
 
     def neighbourhood(
-        self, name: str, depth: int = 1, include_ambiguous: bool = False, cap: int = 40
+        self,
+        name: str,
+        depth: int = 1,
+        include_ambiguous: bool = False,
+        cap: int | None = None,
     ) -> Neighbourhood:
-        """Nodes within `depth` hops of a symbol or file, both ways; `.plot()` draws it."""
+        """Nodes within `depth` hops of a symbol or file, both ways; `.plot()` draws it. At most
+        `cap` nodes are kept, nearest first (default 40 at depth 1, 25 deeper: a readable
+        picture), the rest counted in `+N more` boxes."""
         name, depth = _text(name, "name"), _depth(depth)
+        if cap is None:
+            cap = 40 if depth <= 1 else 25
         return neighbourhood(
             self._lookups, name, depth=depth, include_ambiguous=include_ambiguous, cap=cap
         )
@@ -314,24 +345,22 @@ class Graph:
 
     def _repr_html_(self) -> str:
         s = self.summary()
-        rows = "".join(
-            f"<tr><td>{html.escape(k)}</td><td>{v}</td></tr>" for k, v in s["nodes"].items()
-        )
-        erows = "".join(
-            f"<tr><td>{html.escape(k)}</td><td>{v}</td></tr>" for k, v in s["edges"].items()
-        )
-        return (
-            f"<div><b>ctxframe.Graph</b> <code>{html.escape(str(s['root']))}</code> · "
-            f"{s['files']} files · indexed {html.escape(str(s['indexed_at']))}"
-            f"<table><tr><th>node kind</th><th>count</th></tr>{rows}</table>"
-            f"<table><tr><th>edge kind</th><th>count</th></tr>{erows}</table></div>"
+        return render(
+            "graph",
+            root=s["root"],
+            files=s["files"],
+            n_nodes=self.nodes.height,
+            n_edges=self.edges.height,
+            indexed_at=s["indexed_at"],
+            git_head=s["git_head"],
+            nodes=sorted(s["nodes"].items(), key=lambda kv: (-kv[1], kv[0])),
+            edges=sorted(s["edges"].items(), key=lambda kv: (-kv[1], kv[0])),
         )
 
 
 def open_graph(path: str = ".", store: str | None = None) -> Graph:
-    """Open the store of the repository at `path` (or the store directory given)."""
-    root = os.path.realpath(path)
-    return Graph(store or _store.default_store(root), root=root if os.path.isdir(root) else None)
+    """Open the index of the repository (or store directory) at `path`."""
+    return Graph(path, store=store)
 
 
 def index_graph(

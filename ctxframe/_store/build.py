@@ -33,6 +33,7 @@ from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch
 from ctxframe._ingest.redact import redact_frame
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk
 from ctxframe._rank.tokens import build_tokens, tokens_lazy
+from ctxframe._render.html import render
 from ctxframe._resolve.boundaries import merge_boundaries
 from ctxframe._resolve.resolve import Previous, resolve
 from ctxframe._store import coverage as _coverage
@@ -88,6 +89,8 @@ class IndexReport:
 
     def to_dict(self) -> dict:
         return {
+            "verb": "index",
+            "status": "ok",
             "root": self.root,
             "store": self.store,
             "files": self.files,
@@ -125,11 +128,18 @@ class IndexReport:
             + self._coverage_text()
         )
 
-    def _coverage_text(self) -> str:
+    def _repr_html_(self) -> str:
+        return render("report", r={**self.to_dict(), "seconds": self.seconds}, notes=self._notes())
+
+    def _notes(self) -> list[str]:
+        """Pack errors, adapters accepted or rejected, dialled sources: one line each."""
+        return self._coverage_text(coverage=False).strip().splitlines()
+
+    def _coverage_text(self, coverage: bool = True) -> str:
         from ctxframe._store.coverage import COLUMNS, format_coverage
 
         text = ""
-        if self.coverage:
+        if coverage and self.coverage:
             rows = pl.DataFrame(self.coverage, schema_overrides={"resolved_share": pl.Float64})
             text += "\n" + format_coverage(rows.select(COLUMNS))
         text += "".join(f"\npack error: {e}" for e in self.pack_errors)
@@ -813,7 +823,7 @@ def _report(
         else 0,
         nodes_by_kind=dict(nodes.group_by("kind").len().iter_rows()),
         edges_by_kind=tally("kind"),
-        edges_by_confidence={(k or "UNRESOLVED"): v for k, v in tally("confidence").items()},
+        edges_by_confidence={(k or "unresolved"): v for k, v in tally("confidence").items()},
         skipped_by_reason=dict(
             files.filter(pl.col("skip_reason").is_not_null())
             .group_by("skip_reason")
