@@ -151,7 +151,8 @@ class Graph:
         repository first (incremental: only what changed is parsed). By default it re-indexes
         when it can and should: the repository is on this machine, the store is writable and
         no `watch()` of this graph keeps it current already; `reindex=False` only moves.
-        Frames and indexes of the old version are dropped, unless nothing changed."""
+        The indexes this graph had built (ranking, names, arrows) are built again for the new
+        version, in parallel, before it returns; when nothing changed they are kept."""
         if reindex is None:
             reindex = self._reindexable()
         report = None
@@ -192,13 +193,19 @@ class Graph:
             for name in _CONFIG:
                 self.__dict__.pop(name, None)
             return True
+        # what this graph had built is built again at once, in parallel
+        lookups = self.__dict__.get("_lookups")
+        parts = set(lookups.__dict__) if lookups is not None else set()
+        fresh, save = self._built_at(snap, set(self.__dict__), parts, set(self._tables))
         # the replaced objects stay alive until every name is switched: their clean-up (a
         # snapshot closing its files) never runs half-way through the switch
         old = [self._snap, *(self.__dict__.get(n) for n in _DERIVED)]
         for name in _DERIVED:
             self.__dict__.pop(name, None)
-        self._at(snap)
+        self.__dict__.update({n: fresh.__dict__[n] for n in _DERIVED if n in fresh.__dict__})
+        self._snap, self._meta = snap, snap.meta
         del old
+        save()
         return True
 
     def _prepare(self, report: IndexReport | None = None) -> str | None:
@@ -217,27 +224,64 @@ class Graph:
             parts = set(lookups.__dict__) if lookups is not None else set()
             tables = set(self._tables)
         state: dict = {"_snap": snap, "_meta": snap.meta, "report": report}
+        save = None
         if pending and _same_tables(current, snap):  # what was prepared serves this one too
             state = {**pending, **state}
         elif not _same_tables(current, snap):
-            fresh = Graph.__new__(Graph)
-            fresh.__dict__.update(self.__dict__.copy())
-            for name in (*_DERIVED, "_lock", "_listeners", "_watch"):
-                fresh.__dict__.pop(name, None)
-            fresh._lock, fresh._depth, fresh._pending = threading.RLock(), 0, None
-            fresh._at(snap)
-            for name in sorted(tables):
-                fresh._table(name)
-            if "_rank_index" in built:
-                fresh._rank_index  # noqa: B018 (built now, off to the side)
-            if "_lookups" in built:
-                for part in ("symbols", "edge_index", "traversal", "ambiguous_dependencies"):
-                    if part in parts:
-                        getattr(fresh._lookups, part)
+            fresh, save = self._built_at(snap, built, parts, tables)
             state.update({n: fresh.__dict__[n] for n in _DERIVED if n in fresh.__dict__})
         with self._lock:
             self._pending = state
+        if save is not None:
+            save()  # after the switch is offered: not on the way to it
         return snap.version
+
+    def _built_at(
+        self, snap: _store.Snapshot, built: set[str], parts: set[str], tables: set[str]
+    ) -> tuple[Graph, Callable[[], None]]:
+        """A graph object at `snap` with the tables read and the indexes built that this one
+        has (in parallel threads: Polars releases the GIL), and a function writing the new
+        indexes into the version's cache, for a later process to map in."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        fresh = Graph.__new__(Graph)
+        fresh.__dict__.update(self.__dict__.copy())
+        for name in (*_DERIVED, "_lock", "_listeners", "_watch"):
+            fresh.__dict__.pop(name, None)
+        fresh._lock, fresh._depth, fresh._pending = threading.RLock(), 0, None
+        fresh._at(snap)
+        for name in sorted(tables | ({"nodes", "tokens"} if "_rank_index" in built else set())):
+            fresh._table(name)
+        jobs: list[Callable[[], object]] = []
+        rank = lookups = None
+        if "_rank_index" in built:
+
+            def build_rank() -> None:
+                nonlocal rank
+                rank = fresh.__dict__["_rank_index"] = RankIndex(fresh.nodes, fresh.tokens)
+
+            jobs.append(build_rank)
+        if "_lookups" in built:
+            # no cache reads or writes on the way: the version is new, its cache empty
+            lookups = Lookups(fresh.nodes, fresh.edges, fresh.files, cache_dir=None)
+            fresh.__dict__["_lookups"] = lookups
+            for part in ("symbols", "edge_index", "traversal", "ambiguous_dependencies"):
+                if part in parts:
+                    jobs.append(functools.partial(getattr, lookups, part))
+        with ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
+            for future in [pool.submit(job) for job in jobs]:
+                future.result()
+        cache_dir = fresh._cache_dir
+
+        def save() -> None:
+            if rank is not None:
+                _cache.save(cache_dir, rank.state())
+            if lookups is not None:
+                lookups._cache_dir = cache_dir
+                if "edge_index" in lookups.__dict__:
+                    _cache.save(cache_dir, lookups.edge_index.frames())
+
+        return fresh, save
 
     def _apply(self, state: dict) -> None:
         """Switch to a prepared state (under the lock, between calls); never back to a
