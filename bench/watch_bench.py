@@ -178,45 +178,46 @@ def bench_cli_watch(tree: Path, target: Path, repeat: int, debounce: int) -> dic
 
 
 def bench_graph_watch(tree: Path, target: Path, repeat: int, debounce: int) -> dict[str, Any]:
-    """`graph.watch()` in this process: the graph answers once its new version is prepared."""
+    """`graph.watch()` in this process: the graph answers once its new version is prepared.
+    This process waits on the watch's callback instead of polling (a polling thread would
+    compete with the watch thread for the GIL); the store-current moment is when the watch
+    thread's index() returned (its commit is the last thing it does)."""
     import ctxframe as cf
 
-    store = tree / ".ctxframe" / "graph"
+    rel = target.relative_to(tree).as_posix()
     g = cf.open(str(tree))
     _warm(g)
     runs = []
-    with g.watch(debounce_ms=debounce) as w:
-        deadline = time.perf_counter() + TIMEOUT_S
-        while not w.updates:
-            if time.perf_counter() > deadline or not w.running:
-                raise c.Unavailable(f"graph.watch() gave no initial update ({w.error})")
-            time.sleep(0.01)
+    prepared = threading.Event()
+    with g.watch(debounce_ms=debounce, on_update=lambda up: prepared.set()) as w:
+        if not prepared.wait(TIMEOUT_S):
+            raise c.Unavailable(f"graph.watch() gave no initial update ({w.error})")
         for i in range(repeat):
-            before_store, before_graph = _current(store), g.version
+            prepared.clear()
             done = len(w.updates)
+            wall0 = time.time()
             name, wrote = _edit(target)
-            stored = None
-            while True:
-                if stored is None and _current(store) != before_store:
-                    stored = time.perf_counter()
-                if g.version != before_graph:  # the graph switched at this call
-                    break
-                if time.perf_counter() - wrote > TIMEOUT_S:
-                    raise c.Unavailable("graph.watch() never moved the graph")
-                time.sleep(0.001)
-            card = g.card(name)
+            wall_wrote = time.time() - (time.perf_counter() - wrote)
+            update = None
+            while update is None:
+                if not prepared.wait(TIMEOUT_S):
+                    raise c.Unavailable(f"graph.watch() never updated ({w.error})")
+                prepared.clear()
+                update = next((u for u in list(w.updates)[done:] if rel in u.paths), None)
+            card = g.card(name)  # the graph switches at this call
             answered = time.perf_counter()
-            stored = stored or answered
-            if not card.ok:
-                raise c.Unavailable(f"the watched graph does not know {name}")
-            update = w.updates[done] if len(w.updates) > done else None
+            if not card.ok or not update.ok:
+                raise c.Unavailable(f"the watched graph does not know {name} ({update.error})")
+            stored_wall = update.at + update.ms / 1000
             runs.append(
                 {
-                    "store_ms": (stored - wrote) * 1000,
+                    "store_ms": (stored_wall - wall_wrote) * 1000,
                     "graph_ms": (answered - wrote) * 1000,
-                    "prepare_card_ms": (answered - stored) * 1000,
-                    "index_ms": update.ms if update else None,
-                    "mode": update.mode if update else None,
+                    "prepare_card_ms": (answered - wrote) * 1000
+                    - (stored_wall - wall_wrote) * 1000,
+                    "index_ms": update.ms,
+                    "mode": update.mode,
+                    "started_after_write_ms": (update.at - wall0) * 1000,
                 }
             )
             c.log(f"graph.watch() run {i + 1}: store {runs[-1]['store_ms']:.0f} ms, "

@@ -351,6 +351,33 @@ def test_a_custom_store_inside_the_repo_is_not_watched(tmp_path: Path) -> None:
         run.stop()
 
 
+@pytest.mark.parametrize("poll", [False, True], ids=["os-events", "polling"])
+def test_a_name_watchfiles_cannot_decode_rewalks_the_tree(tmp_path: Path, poll: bool) -> None:
+    root = _repo(tmp_path / "repo")
+    store = str(root / ".ctxframe" / "graph")
+    run = _Running(root)
+    if poll:
+        run.stop()
+        run.w = Watcher(str(root), debounce_ms=30, poll=True)
+        run.t = threading.Thread(target=run.w.run, args=(run.q.put,), daemon=True)
+        run.t.start()
+        assert run.q.get(timeout=TIMEOUT).trigger == "initial"
+    try:
+        with open(os.path.join(os.fsencode(root), b"bad\xffname.py"), "wb") as fh:
+            fh.write(b"x = 1\n")
+        up = run.until(
+            lambda: "bad\\xffname.py" in set(_store.read_table(store, "files")["path"]),
+            "the skipped name",
+        )
+        assert up.walked
+        _write(root, "lib/d.py", "def dee():\n    return 4\n")  # the watch goes on
+        up = run.until(lambda: "lib/d.py::dee" in _ids(store), "lib/d.py")
+        assert up.paths == ["lib/d.py"]  # a directory's own mtime (polling) is no change
+        _assert_rebuild_equal(root, store, tmp_path)
+    finally:
+        run.stop()
+
+
 # -- the command: a subprocess, one line per update, Ctrl-C ------------------------------------
 def _spawn(root: Path, *extra: str) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -33,6 +33,7 @@ _WAKE_MS = 200  # the watch loop wakes this often when nothing changes (stop che
 _CONFIG_FILES = frozenset({"pyproject.toml", ".ctxframe/config.toml", GIT_EXCLUDE})
 _CONFIG_DIRS = (PACKS_DIR.replace(os.sep, "/") + "/", ADAPTERS_DIR.replace(os.sep, "/") + "/")
 _GIT_REFS = (".git/HEAD", ".git/packed-refs")
+_MODIFIED = 2  # watchfiles.Change.modified (added 1, deleted 3)
 
 
 @dataclass
@@ -150,12 +151,14 @@ class Watcher:
         """The events (watchfiles' (change, absolute path) pairs) that matter to the index."""
         out = Batch()
         store = self.store + os.sep
-        for _, path in changes:
+        for change, path in changes:
             if path.startswith(store) or path == self.store:
                 continue  # the store's own writes
             rel = os.path.relpath(path, self.root).replace(os.sep, "/")
-            if rel.startswith("../") or rel == "..":
+            if rel.startswith("../") or rel == ".." or rel == ".":
                 continue
+            if change == _MODIFIED and os.path.isdir(path) and not os.path.islink(path):
+                continue  # a directory's own mtime (polling): its entries have their own events
             if rel in _GIT_REFS or (
                 rel.startswith(".git/refs/heads/") and not rel.endswith(".lock")
             ):
