@@ -84,9 +84,11 @@ def test_watch_answers_a_new_function_with_its_indexes_built(repo: Path) -> None
         _write(repo, "b.py", "from a import a\n\n\ndef bee():\n    return a()\n")
         _until(lambda: g.__dict__.get("_pending") is not None or g.version != before, "b.py")
         _until(lambda: g.version != before, "the switch")
-        # switched at that call with the indexes already built off to the side
-        assert "_lookups" in g.__dict__ and "_rank_index" in g.__dict__
+        # switched at that call with the lookups already built off to the side…
         assert "edge_index" in g._lookups.__dict__ and "symbols" in g._lookups.__dict__
+        # …and the ranking index handed over when ready (no call built it here)
+        _until(lambda: "_rank_index" in g.__dict__, "the ranking index")
+        assert "b.py::bee" in set(g._rank_index.nodes["id"])
         card = g.card("bee")
         assert card.ok and any(a["other_label"] == "a" for a in card.to_dict()["arrows"])
         assert g.nodes.equals(_store.read_table(g.store, "nodes"))

@@ -249,6 +249,16 @@ class _Running:
                 break
         return got
 
+    def settle(self, within: float = 15.0) -> list:
+        """Updates until none comes for 0.8 s (a save split over two bursts on a busy machine
+        is one more update); a watcher that sets itself off never settles."""
+        got: list = []
+        end = time.monotonic() + within
+        while more := self.quiet(0.8):
+            got += more
+            assert time.monotonic() < end, f"never settled: {[u.paths for u in got]}"
+        return got
+
     def stop(self) -> None:
         self.w.stop()
         self.t.join(TIMEOUT)
@@ -272,11 +282,11 @@ def test_watcher_follows_saves_deletes_bursts_and_branch_switches(tmp_path: Path
     store = str(root / ".ctxframe" / "graph")
     run = _Running(root)
     try:
-        assert run.quiet() == []  # the initial index's own writes set nothing off
+        assert run.settle() == []  # the initial index's own writes set nothing off
         # a new file
         _write(root, "b.py", "from a import a\n\n\ndef bee():\n    return a()\n")
         up = run.until(lambda: "b.py::bee" in _ids(store), "b.py::bee")
-        assert up.paths == ["b.py"] and up.mode in ("full", "incremental", "delta")
+        assert "b.py" in up.paths and up.mode in ("full", "incremental", "delta")
         _assert_rebuild_equal(root, store, tmp_path)
         # an editor's atomic save: write a temp file, rename it over the original
         tmp = root / ".b.py.swp"
@@ -293,6 +303,7 @@ def test_watcher_follows_saves_deletes_bursts_and_branch_switches(tmp_path: Path
         (root / "b.py").unlink()
         run.until(lambda: not any(i.startswith("b.py") for i in _ids(store)), "b.py gone")
         # ignored files and the store's writes: no update at all
+        run.settle()
         version = _store.current_version(store)
         _write(root, "debug.log", "x\n")
         _write(root, "gen/out.py", "def g():\n    return 0\n")
@@ -323,7 +334,7 @@ def test_watcher_follows_saves_deletes_bursts_and_branch_switches(tmp_path: Path
             lambda: "feat.py::feat" not in _ids(store) and "lib/util.py::helper" in _ids(store),
             "main after checkout",
         )
-        run.quiet(0.8)  # let the checkout's last events settle
+        run.settle()  # the checkout's last events
         head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
                               text=True).stdout.strip()  # fmt: skip
         assert _store.read_meta(store)["git_head"] == head
@@ -331,7 +342,7 @@ def test_watcher_follows_saves_deletes_bursts_and_branch_switches(tmp_path: Path
         _git(root, "checkout", "-q", "feature")
         run.until(lambda: "a.py::a_more" in _ids(store) and "lib/util.py::helper" not in
                   _ids(store), "feature after checkout")  # fmt: skip
-        run.quiet(0.8)
+        run.settle()
         _assert_rebuild_equal(root, store, tmp_path)
     finally:
         run.stop()
@@ -342,10 +353,11 @@ def test_a_custom_store_inside_the_repo_is_not_watched(tmp_path: Path) -> None:
     store = str(root / "graphstore")
     run = _Running(root, store)
     try:
-        assert run.quiet(0.8) == []
+        assert run.settle() == []
         _write(root, "c.py", "def c():\n    return 1\n")
         run.until(lambda: "c.py::c" in _ids(store), "c.py::c")
-        assert run.quiet(0.8) == []  # its own writes under graphstore/ set nothing off
+        # its own writes under graphstore/ set nothing off (a second burst of c.py may)
+        assert all(u.paths == ["c.py"] for u in run.settle())
         assert not any(i.startswith("graphstore") for i in _ids(store))
     finally:
         run.stop()

@@ -70,6 +70,19 @@ def _live(method):
     return call
 
 
+def _parallel(jobs: list[Callable[[], object]]) -> None:
+    """Run the jobs in threads (index builds: Polars releases the GIL); errors propagate."""
+    if len(jobs) <= 1:
+        for job in jobs:
+            job()
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        for future in [pool.submit(job) for job in jobs]:
+            future.result()
+
+
 def _same_tables(a: _store.Snapshot, b: _store.Snapshot) -> bool:
     """Both versions hold byte-identical nodes, edges, files and tokens (an index that found
     nothing to change): what was built from one serves the other."""
@@ -196,22 +209,25 @@ class Graph:
         # what this graph had built is built again at once, in parallel
         lookups = self.__dict__.get("_lookups")
         parts = set(lookups.__dict__) if lookups is not None else set()
-        fresh, save = self._built_at(snap, set(self.__dict__), parts, set(self._tables))
+        fresh, later = self._built_at(snap, set(self.__dict__), parts, set(self._tables))
+        late = later()
         # the replaced objects stay alive until every name is switched: their clean-up (a
         # snapshot closing its files) never runs half-way through the switch
         old = [self._snap, *(self.__dict__.get(n) for n in _DERIVED)]
         for name in _DERIVED:
             self.__dict__.pop(name, None)
         self.__dict__.update({n: fresh.__dict__[n] for n in _DERIVED if n in fresh.__dict__})
+        self.__dict__.update(late)
         self._snap, self._meta = snap, snap.meta
         del old
-        save()
         return True
 
     def _prepare(self, report: IndexReport | None = None) -> str | None:
         """(A watch thread, after an index.) Read the newest version off to the side, build
         there the indexes this graph has built already, and leave the result for the graph's
-        next call to switch to (`_call`): no call ever waits for the rebuild. Returns the
+        next call to switch to (`_call`): no call ever waits for the rebuild. The symbol and
+        edge lookups every verb needs come first; the ranking and traversal indexes follow
+        and are handed over when ready (a call that needs one sooner builds it). Returns the
         version prepared, None when the graph reads it already."""
         snap = _store.Snapshot(self.store)
         with self._lock:
@@ -224,26 +240,36 @@ class Graph:
             parts = set(lookups.__dict__) if lookups is not None else set()
             tables = set(self._tables)
         state: dict = {"_snap": snap, "_meta": snap.meta, "report": report}
-        save = None
+        later = None
         if pending and _same_tables(current, snap):  # what was prepared serves this one too
             state = {**pending, **state}
         elif not _same_tables(current, snap):
-            fresh, save = self._built_at(snap, built, parts, tables)
+            fresh, later = self._built_at(snap, built, parts, tables)
             state.update({n: fresh.__dict__[n] for n in _DERIVED if n in fresh.__dict__})
         with self._lock:
             self._pending = state
-        if save is not None:
-            save()  # after the switch is offered: not on the way to it
+        if later is not None:
+            late = later()
+            with self._lock:  # into the offered state, or the graph that switched to it
+                target = state if self._pending is state else None
+                if target is None and self._snap is snap:
+                    target = self.__dict__
+                for name, value in late.items():
+                    if target is not None and name not in target:
+                        target[name] = value
         return snap.version
+
+    _FIRST = ("symbols", "edge_index", "ambiguous_dependencies")  # what verbs look up
+    _LATER = ("traversal",)
 
     def _built_at(
         self, snap: _store.Snapshot, built: set[str], parts: set[str], tables: set[str]
-    ) -> tuple[Graph, Callable[[], None]]:
-        """A graph object at `snap` with the tables read and the indexes built that this one
-        has (in parallel threads: Polars releases the GIL), and a function writing the new
-        indexes into the version's cache, for a later process to map in."""
-        from concurrent.futures import ThreadPoolExecutor
-
+    ) -> tuple[Graph, Callable[[], dict]]:
+        """A graph object at `snap` with the tables read and the symbol and edge lookups built
+        that this one has, and a function building the rest (ranking, traversal) that returns
+        the graph attributes it made and writes the new indexes into the version's cache (for
+        a later process to map in). Builds run in parallel threads (Polars releases the GIL)
+        and read or write no cache on the way: the version is new."""
         fresh = Graph.__new__(Graph)
         fresh.__dict__.update(self.__dict__.copy())
         for name in (*_DERIVED, "_lock", "_listeners", "_watch"):
@@ -252,36 +278,30 @@ class Graph:
         fresh._at(snap)
         for name in sorted(tables | ({"nodes", "tokens"} if "_rank_index" in built else set())):
             fresh._table(name)
-        jobs: list[Callable[[], object]] = []
-        rank = lookups = None
-        if "_rank_index" in built:
-
-            def build_rank() -> None:
-                nonlocal rank
-                rank = fresh.__dict__["_rank_index"] = RankIndex(fresh.nodes, fresh.tokens)
-
-            jobs.append(build_rank)
+        lookups = None
         if "_lookups" in built:
-            # no cache reads or writes on the way: the version is new, its cache empty
             lookups = Lookups(fresh.nodes, fresh.edges, fresh.files, cache_dir=None)
             fresh.__dict__["_lookups"] = lookups
-            for part in ("symbols", "edge_index", "traversal", "ambiguous_dependencies"):
-                if part in parts:
-                    jobs.append(functools.partial(getattr, lookups, part))
-        with ThreadPoolExecutor(max_workers=max(1, len(jobs))) as pool:
-            for future in [pool.submit(job) for job in jobs]:
-                future.result()
+            _parallel([functools.partial(getattr, lookups, p) for p in self._FIRST if p in parts])
         cache_dir = fresh._cache_dir
 
-        def save() -> None:
-            if rank is not None:
-                _cache.save(cache_dir, rank.state())
+        def later() -> dict:
+            late: dict = {}
+            jobs: list[Callable[[], object]] = []
+            if "_rank_index" in built:
+                jobs.append(lambda: late.update(_rank_index=RankIndex(fresh.nodes, fresh.tokens)))
+            if lookups is not None:
+                jobs += [functools.partial(getattr, lookups, p) for p in self._LATER if p in parts]
+            _parallel(jobs)
+            if "_rank_index" in late:
+                _cache.save(cache_dir, late["_rank_index"].state())
             if lookups is not None:
                 lookups._cache_dir = cache_dir
                 if "edge_index" in lookups.__dict__:
                     _cache.save(cache_dir, lookups.edge_index.frames())
+            return late
 
-        return fresh, save
+        return fresh, later
 
     def _apply(self, state: dict) -> None:
         """Switch to a prepared state (under the lock, between calls); never back to a
