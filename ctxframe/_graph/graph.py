@@ -164,8 +164,9 @@ class Graph:
         repository first (incremental: only what changed is parsed). By default it re-indexes
         when it can and should: the repository is on this machine, the store is writable and
         no `watch()` of this graph keeps it current already; `reindex=False` only moves.
-        The indexes this graph had built (ranking, names, arrows) are built again for the new
-        version, in parallel, before it returns; when nothing changed they are kept."""
+        The symbol and edge lookups this graph had built are built again for the new version,
+        in parallel, before it returns (the rest as calls need them); when nothing changed,
+        everything built is kept."""
         if reindex is None:
             reindex = self._reindexable()
         report = None
@@ -206,29 +207,34 @@ class Graph:
             for name in _CONFIG:
                 self.__dict__.pop(name, None)
             return True
-        # what this graph had built is built again at once, in parallel
+        # the symbol and edge lookups at once, in parallel (every verb needs them); the
+        # ranking and traversal indexes by the call that needs them, as on a fresh graph
         lookups = self.__dict__.get("_lookups")
         parts = set(lookups.__dict__) if lookups is not None else set()
-        fresh, later = self._built_at(snap, set(self.__dict__), parts, set(self._tables))
-        late = later()
+        fresh, _ = self._built_at(snap, set(self.__dict__), parts, set(self._tables))
         # the replaced objects stay alive until every name is switched: their clean-up (a
         # snapshot closing its files) never runs half-way through the switch
         old = [self._snap, *(self.__dict__.get(n) for n in _DERIVED)]
         for name in _DERIVED:
             self.__dict__.pop(name, None)
         self.__dict__.update({n: fresh.__dict__[n] for n in _DERIVED if n in fresh.__dict__})
-        self.__dict__.update(late)
         self._snap, self._meta = snap, snap.meta
+        lookups = self.__dict__.get("_lookups")
+        if lookups is not None:
+            lookups._cache_dir = fresh._cache_dir
         del old
         return True
 
-    def _prepare(self, report: IndexReport | None = None) -> str | None:
+    def _prepare(
+        self, report: IndexReport | None = None, offered: Callable[[], None] | None = None
+    ) -> str | None:
         """(A watch thread, after an index.) Read the newest version off to the side, build
         there the indexes this graph has built already, and leave the result for the graph's
         next call to switch to (`_call`): no call ever waits for the rebuild. The symbol and
         edge lookups every verb needs come first; the ranking and traversal indexes follow
-        and are handed over when ready (a call that needs one sooner builds it). Returns the
-        version prepared, None when the graph reads it already."""
+        and are handed over when ready (a call that needs one sooner builds it); `offered()`
+        is called in between. Returns the version prepared, None when the graph reads it
+        already."""
         snap = _store.Snapshot(self.store)
         with self._lock:
             pending = self._pending
@@ -248,6 +254,8 @@ class Graph:
             state.update({n: fresh.__dict__[n] for n in _DERIVED if n in fresh.__dict__})
         with self._lock:
             self._pending = state
+        if offered is not None:
+            offered()
         if later is not None:
             late = later()
             with self._lock:  # into the offered state, or the graph that switched to it

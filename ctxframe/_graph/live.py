@@ -22,7 +22,9 @@ class GraphWatch:
     new version (see `Graph._prepare`) and its listeners (an open explorer) are told.
 
     `stop()` ends it (also on `with graph.watch(): ...` exit); `log` holds the last lines,
-    `updates` the last `Update`s, `error` what ended it when it ended by itself."""
+    `updates` the last `Update`s, `error` what ended it when it ended by itself; `offered`
+    is set each time a new version is ready for the graph's next call (clear it to wait for
+    the next one)."""
 
     def __init__(
         self,
@@ -47,6 +49,7 @@ class GraphWatch:
         self.updates: deque[Update] = deque(maxlen=KEEP)
         self.log: deque[str] = deque(maxlen=KEEP)
         self.error: str | None = None
+        self.offered = threading.Event()
         self._on_update = on_update
         self._thread = threading.Thread(
             target=self._run, args=(initial,), name="ctxframe-watch", daemon=True
@@ -63,7 +66,7 @@ class GraphWatch:
     def _updated(self, update: Update) -> None:
         if update.ok:
             try:
-                self.graph._prepare(update.report)
+                self.graph._prepare(update.report, offered=self.offered.set)
             except Exception as exc:  # the store could not be read: say so, keep watching
                 update.error = f"{type(exc).__name__}: {exc}"
         self.updates.append(update)
