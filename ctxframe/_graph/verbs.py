@@ -122,7 +122,9 @@ class Card(VerbResult):
     def error(self) -> dict[str, Any] | None:
         if self.status == OK:
             return None
-        cands = self.candidates.select([c for c in _CANDIDATE_COLS if c in self.candidates.columns])
+        cands = self.candidates.select(
+            [c for c in _CANDIDATE_COLS if c in self.candidates.columns]
+        )
         return {"code": self.status, "message": self.header()[0], "candidates": cands.to_dicts()}
 
     def failure_html(self, verb: str) -> str:
@@ -984,7 +986,9 @@ def boundaries(lk: Lookups, name: str | None = None) -> Boundaries:
             return Boundaries(name=name, card=c)
         t = lk.traversal
         reached = t.with_ids(
-            t.reach(lk.rows(start).to_list(), reverse=False, depth=20, kinds=["calls", "contains"])
+            t.reach(
+                lk.rows(start).to_list(), reverse=False, depth=20, kinds=["calls", "contains"]
+            )
         )["id"].implode()
         rows = rows.filter(pl.col("user").is_in(reached))
     table = (
