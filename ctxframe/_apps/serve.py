@@ -81,7 +81,7 @@ class App:
 
     def _follow(self) -> None:
         """Move the graph to the store's current version when an index wrote a new one
-        (under the lock; the indexes it needs are built again by the request that needs them)."""
+        (under the lock: the request waits while the graph rebuilds its lookups)."""
         from ctxframe._core.errors import CtxframeError
         from ctxframe._store.tables import current_version
 
