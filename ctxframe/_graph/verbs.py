@@ -461,6 +461,7 @@ class ChangePlan(VerbResult):
     card: Card | None = None
     affected: Affected | None = None
     touches: pl.DataFrame = field(default_factory=pl.DataFrame)  # env vars, routes…
+    tests: list[str] | None = None  # test files reaching it (deeper than the blast radius)
     noun = "checklist items"
 
     def header(self) -> list[str]:
@@ -493,7 +494,8 @@ class ChangePlan(VerbResult):
             f"within depth {a.depth} (a floor; {a.ambiguous_left_out} AMBIGUOUS edges left out)",
             [", ".join(f"d{d} {k} {c}" for d, k, c in a.by_depth_kind().iter_rows()) or "none"],
         )
-        item(f"run the {len(a.tests)} test file(s) reached", a.tests or ["none reached"])
+        tests = a.tests if self.tests is None else self.tests
+        item(f"run the {len(tests)} test file(s) reached", tests or ["none reached"])
         item(
             f"update the {docs.height} doc section(s) that mention it",
             [r["other_label"] for r in docs.iter_rows(named=True)] or ["none"],
@@ -533,6 +535,7 @@ class ChangePlan(VerbResult):
             "card": self.card.to_dict(),
             "affected": self.affected.to_dict() if self.affected else None,
             "touches": self.touches.to_dicts(),
+            "tests": self.tests,
         }
 
 
@@ -723,7 +726,23 @@ def card(lk: Lookups, name: str, *, include_ambiguous: bool = False) -> Card:
         return Card(name=name, status="ambiguous", candidates=cands)
     node = lk.node_rows(match.ids).row(0, named=True)
     arrows = lk.arrows([node["id"]], include_ambiguous=include_ambiguous)
+    init = _constructor(lk, node)
+    if init is not None:  # `C(...)` calls C.__init__: C's callers include them
+        ctor = lk.arrows([init], include_ambiguous=include_ambiguous).filter(
+            (pl.col("direction") == "in") & (pl.col("edge_kind") == "calls")
+        )
+        arrows = pl.concat([arrows, ctor.with_columns(hit_id=pl.lit(node["id"]))]).sort(
+            "direction", "edge_kind", "other_label", "other_id", nulls_last=True
+        )
     return Card(name=name, node=node, arrows=arrows)
+
+
+def _constructor(lk: Lookups, node: dict) -> str | None:
+    """A class's own `__init__` (what a call of the class runs), when it has one."""
+    if node["kind"] != "class":
+        return None
+    init = f"{node['id']}.__init__"
+    return init if lk.row(init) is not None else None
 
 
 def start_ids(lk: Lookups, target: str) -> tuple[list[str], Card | None]:
@@ -732,7 +751,10 @@ def start_ids(lk: Lookups, target: str) -> tuple[list[str], Card | None]:
     if lk.is_file(t):
         return [t, *lk.nodes.filter(pl.col("path") == t)["id"].to_list()], None
     c = card(lk, target)
-    return ([c.node["id"]] if c.status == "found" else []), c
+    if c.status != "found":
+        return [], c
+    init = _constructor(lk, c.node)  # a class's constructor callers depend on it too
+    return [c.node["id"], *([init] if init else [])], c
 
 
 def affected(
@@ -822,6 +844,9 @@ def _frontier(lk: Lookups, r: pl.DataFrame, k: int = 5) -> list[str]:
     return rows.select(pl.coalesce("qualname", "label", "id"))[:, 0].to_list()
 
 
+TEST_DEPTH = 6
+
+
 def change_plan(lk: Lookups, name: str, *, depth: int = 2) -> ChangePlan:
     """The card, callers to check, blast radius, tests to run, docs and boundaries to update."""
     c = card(lk, name)
@@ -836,7 +861,21 @@ def change_plan(lk: Lookups, name: str, *, depth: int = 2) -> ChangePlan:
         else c.arrows
     )
     handled = c.section("in", ("handles",))
-    return ChangePlan(card=c, affected=a, touches=pl.concat([touches, handled]))
+    return ChangePlan(
+        card=c, affected=a, touches=pl.concat([touches, handled]), tests=_tests(lk, c, depth)
+    )
+
+
+def _tests(lk: Lookups, c: Card, depth: int) -> list[str]:
+    """The test files whose code calls the symbol, directly or through other calls: a test
+    exercises code several calls down (`client.get` reaches the redirect handling four calls
+    in), so deeper than the blast radius — along calls only, not the imports every test has."""
+    ids = [c.node["id"], *([init] if (init := _constructor(lk, c.node)) else [])]
+    t = lk.traversal
+    rows = t.reach(lk.rows(ids).to_list(), reverse=True, depth=max(depth, TEST_DEPTH),
+                   kinds=["calls"])  # fmt: skip
+    reached = t.with_ids(rows).join(lk.nodes.select("id", "path"), on="id", how="left")
+    return sorted(set(reached.filter(is_test_path())["path"].drop_nulls().to_list()))
 
 
 def explain(lk: Lookups, target: str) -> Explanation:
@@ -855,6 +894,12 @@ def hubs(lk: Lookups, top: int = 10) -> Hubs:
         pl.col("kind").is_in(["calls", "imports"])
         & pl.col("dst").is_not_null()
         & (pl.col("confidence") != "AMBIGUOUS")
+    )
+    # a call of a class runs its `__init__`: counted for the class
+    dep = dep.with_columns(
+        dst=pl.when(pl.col("dst").str.ends_with(".__init__") & (pl.col("kind") == "calls"))
+        .then(pl.col("dst").str.strip_suffix(".__init__"))
+        .otherwise(pl.col("dst"))
     )
     indeg = dep.group_by("dst").agg(in_degree=pl.col("src").n_unique()).rename({"dst": "id"})
     ranked = (

@@ -106,6 +106,21 @@ def _candidates(nodes: pl.DataFrame, refs: pl.DataFrame) -> pl.DataFrame:
     )  # fmt: skip
 
 
+_PY_FACTS = pl.col("language") == "python"
+
+
+def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_changed):
+    """(every Python file's facts, every definition) when a Python file changed: any Python
+    edge anywhere may change (a line, a binding, a definition); else None."""
+    if not python_changed:
+        return None
+    py = _PY_FACTS & (pl.col("kind").str.starts_with("v.") | (pl.col("kind") == "call"))
+    facts = pl.concat([refs0.filter(~in_changed & py), refs.lazy().filter(py)])
+    code = ~pl.col("kind").is_in(["file", "module"]) & pl.col("transport").is_null()
+    every = pl.concat([rest_nodes.filter(code).select(defs.columns), defs])
+    return facts, every
+
+
 def _words(names: list[str]) -> str:
     """A regex matching any of `names` as a whole word."""
     return r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b"
@@ -227,9 +242,27 @@ def update(
         if others is None:
             return None
     rest_nodes = _without(nodes0, node_spans)
+    python = _python_inputs(
+        refs0, refs, old_refs, in_changed, rest_nodes, defs, "python" in set(langs.to_list())
+    )
+    # Python's edges come from the whole repository's value flow: all made again below when a
+    # Python file's facts changed, else none changes (a new name elsewhere is another family)
+    others = others.filter(~_PY_FACTS)
     reading = pl.concat([refs, others])
-    targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
-    resolved = resolve(targets, files, reading, gomods)[0].collect()
+    if python is None:
+        targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
+    else:  # every Python call resolves again, by name too: every definition is a target
+        targets = python[1].select(defs.columns)
+    resolved = resolve(targets, files, reading, gomods, python=python or False)[0].collect()
+    if python is not None:  # other files' Python edges as they are now
+        py_edge = pl.col("kind").is_in(["calls", "extends"]) & pl.col("path").is_in(
+            files.filter(pl.col("language") == "python")["path"].implode()
+        )
+        others_py = (~in_changed & py_edge)
+        stale_py, fresh_py = edges0.filter(others_py), resolved.filter(others_py)
+        if _same(stale_py.drop("producer"), fresh_py.drop("producer")):
+            stale_py = fresh_py = None
+        resolved = resolved.filter(~others_py)
     new_edges = resolved.filter(in_changed)
     # A file's own path is a known edge end only while some edge starts there (see merge).
     starts = pl.col("src").is_in(pl.Series(changed, dtype=pl.String).implode())
@@ -283,6 +316,18 @@ def update(
     else:
         new_edges = new_edges.sort(_EDGE_ORDER, nulls_last=True)
         edges = None if old_own.equals(new_edges) else _splice(edges, "src", new_edges)
+    if python is not None and stale_py is not None:  # other files' Python edges changed
+        base = edges0 if edges is None else edges
+        py_files = files.filter(pl.col("path").is_in(
+            fresh_py["path"].append(stale_py["path"]).implode()))  # fmt: skip
+        change += [
+            counts(nodes0.clear(), stale_py, py_files).with_columns(-pl.col("n")),
+            counts(nodes0.clear(), fresh_py, py_files),
+        ]
+        edges = pl.concat(
+            [base.join(stale_py, on=base.columns, how="anti", nulls_equal=True),
+             fresh_py.select(base.columns)]
+        ).sort(_EDGE_ORDER, nulls_last=True)  # fmt: skip
     # A table whose rows the edit left as they were (the references, when a function without
     # calls was added at the end) is kept as stored: nothing to splice or write.
     same = {
