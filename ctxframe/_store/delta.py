@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ctxframe._core import facts as F
 from ctxframe._core.schema import PRODUCER
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
 from ctxframe._rank.tokens import build_tokens
@@ -109,16 +110,41 @@ def _candidates(nodes: pl.DataFrame, refs: pl.DataFrame) -> pl.DataFrame:
 _PY_FACTS = pl.col("language") == "python"
 
 
-def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_changed):
-    """(every Python file's facts, every definition) when a Python file changed: any Python
-    edge anywhere may change (a line, a binding, a definition); else None."""
+def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_changed, moved,
+                   old_nodes):  # fmt: skip
+    """How the changed files' Python edges are made: None (no Python file changed), "keep"
+    (a Python file changed but no fact did — same rows, same lines — and no definition it
+    added or removed is a name any fact reads: every Python edge stands), else (every Python
+    file's facts, every definition): any Python edge anywhere may change."""
     if not python_changed:
         return None
     py = _PY_FACTS & (pl.col("kind").str.starts_with("v.") | (pl.col("kind") == "call"))
+    if _same(old_refs.filter(py), refs.filter(py)) and _unread(refs0, moved) and _same(
+        _class_lines(old_nodes), _class_lines(defs)
+    ):
+        return "keep"
     facts = pl.concat([refs0.filter(~in_changed & py), refs.lazy().filter(py)])
     code = ~pl.col("kind").is_in(["file", "module"]) & pl.col("transport").is_null()
     every = pl.concat([rest_nodes.filter(code).select(defs.columns), defs])
     return facts, every
+
+
+def _unread(refs0: pl.LazyFrame, labels: list[str]) -> bool:
+    """No Python fact reads any of these names (`scope|name`, `….name`)."""
+    if not labels:
+        return True
+    probes = [f"|{n}" for n in labels] + [f"{F.STEP}.{n}" for n in labels]
+    col = pl.col("name").str.contains_any(probes) | pl.col("receiver").str.contains_any(probes)
+    col = col | pl.col("module").str.contains_any(probes)
+    hit = refs0.filter(_PY_FACTS & col.fill_null(False)).select(pl.len()).collect().item()
+    return hit == 0
+
+
+def _class_lines(nodes: pl.DataFrame) -> pl.DataFrame:
+    """Python classes' first lines (their `extends` edges carry them)."""
+    return nodes.filter((pl.col("kind") == "class") & (pl.col("language") == "python")).select(
+        "id", "line_start"
+    )
 
 
 def _words(names: list[str]) -> str:
@@ -243,8 +269,12 @@ def update(
             return None
     rest_nodes = _without(nodes0, node_spans)
     python = _python_inputs(
-        refs0, refs, old_refs, in_changed, rest_nodes, defs, "python" in set(langs.to_list())
-    )
+        refs0, refs, old_refs, in_changed, rest_nodes, defs, "python" in set(langs.to_list()),
+        moved, old_nodes,
+    )  # fmt: skip
+    keep_py = python == "keep"
+    if keep_py:
+        python = None
     # Python's edges come from the whole repository's value flow: all made again below when a
     # Python file's facts changed, else none changes (a new name elsewhere is another family)
     others = others.filter(~_PY_FACTS)
@@ -264,6 +294,12 @@ def update(
             stale_py = fresh_py = None
         resolved = resolved.filter(~others_py)
     new_edges = resolved.filter(in_changed)
+    if keep_py:  # the changed files' Python edges as they were
+        kept_py = old_own.filter(
+            pl.col("kind").is_in(["calls", "extends"])
+            & pl.col("path").is_in(files.filter(pl.col("language") == "python")["path"].implode())
+        )
+        new_edges = pl.concat([new_edges, kept_py.select(new_edges.columns)])
     # A file's own path is a known edge end only while some edge starts there (see merge).
     starts = pl.col("src").is_in(pl.Series(changed, dtype=pl.String).implode())
     if old_own.select(starts.any()).item() != new_edges.select(starts.any()).item():
