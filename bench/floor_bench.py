@@ -116,7 +116,9 @@ def main(argv: list[str] | None = None) -> int:
 
         _alloc.for_index(str(tree), None)  # Polars' allocator as `ctxframe index` sets it
         c.log(f"{corpus.key}: indexing once for the stored tables")
-        subprocess.run([*cli, "index", str(tree), "--json"], check=True, capture_output=True)
+        subprocess.run(
+            [*cli, "index", "--repo", str(tree), "--json"], check=True, capture_output=True
+        )
         paths = _code_files(tree)
         tags = Path(work) / "tags"
         ctags = ["ctags", "-R", "--exclude=.ctxframe", "-f", str(tags), str(tree)]

@@ -85,7 +85,9 @@ def django_tree() -> Path:
     tree = c.indexed_copy_dir("ctxframe-hook", corpus)
     if not tree.is_dir():
         c.fresh_copy(c.ensure_corpus(corpus), tree)
-    run = c.run_measured([*c.ctxframe_cmd(), "index", str(tree), "--no-progress"], timeout=3600)
+    run = c.run_measured(
+        [*c.ctxframe_cmd(), "index", "--repo", str(tree), "--no-progress"], timeout=3600
+    )
     if not run.ok:
         raise c.Unavailable(f"ctxframe index {tree}: {run.failure()}")
     return tree

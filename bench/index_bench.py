@@ -107,7 +107,7 @@ def bench_ctxframe(
 ) -> dict[str, Any]:
     """Cold index, then 1-file edits each followed by a re-index, all through the CLI."""
     c.log(f"{corpus.key}: ctxframe cold index")
-    cold = c.run_measured([*cli, "index", str(tree), "--json"], timeout=timeout)
+    cold = c.run_measured([*cli, "index", "--repo", str(tree), "--json"], timeout=timeout)
     if not cold.ok:
         return {"error": f"cold index {cold.failure()}", "cold": cold.to_json()}
     result: dict[str, Any] = {
@@ -124,7 +124,7 @@ def bench_ctxframe(
         for _ in range(repeat):
             edit(target)
             c.log(f"{corpus.key}: ctxframe re-index after {key} in {result['edited_file']}")
-            again = c.run_measured([*cli, "index", str(tree), "--json"], timeout=timeout)
+            again = c.run_measured([*cli, "index", "--repo", str(tree), "--json"], timeout=timeout)
             runs.append((again.wall_s, again))
             if not again.ok:
                 result["error"] = f"{key} {again.failure()}"

@@ -121,7 +121,8 @@ def fetch_linux() -> Path:
 
 
 def index_measured(tree: Path, store: Path, timeout: float) -> tuple[c.Measurement, dict]:
-    cmd = [*c.ctxframe_cmd(), "index", str(tree), "--rebuild", "--json", "--store", str(store)]
+    cmd = [*c.ctxframe_cmd(), "index", "--repo", str(tree), "--rebuild", "--json"]
+    cmd += ["--store", str(store)]
     m = c.run_measured(cmd, timeout=timeout)
     data = c.parse_json_output(m.stdout) if m.ok else {}
     return m, data if isinstance(data, dict) else {}

@@ -120,11 +120,11 @@ def indexed_ctxframe_copy(corpus: c.Corpus, cli: list[str], fresh: bool) -> dict
         c.fresh_copy(src, tree)
         fresh = True
     c.log(f"{corpus.key}: ctxframe index {tree}")
-    run = c.run_measured([*cli, "index", str(tree), "--json"], timeout=1800)
+    run = c.run_measured([*cli, "index", "--repo", str(tree), "--json"], timeout=1800)
     if not run.ok and not fresh:
         c.log(f"catching up the kept copy failed ({run.failure()}); indexing a fresh copy")
         c.fresh_copy(src, tree)
-        run = c.run_measured([*cli, "index", str(tree), "--json"], timeout=1800)
+        run = c.run_measured([*cli, "index", "--repo", str(tree), "--json"], timeout=1800)
     if not run.ok:
         raise c.Unavailable(f"ctxframe index {tree} {run.failure()}")
     return {"dir": str(tree), "index": run.to_json(), "counts": c.ctxframe_counts(run.stdout, tree)}

@@ -3,7 +3,8 @@
 Usage::
 
     python bench/rank_grid.py dump [--set swe|short] [--half dev] [--out DIR] [--k1 1.2 --b 0.75]
-    python bench/rank_grid.py grid [--set swe|short] [--out DIR] --grid content=1,2,3 file_content=0,0.5
+    python bench/rank_grid.py grid [--set swe|short] [--out DIR] \
+        --grid content=1,2,3 file_content=0,0.5
 
 ``dump`` ranks every question of the half once and stores, per scored node, the parts the
 default rule adds up (``cf.rules.IdfTiers``): the name score (tiers and, for long questions,

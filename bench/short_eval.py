@@ -147,7 +147,7 @@ def ensure_tree(name: str) -> Path:
 
 
 def ensure_graph(tree: Path):
-    """Open the stored index of ``tree`` (``_common.store_for``), indexing it when needed."""
+    """Open the stored index of ``tree`` (inside it), indexing it first when there is none."""
     return c.open_or_index(tree)
 
 
@@ -204,15 +204,10 @@ class Ranked:
         self.files = files  # distinct files, best first (all node kinds for ctxframe)
 
 
-FILE_RULES = frozenset({"bm25-file", "bm25-file-src"})  # ctxframe rules that rank files only
-
-
 def rank_ctxframe(graph, text: str, rule) -> Ranked:
     """``g.query`` hits as a symbol list (function/method/class) and a file list."""
     hits = graph.query(text, limit=LIMIT_HITS, rule=rule).hits
     files = list(dict.fromkeys(p for p in hits["path"].to_list() if p is not None))
-    if rule in FILE_RULES:
-        return Ranked(None, None, files)
     sym = hits.filter(hits["kind"].is_in(list(SYMBOL_KINDS)))
     return Ranked([base_id(i) for i in sym["id"].to_list()], sym["path"].to_list(), files)
 
@@ -382,7 +377,6 @@ def summarise(rows: list[dict], group: str) -> list[dict]:
             n = len(sel)
             rec: dict[str, Any] = {group: value, "system": system, "n": n}
             file_only = (_bm25.parse_system(system) or ("", ""))[0] == "file"
-            file_only = file_only or system in FILE_RULES
             for level in ("symbol", "file"):
                 for k in KS:
                     key = f"{level}_acc@{k}"

@@ -235,7 +235,7 @@ def ensure_tree(name: str, version: str, *, retry: bool = False) -> Path:
 
 
 def ensure_graph(tree: Path):
-    """Open the stored index of ``tree`` (``_common.store_for``), indexing it when needed."""
+    """Open the stored index of ``tree``, indexing it first when there is none."""
     return c.open_or_index(tree)
 
 
@@ -315,9 +315,6 @@ class Answer:
         return [pos.get(g) for g in gold]
 
 
-FILE_RULES = frozenset({"bm25-file", "bm25-file-src"})  # ctxframe rules that rank files only
-
-
 def answer_ctxframe(graph, text: str, rule) -> Answer:
     """``g.query`` hits: files by their best node, definitions (no files, stubs, docs)."""
     hits = graph.query(text, limit=LIMIT_HITS, rule=rule).hits
@@ -395,8 +392,7 @@ def score_release(
         for rule, label in zip(rules, labels, strict=True):
             corpus = corpora.get(label)
             row_fn_reason = fn_reason
-            file_rule = corpus is not None and corpus.unit == "file" or label in FILE_RULES
-            if file_rule and fn_reason is None:
+            if corpus is not None and corpus.unit == "file" and fn_reason is None:
                 row_fn_reason = "file ranker (no function level)"
             row = dict(base, rule=label, skip_reason=reason, fn_skip_reason=row_fn_reason)
             if reason is None or row_fn_reason is None:
@@ -641,7 +637,7 @@ def run(
                 frames.append(have)
                 continue
         tree = swebench_cache() / "src" / key
-        if prepared_only and not (c.store_for(tree) / "meta.json").is_file():
+        if prepared_only and not (tree / ".ctxframe" / "graph" / "meta.json").is_file():
             failed = swebench_cache() / "dl" / key / "FAILED"
             if not failed.is_file():
                 c.log(f"[{n}/{len(releases)}] {key}: not prepared yet, left out")
@@ -692,7 +688,7 @@ def measure_abstain(
     examples = []
     for (name, version), insts in sorted(releases.items()):
         tree = swebench_cache() / "src" / release_key(name, version)
-        if not (c.store_for(tree) / "meta.json").is_file():
+        if not (tree / ".ctxframe" / "graph" / "meta.json").is_file():
             continue
         graph = ensure_graph(tree)
         for inst in insts:

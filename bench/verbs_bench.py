@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     if not tree.is_dir():
         c.fresh_copy(src, tree)
     c.log(f"indexing {tree}")
-    run = c.run_measured([*cli, "index", str(tree), "--json"], timeout=1800)
+    run = c.run_measured([*cli, "index", "--repo", str(tree), "--json"], timeout=1800)
     if not run.ok:
         print(f"ctxframe index failed: {run.failure()}", file=sys.stderr)
         return 1

@@ -11,6 +11,8 @@ from ctxframe._core.errors import (
     ConfigError,
     CtxframeError,
     RepoNotFound,
+    StoreCorrupt,
+    StoreLocked,
     StoreNotFound,
     StoreVersionError,
     StoreWriteError,
@@ -71,14 +73,18 @@ def index(
     rebuild: bool = False,
     progress: bool | None = None,
     dial: bool = False,
+    wait: bool = True,
 ) -> "Graph":
     """Index (incrementally) the repository at `path` and return its Graph. Adapters in
     `.ctxframe/adapters/` always run; `dial=True` also reads the databases and buckets that env
-    vars of the graph point at (docs/adapters.md)."""
+    vars of the graph point at (docs/adapters.md). One writer at a time: `wait=False` raises
+    StoreLocked instead of waiting for another run."""
     _alloc.for_index(path, store)  # only has an effect while Polars is not loaded yet
     from ctxframe._graph.graph import index_graph
 
-    return index_graph(path, store=store, rebuild=rebuild, progress=progress, dial=dial)
+    return index_graph(
+        path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait
+    )
 
 
 def open(path: str = ".", *, store: str | None = None) -> "Graph":
@@ -137,6 +143,8 @@ __all__ = [
     "QueryResult",
     "RepoNotFound",
     "Status",
+    "StoreCorrupt",
+    "StoreLocked",
     "StoreNotFound",
     "StoreVersionError",
     "StoreWriteError",

@@ -10,11 +10,27 @@ import shutil
 import sys
 import tempfile
 
+from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS
 
-def _add_repo(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--repo", default=".", help="repository root (default: current directory)")
+
+def _add_repo(p: argparse.ArgumentParser, *, positional: bool = False) -> None:
+    """`--repo PATH`, `--store DIR`, `--json`: the same on every command. `positional` keeps the
+    old `COMMAND PATH` form working (deprecated, hidden from help)."""
+    p.add_argument("--repo", default=None, help="repository root (default: current directory)")
     p.add_argument("--store", default=None, help="store directory (default: REPO/.ctxframe/graph)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    if positional:
+        p.add_argument("old_path", nargs="?", default=None, help=argparse.SUPPRESS)
+
+
+def _add_budget(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--budget",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"text output budget in tokens (default {DEFAULT_BUDGET_TOKENS})",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,24 +43,30 @@ def _parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("index", help="index a repository (incremental)")
-    p.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
-    p.add_argument("--store", default=None, help="store directory (default: PATH/.ctxframe/graph)")
+    _add_repo(p, positional=True)
     p.add_argument("--rebuild", action="store_true", help="ignore the old store, index everything")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     p.add_argument(
         "--dial", action="store_true", help="read the databases and buckets env vars point at"
     )
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="fail at once when another index is writing the store (default: wait for it)",
+    )
 
     p = sub.add_parser("status", help="is the index fresh against git HEAD and the work tree?")
-    p.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
-    p.add_argument("--store", default=None)
-    p.add_argument("--json", action="store_true")
+    _add_repo(p, positional=True)
 
-    p = sub.add_parser("query", help="rank the graph's nodes for a question in words")
+    p = sub.add_parser(
+        "query",
+        help="rank the graph's nodes for a question in words",
+        epilog='a question that starts with "-" goes after "--": ctxframe query -- "--limit=5"',
+    )
     p.add_argument("text", help="the question")
     _add_repo(p)
-    p.add_argument("--limit", type=int, default=20)
+    _add_budget(p)
+    p.add_argument("--limit", type=int, default=20, help="hits to rank (default 20)")
     p.add_argument(
         "--rule",
         default=None,
@@ -70,21 +92,25 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="rule to score (repeat; default: idf-tiers); a registry name or package.module:Name",
     )
-    p.add_argument("--repo", default=None, help="repository for every query (default: per query)")
-    p.add_argument("--store", default=None, help="store directory for every query")
+    p.add_argument(
+        "--repo", default=None, help="repository for every question (default: each question's)"
+    )
+    p.add_argument("--store", default=None, help="store directory for every question")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--k", type=int, nargs="+", default=[1, 5, 10], help="cut-offs (default 1 5 10)")
     p.add_argument("--limit", type=int, default=500, help="hits ranked per query (default 500)")
     p.add_argument("--out", default=None, help="write per_query/summary/compare Parquet here")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
     p = sub.add_parser("card", help="a known symbol: place, signature, callers, callees")
     p.add_argument("name", help="id, qualified name (Class.method) or label")
     _add_repo(p)
+    _add_budget(p)
     p.add_argument("--include-ambiguous", action="store_true")
 
     p = sub.add_parser("affected", help="blast radius of a symbol or file")
-    p.add_argument("target", help="symbol name or repo-relative file path")
+    p.add_argument("name", help="symbol name or repo-relative file path")
     _add_repo(p)
+    _add_budget(p)
     p.add_argument("--depth", type=int, default=3)
     p.add_argument("--include-ambiguous", action="store_true")
 
@@ -92,36 +118,41 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("a")
     p.add_argument("b")
     _add_repo(p)
+    _add_budget(p)
     p.add_argument("--undirected", action="store_true")
     p.add_argument("--include-ambiguous", action="store_true")
 
     p = sub.add_parser("change-plan", help="what to check before editing a symbol")
     p.add_argument("name")
     _add_repo(p)
+    _add_budget(p)
     p.add_argument("--depth", type=int, default=2)
 
     p = sub.add_parser("explain", help="a plain-language paragraph about a symbol or file")
-    p.add_argument("target")
+    p.add_argument("name", help="symbol name or repo-relative file path")
     _add_repo(p)
+    _add_budget(p)
 
     p = sub.add_parser("hubs", help="orientation: hubs, largest files, entry points, dirs")
     _add_repo(p)
-    p.add_argument("--top", type=int, default=10)
+    _add_budget(p)
+    p.add_argument("--limit", type=int, default=10, help="rows per table (default 10)")
+    p.add_argument("--top", type=int, dest="limit", help=argparse.SUPPRESS)  # its old name
 
     p = sub.add_parser("boundaries", help="what the code consumes and provides")
-    p.add_argument("target", nargs="?", default=None, help="a symbol or file (default: all)")
+    p.add_argument("name", nargs="?", default=None, help="a symbol or file (default: all)")
     _add_repo(p)
+    _add_budget(p)
 
     p = sub.add_parser("adapters", help="the programs in .ctxframe/adapters/")
     asub = p.add_subparsers(dest="adapters_command", required=True, metavar="ACTION")
     c = asub.add_parser("check", help="run and validate every adapter without indexing")
-    c.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
-    c.add_argument("--store", default=None, help="store directory (default: PATH/.ctxframe/graph)")
-    c.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _add_repo(c, positional=True)
 
     p = sub.add_parser("serve", help="a local read-only explore page (127.0.0.1)")
-    p.add_argument("path", nargs="?", default=".", help="repository root (default: .)")
-    p.add_argument("--store", default=None, help="store directory (default: PATH/.ctxframe/graph)")
+    p.add_argument("--repo", default=None, help="repository root (default: current directory)")
+    p.add_argument("--store", default=None, help="store directory (default: REPO/.ctxframe/graph)")
+    p.add_argument("old_path", nargs="?", default=None, help=argparse.SUPPRESS)
     p.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks one)")
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)"
@@ -129,9 +160,31 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--verbose", action="store_true", help="log every request")
 
     p = sub.add_parser("demo", help="index the bundled sample shop and ask it a question")
-    p.add_argument("--keep", default=None, help="copy the sample here instead of a temp dir")
+    p.add_argument("--keep", default=None, help="copy the sample here (kept) instead of a temp dir")
     _agent_parsers(sub)
+    _watch_parser(sub)
     return ap
+
+
+def _watch_parser(sub) -> None:
+    """`watch`: re-index on save."""
+    p = sub.add_parser("watch", help="re-index on save; one line per update (Ctrl-C stops)")
+    _add_repo(p, positional=True)
+    p.add_argument(
+        "--debounce",
+        type=int,
+        default=None,
+        metavar="MS",
+        help="quiet time after the last change before re-indexing (default 50)",
+    )
+    p.add_argument(
+        "--poll", action="store_true", help="poll instead of OS events (network file systems)"
+    )
+    p.add_argument(
+        "--no-initial",
+        action="store_true",
+        help="do not catch up with changes made before watching (default: index once first)",
+    )
 
 
 def _agent_parsers(sub) -> None:
@@ -169,26 +222,65 @@ def _agent_parsers(sub) -> None:
     h.add_argument("--format", choices=("md", "xml"), default="md", help="default md")
 
 
-def _emit(obj, as_json: bool) -> None:
+def _repo(a) -> str:
+    """`--repo`, else the deprecated positional PATH, else the current directory."""
+    old = getattr(a, "old_path", None)
+    if old is not None:
+        if a.repo is not None and a.repo != old:
+            from ctxframe._core.errors import CtxframeError
+
+            raise CtxframeError(f"two repositories given ({old!r} and --repo {a.repo!r})")
+        print(
+            f"ctxframe: note: `{a.command} PATH` is deprecated; use `{a.command} --repo PATH`",
+            file=sys.stderr,
+        )
+        return old
+    return a.repo if a.repo is not None else "."
+
+
+def _emit(obj, as_json: bool, budget: int | None = None) -> None:
     if as_json:
+        if budget is not None and hasattr(obj, "budget_tokens"):
+            obj.budget_tokens = budget
         data = obj.to_dict() if hasattr(obj, "to_dict") else obj
         print(json.dumps(data, indent=2, default=str))
+    elif budget is not None and hasattr(obj, "render"):
+        print(obj.render(budget_tokens=budget))
     else:
         print(obj)
+
+
+def _open(a):
+    """The graph of `--repo`/`--store`; with `--json`, a missing index is JSON too (status
+    `not-indexed`) besides the one-line error."""
+    from ctxframe._core.errors import StoreNotFound
+    from ctxframe._graph.graph import open_graph
+
+    try:
+        g = open_graph(_repo(a), store=a.store)
+    except StoreNotFound as exc:
+        if a.json:
+            verb = a.command
+            err = {"code": "not-indexed", "message": str(exc), "candidates": []}
+            print(json.dumps({"verb": verb, "status": "not-indexed", "error": err}, indent=2))
+        raise
+    return g
 
 
 def _cmd_index(a) -> None:
     from ctxframe._store import alloc as _alloc
 
-    _alloc.for_index(a.path, a.store)  # before _indexer loads Polars
+    repo = _repo(a)
+    _alloc.for_index(repo, a.store)  # before _indexer loads Polars
     from ctxframe._store.build import index
 
     report = index(
-        a.path,
+        repo,
         store=a.store,
         rebuild=a.rebuild,
         progress=False if a.no_progress else None,
         dial=a.dial,
+        wait=not a.no_wait,
     )
     _emit(report, a.json)
 
@@ -196,21 +288,19 @@ def _cmd_index(a) -> None:
 def _cmd_adapters(a) -> int:
     from ctxframe._store.adapters_check import check
 
-    run = check(a.path, store=a.store)
-    _emit(run, a.json)
+    run = check(_repo(a), store=a.store)
+    _emit({"verb": "adapters-check", "status": "ok", **run.to_dict()} if a.json else run, a.json)
     return 1 if run.rejected else 0
 
 
 def _cmd_status(a) -> None:
     from ctxframe._store.status import status
 
-    _emit(status(a.path, store=a.store), a.json)
+    _emit(status(_repo(a), store=a.store), a.json)
 
 
 def _cmd_query(a) -> None:
-    from ctxframe._graph.graph import open_graph
-
-    g = open_graph(a.repo, store=a.store)
+    g = _open(a)
     kinds = [k.strip() for v in a.kind or () for k in v.split(",") if k.strip()] or None
     res = g.query(
         a.text,
@@ -221,7 +311,7 @@ def _cmd_query(a) -> None:
         abstain=a.abstain,
         kinds=kinds,
     )
-    _emit(res, a.json)
+    _emit(res, a.json, a.budget)
 
 
 def _rule_spec(spec: str):
@@ -252,12 +342,7 @@ def _cmd_eval(a) -> None:
     )
     written = ev.write_parquet(a.out) if a.out else []
     if a.json:
-        data = {
-            "summary": ev.summary.to_dicts(),
-            "compare": [ev.compare(r, ev.rules[0]) for r in ev.rules[1:]],
-            "written": written,
-        }
-        print(json.dumps(data, indent=2, default=str))
+        print(json.dumps({**ev.to_dict(), "written": written}, indent=2, default=str))
         return
     print(ev)
     for r in ev.rules[1:]:
@@ -287,27 +372,45 @@ def _cmd_demo(a) -> None:
     from ctxframe._graph.graph import Graph
     from ctxframe._store.build import index
 
-    dest = a.keep or os.path.join(tempfile.mkdtemp(prefix="ctxframe-demo-"), "shop")
-    if not os.path.isdir(dest):
-        shutil.copytree(sample_path(), dest)
-    report = index(dest, progress=False)
-    print(report)
-    g = Graph(report.store, root=report.root)
-    question = "where is refund processing implemented"
-    print(f'\n$ ctxframe query "{question}" --repo {dest}\n')
-    print(g.query(question, limit=5))
+    with contextlib.ExitStack() as stack:
+        if a.keep:
+            dest = a.keep
+        else:  # a private copy, removed when the demo ends (`--keep DIR` to look around after)
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="ctxframe-demo-"))
+            dest = os.path.join(tmp, "shop")
+        if not os.path.isdir(dest):
+            shutil.copytree(sample_path(), dest)
+        report = index(dest, progress=False)
+        print(report)
+        g = Graph(report.store, root=report.root)
+        question = "where is refund processing implemented"
+        print(f'\n$ ctxframe query "{question}" --repo {dest}\n')
+        print(g.query(question, limit=5))
+        if not a.keep:
+            print("\n(the copy is removed on exit; `ctxframe demo --keep DIR` keeps it)")
 
 
 def _cmd_serve(a) -> None:
-    from ctxframe._apps.serve import serve
+    import errno
 
-    serve(a.path, store=a.store, host=a.host, port=a.port, verbose=a.verbose)
+    from ctxframe._apps.serve import serve
+    from ctxframe._core.errors import CtxframeError
+
+    try:
+        serve(_repo(a), store=a.store, host=a.host, port=a.port, verbose=a.verbose)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise CtxframeError(
+                f"port {a.port} on {a.host} is in use: pick another with --port N "
+                "(--port 0 picks a free one)"
+            ) from None
+        if exc.errno in (errno.EACCES, errno.EADDRNOTAVAIL):
+            raise CtxframeError(f"cannot listen on {a.host}:{a.port}: {exc.strerror}") from None
+        raise
 
 
 def _cmd_context(a) -> None:
-    from ctxframe._graph.graph import open_graph
-
-    g = open_graph(a.repo, store=a.store)
+    g = _open(a)
     fmt = a.format or ("json" if a.json else "md")
     ctx = g.context(
         a.text,
@@ -344,27 +447,40 @@ def _cmd_hook(a) -> int:
     )
 
 
-def _verb(a) -> int:
-    from ctxframe._graph.graph import open_graph
+def _cmd_watch(a) -> int:
+    from ctxframe._apps.watch import watch_command
+    from ctxframe._core.errors import CtxframeError
 
-    g = open_graph(a.repo, store=a.store)
+    if a.debounce is not None and not 1 <= a.debounce <= 60_000:
+        raise CtxframeError(f"--debounce {a.debounce}: give milliseconds between 1 and 60000")
+    return watch_command(
+        _repo(a),
+        a.store,
+        as_json=a.json,
+        debounce_ms=a.debounce,
+        poll=a.poll,
+        initial=not a.no_initial,
+    )
+
+
+def _verb(a) -> int:
+    g = _open(a)
     if a.command == "card":
         res = g.card(a.name, include_ambiguous=a.include_ambiguous)
     elif a.command == "affected":
-        res = g.affected(a.target, depth=a.depth, include_ambiguous=a.include_ambiguous)
+        res = g.affected(a.name, depth=a.depth, include_ambiguous=a.include_ambiguous)
     elif a.command == "path":
         res = g.path(a.a, a.b, undirected=a.undirected, include_ambiguous=a.include_ambiguous)
     elif a.command == "change-plan":
         res = g.change_plan(a.name, depth=a.depth)
     elif a.command == "explain":
-        res = g.explain(a.target)
+        res = g.explain(a.name)
     elif a.command == "boundaries":
-        res = g.boundaries(a.target)
+        res = g.boundaries(a.name)
     else:
-        res = g.hubs(top=a.top)
-    _emit(res, a.json)
-    card = res if a.command == "card" else getattr(res, "card", None)
-    return 1 if card is not None and card.status != "found" else 0
+        res = g.hubs(limit=a.limit)
+    _emit(res, a.json, a.budget)
+    return 0 if res.ok else 1
 
 
 _VERBS = ("card", "affected", "path", "change-plan", "explain", "hubs", "boundaries")
@@ -377,7 +493,7 @@ _COMMANDS = {
     "serve": _cmd_serve,
 }
 _COMMANDS["adapters"] = _cmd_adapters
-_COMMANDS.update(context=_cmd_context, mcp=_cmd_mcp, hook=_cmd_hook)
+_COMMANDS.update(context=_cmd_context, mcp=_cmd_mcp, hook=_cmd_hook, watch=_cmd_watch)
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 
 
@@ -393,17 +509,55 @@ def run() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; returns the exit code (tests call this)."""
+    """Run one command; returns the exit code (tests call this). Every failure is one line
+    on stderr saying what to do (exit 2), never a traceback."""
     from ctxframe._core.errors import CtxframeError
+    from ctxframe._core.inputs import clean_text
 
+    # bytes that are not UTF-8 (surrogate escapes) and lone surrogates become U+FFFD
+    argv = [clean_text(a, "argument") for a in (sys.argv[1:] if argv is None else argv)]
+    for stream in (sys.stdout, sys.stderr):  # a terminal that cannot show a character
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args) or 0
     except CtxframeError as exc:
-        print(f"ctxframe: error: {exc}", file=sys.stderr)
+        _fail(str(exc))
         return 2
     except KeyboardInterrupt:
         print("ctxframe: interrupted; the previous store is untouched", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        _fail(_os_error(exc))
+        return 2
+    except MemoryError:
+        _fail("out of memory: index a smaller tree (config `exclude`) or free memory")
+        return 2
+    except Exception as exc:  # a bug: still one line, and where to report it
+        text = (str(exc).strip().splitlines() or [""])[0][:300]
+        _fail(
+            f"internal error ({type(exc).__name__}: {text}); if `ctxframe index --rebuild` "
+            "does not help, please report it with the command you ran"
+        )
+        return 2
+
+
+def _fail(message: str) -> None:
+    print(f"ctxframe: error: {message}", file=sys.stderr)
+
+
+def _os_error(exc: OSError) -> str:
+    import errno
+
+    where = f" ({exc.filename})" if exc.filename else ""
+    fix = {
+        errno.ENOSPC: "free some disk space or pass --store DIR on another disk",
+        errno.EACCES: "check the permissions, or pass --store DIR you can write",
+        errno.EPERM: "check the permissions, or pass --store DIR you can write",
+        errno.EROFS: "the file system is read-only: pass --store DIR on a writable one",
+        errno.ENOENT: "check the path",
+    }.get(exc.errno, "check the path and the disk")
+    return f"{exc.strerror or exc}{where}: {fix}"

@@ -293,7 +293,7 @@ def test_sample_adapters_in_query_card_and_boundaries(shop_graph) -> None:
     hits = shop_graph.query("ledger reconcile cron job", limit=5)
     assert "cron:ledger-reconcile" in str(hits.to_dict())
     card = shop_graph.card("flag:strict_reconcile")
-    assert card.status == "found"
+    assert card.status == "ok"
     assert "strict_reconcile = false" in str(card)
     text = str(shop_graph.boundaries())
     assert "consumes · config.flag:" in text
@@ -326,16 +326,16 @@ def test_adapters_rerun_on_every_index(shop) -> None:
 
 
 def test_cli_adapters_check(shop, capsys) -> None:
-    assert main(["adapters", "check", str(shop)]) == 0
+    assert main(["adapters", "check", "--repo", str(shop)]) == 0
     out = capsys.readouterr().out
     assert "adapter accepted: .ctxframe/adapters/cron.sh (producer shop.cron" in out
     assert "no index yet: edges to nodes outside a batch were not checked" in out
-    main(["index", str(shop), "--no-progress"])
+    main(["index", "--repo", str(shop), "--no-progress"])
     capsys.readouterr()
     (shop / ".ctxframe" / "adapters" / "zz.py").write_text(
         _printer(_bad(["edges", 0, "dst"], "app.py::nowhere"))
     )
-    assert main(["adapters", "check", str(shop), "--json"]) == 1
+    assert main(["adapters", "check", "--repo", str(shop), "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["note"] is None
     assert data["rejected"] == [
@@ -343,7 +343,7 @@ def test_cli_adapters_check(shop, capsys) -> None:
         "batch nor of the graph"
     ]
     assert {a["producer"] for a in data["accepted"]} == SAMPLE_PRODUCERS
-    assert main(["index", str(shop), "--no-progress", "--json"]) == 0  # the index goes on
+    assert main(["index", "--repo", str(shop), "--no-progress", "--json"]) == 0  # the index goes on
     data = json.loads(capsys.readouterr().out)
     assert len(data["adapters"]["rejected"]) == 1 and data["dial"] == {}
 

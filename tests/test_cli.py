@@ -20,26 +20,26 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 def test_index_json_and_summary(capsys, shop: Path) -> None:
-    code, out, _ = run(capsys, "index", str(shop), "--json", "--no-progress")
+    code, out, _ = run(capsys, "index", "--repo", str(shop), "--json", "--no-progress")
     assert code == 0
     data = json.loads(out)
     assert data["files"] > 30 and data["nodes"] > data["files"]
     assert data["edges_by_confidence"]["EXTRACTED"] > 0
-    code, out, _ = run(capsys, "index", str(shop), "--no-progress")
+    code, out, _ = run(capsys, "index", "--repo", str(shop), "--no-progress")
     assert code == 0 and out.startswith("indexed ") and "0 parsed" in out
 
 
 def test_status_json(capsys, shop: Path) -> None:
-    run(capsys, "index", str(shop), "--no-progress")
-    code, out, _ = run(capsys, "status", str(shop), "--json")
+    run(capsys, "index", "--repo", str(shop), "--no-progress")
+    code, out, _ = run(capsys, "status", "--repo", str(shop), "--json")
     assert code == 0 and json.loads(out)["fresh"] is True
     (shop / "services" / "payments" / "gateway.py").write_text("x = 1\n")
-    code, out, _ = run(capsys, "status", str(shop))
+    code, out, _ = run(capsys, "status", "--repo", str(shop))
     assert out.startswith("stale") and "M services/payments/gateway.py" in out
 
 
 def test_query_json(capsys, shop: Path) -> None:
-    run(capsys, "index", str(shop), "--no-progress")
+    run(capsys, "index", "--repo", str(shop), "--no-progress")
     code, out, _ = run(capsys, "query", "refund processor", "--repo", str(shop), "--json")
     data = json.loads(out)
     assert code == 0 and data["query"] == "refund processor" and data["hits"]
@@ -51,8 +51,8 @@ def test_query_json(capsys, shop: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "needle"),
     [
-        (["index", "/definitely/not/here"], "not a directory"),
-        (["status", "/definitely/not/here"], "ctxframe index"),
+        (["index", "--repo", "/definitely/not/here"], "not a directory"),
+        (["status", "--repo", "/definitely/not/here"], "ctxframe index"),
         (["query", "x", "--repo", "/definitely/not/here"], "ctxframe index"),
     ],
 )
@@ -68,7 +68,7 @@ def test_module_entry_point(tmp_path: Path) -> None:
     the output is still complete and the exit code is the command's."""
     (tmp_path / "a.py").write_text("def f():\n    return g()\n\ndef g():\n    return 1\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "ctxframe", "index", str(tmp_path), "--json"],
+        [sys.executable, "-m", "ctxframe", "index", "--repo", str(tmp_path), "--json"],
         capture_output=True,
         text=True,
         check=True,
@@ -76,7 +76,7 @@ def test_module_entry_point(tmp_path: Path) -> None:
     assert json.loads(proc.stdout)["edges_by_kind"]["calls"] == 1
     assert (tmp_path / ".ctxframe" / "graph" / "meta.json").is_file()
     bad = subprocess.run(
-        [sys.executable, "-m", "ctxframe", "index", str(tmp_path / "missing")],
+        [sys.executable, "-m", "ctxframe", "index", "--repo", str(tmp_path / "missing")],
         capture_output=True,
         text=True,
     )
@@ -89,7 +89,8 @@ def test_reader_closing_the_pipe_is_not_an_error(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text(defs)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     cmd = [sys.executable, "-m", "ctxframe"]
-    subprocess.run([*cmd, "index", str(tmp_path)], env=env, check=True, capture_output=True)
+    index = [*cmd, "index", "--repo", str(tmp_path)]
+    subprocess.run(index, env=env, check=True, capture_output=True)
     query = [*cmd, "query", "refund step", "--repo", str(tmp_path), "--limit", "400", "--json"]
     proc = subprocess.Popen(query, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.read(10)
@@ -107,13 +108,13 @@ def test_demo_runs(capsys) -> None:
 VERB_ARGS = [
     (["card", "PaymentRefundProcessor.ProcessRefund"], 0, "node"),
     (["card", "format_amount"], 1, "candidates"),
-    (["card", "ProcesRefnd"], 1, "suggestions"),
+    (["card", "ProcesRefnd"], 1, "candidates"),
     (["affected", "services/payments/gateway.py", "--depth", "2"], 0, "nodes"),
     (["path", "create_refund", "PaymentGateway.Refund"], 0, "paths"),
     (["path", "create_refund", "PaymentGateway.Refund", "--undirected"], 0, "paths"),
     (["change-plan", "PaymentRefundProcessor.ProcessRefund"], 0, "affected"),
     (["explain", "PaymentRefundProcessor.ProcessRefund"], 0, "text"),
-    (["hubs", "--top", "3"], 0, "depended"),
+    (["hubs", "--limit", "3"], 0, "depended"),
     (["boundaries"], 0, "rows"),
 ]
 

@@ -74,14 +74,19 @@ def test_markdown_sections_own_their_text(tmp_path) -> None:
 @pytest.mark.parametrize(
     ("name", "text", "node", "word"),
     [
-        ("a.go", "package a\n\nfunc Send() {\n\t// retry the webhook\n}\n", "a.go::Send", "webhook"),
+        (
+            "a.go",
+            "package a\n\nfunc Send() {\n\t// retry the webhook\n}\n",
+            "a.go::Send",
+            "webhook",
+        ),
         (
             "a.ts",
             "export class Cart {\n  total() {\n    return sumPrices(this.items);\n  }\n}\n",
             "a.ts::Cart.total",
             "sumPrices",
         ),
-        ("a.rs", "fn main() {\n    let greeting = \"hello world\";\n}\n", "a.rs::main", "hello"),
+        ("a.rs", 'fn main() {\n    let greeting = "hello world";\n}\n', "a.rs::main", "hello"),
     ],
 )
 def test_other_languages(tmp_path, name: str, text: str, node: str, word: str) -> None:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxframe as cf
-from ctxframe._render.excerpt import excerpt, gap_line, head_length, line_scores
+from ctxframe._graph.excerpt import excerpt, gap_line, head_length, line_scores
 from ctxframe._render.tokencount import CHARS, token_counter
 from ctxframe.cli import main
 

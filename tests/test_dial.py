@@ -195,7 +195,7 @@ def test_dial_postgres_and_s3_into_the_sample(shop, monkeypatch, postgres, aws_e
     hits = g.query("ledger refunds table", limit=5).to_dict()
     assert "table:LEDGER_DATABASE_URL/ledger.refunds" in json.dumps(hits)
     card = g.card("table:LEDGER_DATABASE_URL/ledger.refunds")
-    assert card.status == "found" and "amount numeric(10,2)" in str(card)
+    assert card.status == "ok" and "amount numeric(10,2)" in str(card)
     text = str(g.boundaries())
     assert "consumes · database:" in text
     assert "ledger.refunds  ← declares LEDGER_DATABASE_URL" in text
@@ -230,7 +230,7 @@ def test_unreachable_sources_are_reported_and_indexing_goes_on(
     monkeypatch.setenv("PAYMENTS_TIMEOUT", wrong_pw)  # any env var of the graph is dialled
     monkeypatch.setenv("RECEIPTS_BUCKET_URL", "s3://no-such-bucket/receipts")
     monkeypatch.setenv("API_BASE_URL", "http://localhost:8000")  # not a native source: ignored
-    assert main(["index", str(shop), "--dial", "--no-progress"]) == 0
+    assert main(["index", "--repo", str(shop), "--dial", "--no-progress"]) == 0
     out = capsys.readouterr().out
     lines = [line for line in out.splitlines() if line.startswith("dial")]
     assert len(lines) == 3, out

@@ -53,7 +53,7 @@ SNAPSHOTS = [
     ("path-none", lambda g: g.path("PaymentGateway.Refund", "create_refund")),
     ("change-plan", lambda g: g.change_plan(PROC)),
     ("explain", lambda g: g.explain(PROC)),
-    ("hubs", lambda g: g.hubs(top=5)),
+    ("hubs", lambda g: g.hubs(limit=5)),
     ("neighbourhood", lambda g: g.neighbourhood(PROC)),
     ("boundaries-not-indexed", lambda g: _fallback.boundaries_of(object())),
 ]
@@ -138,11 +138,11 @@ def test_picture_uses_pyvis(shop_graph) -> None:
 
 def test_neighbourhood_styles(shop_graph) -> None:
     nb = shop_graph.neighbourhood(PROC)
-    assert nb.center == [f"services/payments/refund_processor.py::{PROC}"]
+    assert nb.centre == [f"services/payments/refund_processor.py::{PROC}"]
     assert set(nb.nodes["depth"]) == {0, 1}
     vis = nb.to_dict()["vis"]
     by_id = {n["id"]: n for n in vis["nodes"]}
-    centre = by_id[nb.center[0]]
+    centre = by_id[nb.centre[0]]
     assert centre["color"]["background"] == _palette.kind_colour("method")
     assert centre["borderWidth"] > 1
     confs = {e["confidence"]: e for e in vis["edges"]}
@@ -174,9 +174,10 @@ def test_large_neighbourhood_capped_with_more(shop_graph) -> None:
 
 def test_neighbourhood_of_file_and_unknown(shop_graph) -> None:
     nb = shop_graph.neighbourhood("services/payments/gateway.py")
-    assert nb.center == ["services/payments/gateway.py"] and nb.nodes.height > 1
+    assert nb.centre == ["services/payments/gateway.py"] and nb.nodes.height > 1
     missing = shop_graph.neighbourhood("ProcesRefnd")
-    assert not missing.found and missing.to_dict()["error"]["status"] == "not-found"
+    assert not missing.found and missing.to_dict()["status"] == "not-found"
+    assert missing.to_dict()["error"]["code"] == "not-found"
     assert "closest names" in str(missing)
     assert missing.plot().nodes == []
 
@@ -222,3 +223,22 @@ def test_import_stays_light() -> None:
 
 def test_explore_is_exported() -> None:
     assert "explore" in cf.__all__ and cf.__all__ == sorted(cf.__all__, key=str)
+
+
+def test_every_result_type_renders_from_templates(shop_graph) -> None:
+    """The store's results render through the same templates as the verbs'."""
+    report = shop_graph.report._repr_html_()
+    assert report.startswith('<div class="ctxframe">') and "coverage by language" in report
+    assert "unresolved" in report and "UNRESOLVED" not in report
+    status = cf.status(shop_graph.root)._repr_html_()
+    assert "fresh" in status and "not a git repository" in status and "None" not in status
+    ev = cf.evaluate(shop_graph, [{"id": "q", "query": "refund processor", "gold": [PROC]}])
+    assert "evaluation · 1 questions" in ev._repr_html_()
+    assert cf.open(shop_graph.root)._repr_html_().startswith('<div class="ctxframe">')
+
+
+def test_templates_escape_by_default() -> None:
+    from ctxframe._render.html import render
+
+    out = render("message", message="<img src=x onerror=alert(1)>")
+    assert "<img" not in out and "&lt;img" in out

@@ -22,6 +22,11 @@ def _tables(store: str) -> dict[str, pl.DataFrame]:
     return {n: _store.read_table(store, n) for n in names}
 
 
+def _version_dir(store: str) -> str:
+    """The directory of the store's current version."""
+    return os.path.join(store, os.readlink(os.path.join(store, "current")))
+
+
 def _canonical(t: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
     files = t["files"].drop("mtime_ns")  # stat facts differ between copies, content does not
     return {
@@ -145,10 +150,13 @@ def test_reindex_modes_equal_full_rebuild(shop: Path, tmp_path: Path, path, edit
     cf.index(str(shop), store=store, progress=False)
     target = shop / path
     target.write_text(edit(target.read_text()))
-    before = {n: os.stat(os.path.join(store, n)).st_ino for n in os.listdir(store)}
+    old = _version_dir(store)
+    before = {n: os.stat(os.path.join(old, n)).st_ino for n in os.listdir(old)}
     report = cf.index(str(shop), store=store, progress=False).report
     assert (report.mode, report.parsed) == (mode, 1)
-    kept = {n for n, ino in before.items() if os.stat(os.path.join(store, n)).st_ino == ino}
+    new = _version_dir(store)
+    assert new != old  # a new version, the old one left as it was
+    kept = {n for n, ino in before.items() if os.stat(os.path.join(new, n)).st_ino == ino}
     if "above zero" in target.read_text():  # files, meta and the body's tokens written
         assert kept >= {"nodes.parquet", "edges.parquet", "refs.parquet"}
         assert "tokens.parquet" not in kept
@@ -274,7 +282,7 @@ def test_unwritable_store_leaves_old_store(shop: Path, tmp_path: Path) -> None:
 
 def test_other_schema_version_fails_with_fix(shop: Path) -> None:
     g = cf.index(str(shop), progress=False)
-    meta_path = Path(g.store) / "meta.json"
+    meta_path = Path(_version_dir(g.store)) / "meta.json"
     meta = json.loads(meta_path.read_text())
     meta["schema_version"] = 999
     meta_path.write_text(json.dumps(meta))
@@ -352,20 +360,45 @@ _OLD_FORMATS = {
 }
 
 
+def _as_legacy(store: str) -> None:
+    """Turn a store into the layout before versions (0.1.0): every table directly in the store
+    directory, meta.json of schema version 2 without parts."""
+    version = _version_dir(store)
+    for f in Path(version).iterdir():
+        if f.is_file() and f.name != "meta.json":
+            (Path(store) / f.name).unlink(missing_ok=True)  # a hard link of the same file
+            shutil.copyfile(f, Path(store) / f.name)
+    meta = json.loads((Path(version) / "meta.json").read_text())
+    for key in ("parts", "version"):
+        meta.pop(key)
+    (Path(store) / "meta.json").write_text(json.dumps({**meta, "schema_version": 2}))
+    os.unlink(Path(store) / "current")
+    for d in Path(store).glob("v-*"):
+        shutil.rmtree(d)
+
+
 @pytest.mark.parametrize("old", sorted(_OLD_FORMATS))
 def test_older_store_is_read_and_converted(shop: Path, tmp_path: Path, old: str) -> None:
-    """A store whose internal tables have an older format re-indexes and converts."""
+    """A store of the layout before versions, whose internal tables may have an older format
+    too, is read as it is, and the next index converts it."""
     store = str(tmp_path / "store")
     cf.index(str(shop), store=store, progress=False)
+    _as_legacy(store)
     for name, convert in _OLD_FORMATS[old]:
         convert(Path(store) / name)
+    legacy = cf.open(str(shop), store=store)
+    assert legacy.version is None and legacy.query("refund").hits.height
     (shop / "services" / "payments" / "checkout.py").write_text(
         "# moved\n" + (shop / "services" / "payments" / "checkout.py").read_text()
     )
     cf.index(str(shop), store=store, progress=False)
-    names = {p.name for p in Path(store).iterdir()}
+    names = {p.name for p in Path(_version_dir(store)).iterdir()}
     assert names >= {"refs.parquet", "bnodes.arrow", "bedges.arrow"}
     assert not names & {"refs.arrow", "bnodes.parquet", "bedges.parquet"}
+    top = {p.name for p in Path(store).iterdir()}
+    tables = {n for n in top if n.endswith((".parquet", ".arrow"))}  # internal legacy ones go
+    assert tables == {"nodes.parquet", "edges.parquet", "files.parquet", "tokens.parquet",
+                      "vocab.parquet"}  # fmt: skip
     full = str(tmp_path / "full")
     cf.index(str(shop), store=full, rebuild=True, progress=False)
     inc, want = _canonical(_tables(store)), _canonical(_tables(full))

@@ -11,7 +11,9 @@ import pytest
 import ctxframe as cf
 
 PACKAGE = pathlib.Path(cf.__file__).parent
-LAYERS = ("_core", "_ingest", "_resolve", "_rank", "_store", "_render", "_graph", "_apps")
+# `_render` sits just above `_core`: it knows no Graph, and every result type (the store's
+# IndexReport and Status as much as the verbs') renders itself through it.
+LAYERS = ("_core", "_render", "_ingest", "_resolve", "_rank", "_store", "_graph", "_apps")
 TOP = len(LAYERS)  # ctxframe/__init__.py, cli.py, rules.py, __main__.py
 
 

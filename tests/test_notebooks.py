@@ -2,13 +2,59 @@
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata as md
+import re
+import sys
+import tempfile
+import tomllib
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def _runtime_modules() -> set[str]:
+    """Import names a plain `pip install ctxframe` provides: the standard library, ctxframe,
+    and the top-level modules of its declared dependencies and of what they require."""
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    todo = [re.split(r"[<>=!\[; ]", d, maxsplit=1)[0].lower() for d in deps]
+    dists: set[str] = set()
+    while todo:
+        name = todo.pop().replace("_", "-")
+        if name in dists:
+            continue
+        try:
+            reqs = md.requires(name) or []
+        except md.PackageNotFoundError:  # a platform-only requirement (colorama on Windows)
+            continue
+        dists.add(name)
+        for req in reqs:
+            if "extra ==" not in req:
+                todo.append(re.split(r"[<>=!\[; (]", req, maxsplit=1)[0].lower())
+    modules = set(sys.stdlib_module_names) | {"ctxframe"}
+    for module, owners in md.packages_distributions().items():
+        if any(o.lower().replace("_", "-") in dists for o in owners):
+            modules.add(module)
+    return modules
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebooks_need_only_a_plain_install(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    used = set()
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            for node in ast.walk(ast.parse(cell.source)):
+                if isinstance(node, ast.Import):
+                    used |= {a.name.split(".")[0] for a in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    used.add(node.module.split(".")[0])
+    assert used - _runtime_modules() == set()
 
 
 def test_the_three_notebooks_exist() -> None:
@@ -29,6 +75,9 @@ def test_committed_without_outputs(path: Path) -> None:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path: Path, tmp_path: Path) -> None:
+    """Top to bottom without an error; every chart is an inline image; the private copy of the
+    sample is gone when the kernel stops."""
+    before = set(Path(tempfile.gettempdir()).glob("ctxframe-nb-*"))
     nb = nbformat.read(path, as_version=4)
     client = NotebookClient(
         nb,
@@ -41,3 +90,8 @@ def test_notebook_runs(path: Path, tmp_path: Path) -> None:
         o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
     ]
     assert not errors
+    for cell in nb.cells:
+        if cell.cell_type == "code" and "plt.show()" in cell.source:
+            images = [o for o in cell.outputs if "image/png" in o.get("data", {})]
+            assert len(images) == 1, f"{path.name}: a chart cell shows one inline image"
+    assert set(Path(tempfile.gettempdir()).glob("ctxframe-nb-*")) == before

@@ -62,7 +62,7 @@ def test_api_is_the_verbs_json(shop_graph) -> None:
         json.dumps(shop_graph.card(PROC_ID).to_dict(), default=str)
     )
     status, nb = app.api("/api/neighbourhood", {"name": [PROC_ID], "depth": ["1"]})
-    assert status == 200 and nb["center"] == [PROC_ID] and nb["vis"]["nodes"]
+    assert status == 200 and nb["centre"] == [PROC_ID] and nb["vis"]["nodes"]
     assert app.api("/api/hubs", {"top": ["3"]})[1]["verb"] == "hubs"
     assert app.api("/api/boundaries", {})[1] == json.loads(
         json.dumps(shop_graph.boundaries().to_dict(), default=str)
@@ -84,8 +84,8 @@ def test_api_errors(shop_graph) -> None:
 
 def test_binds_loopback_by_default(server) -> None:
     assert server.server_address[0] == "127.0.0.1"
-    args = _parser().parse_args(["serve", "some/repo"])
-    assert args.host == "127.0.0.1" and args.port == 8765 and args.path == "some/repo"
+    args = _parser().parse_args(["serve", "--repo", "some/repo"])
+    assert args.host == "127.0.0.1" and args.port == 8765 and args.repo == "some/repo"
 
 
 def test_serves_page_and_assets_locally(server) -> None:

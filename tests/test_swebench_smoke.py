@@ -1,7 +1,9 @@
 """The SWE-bench localisation benchmark's 10-instance smoke run (bench/swebench_eval.py).
 
 Small releases only (requests, Flask, seaborn, pylint), downloaded by package name into the
-bench cache on first use; without network (or without the labelled data) it skips with a reason.
+bench cache on first use, and labelled data read from outside the repository
+(../shared/eval): a `slow` test (`pytest -q -m slow`); without network or without the data it
+skips with a reason.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ DATA = eval_data_dir() / "swebench_dev.jsonl"
 BUDGET_S = 240  # first run downloads ~10 small releases; cached runs take seconds
 
 
-@pytest.mark.smoke
+@pytest.mark.slow
 def test_swebench_smoke_run(tmp_path: Path) -> None:
     if not DATA.is_file():
         pytest.skip(f"no SWE-bench data at {DATA}")

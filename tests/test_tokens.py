@@ -205,7 +205,7 @@ def test_token_table_carries_stored_rows_for_unread_files() -> None:
     )
     full = token_table(nodes, body_counts(bodies))
     # b.py changes: a new function; a.py is not read again
-    rows2 = rows + [("b.py::h", "function", "h", "h", "b.py", "def h()", None)]
+    rows2 = [*rows, ("b.py::h", "function", "h", "h", "b.py", "def h()", None)]
     nodes2 = _nodes(rows2).sort("id")
     bodies2 = pl.DataFrame(
         {"node_id": ["a.py::f", "b.py::g", "b.py::h"], "text": ["alpha beta", "gamma", "omega"]}

@@ -30,7 +30,7 @@ CASES = [
     ("change-plan", lambda g: g.change_plan(PROC)),
     ("explain", lambda g: g.explain(PROC)),
     ("explain-file", lambda g: g.explain("services/payments/gateway.py")),
-    ("hubs", lambda g: g.hubs(top=5)),
+    ("hubs", lambda g: g.hubs(limit=5)),
 ]
 
 

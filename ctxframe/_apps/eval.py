@@ -31,10 +31,11 @@ from typing import Any
 
 import polars as pl
 
-from ctxframe._core.errors import StoreNotFound
+from ctxframe._core.errors import ConfigError, StoreNotFound
 from ctxframe._graph.graph import Graph, index_graph, open_graph
 from ctxframe._rank import rules as _rules
 from ctxframe._rank.querysets import load_queries
+from ctxframe._render.html import render
 
 __all__ = [
     "Evaluation",
@@ -261,8 +262,24 @@ class Evaluation:
     def __str__(self) -> str:
         return format_summary(self.summary)
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe (the CLI's `eval --json`): the summary and each rule against the first."""
+        return {
+            "verb": "eval",
+            "status": "ok",
+            "rules": self.rules,
+            "k": list(self.k),
+            "summary": self.summary.to_dicts(),
+            "compare": [self.compare(r, self.rules[0]) for r in self.rules[1:]],
+        }
+
     def _repr_html_(self) -> str:
-        return self.summary._repr_html_()
+        rows = [
+            [f"{v * 100:.1f}" if isinstance(v, float) else ("-" if v is None else v) for v in r]
+            for r in self.summary.iter_rows()
+        ]
+        title = f"evaluation · {self.per_query['qid'].n_unique()} questions · metrics in %"
+        return render("frame", title=title, columns=self.summary.columns, rows=rows, limit=200)
 
 
 def format_summary(summary: pl.DataFrame) -> str:
@@ -321,14 +338,17 @@ def _graph_for(row: dict[str, Any], source: Any, cache: dict[str, Any]):
                         return _open_target(source[cand], cache)
             if len(source) == 1:
                 return _open_target(next(iter(source.values())), cache)
-            raise KeyError(f"query {row['qid']}: no graph for repo/store {keys}")
+            raise ConfigError(f"query {row['qid']}: no graph for repo/store {keys}")
         target = row.get("store") or row.get("repo")
         if target is None:
-            raise ValueError(f"query {row['qid']}: no graph given and no repo/store field")
+            raise ConfigError(
+                f"query {row['qid']} names no repo or store: pass the repository the questions "
+                "are about (`ctxframe eval QUERIES --repo PATH`, `cf.evaluate(graph, ...)`)"
+            )
         return _open_target(target, cache)
     if isinstance(source, Graph | str | os.PathLike):
         return _open_target(source, cache)
-    raise TypeError("graph_or_stores: a Graph, a path, or a mapping of name -> Graph/path")
+    raise ConfigError("graph_or_stores: a Graph, a path, or a mapping of name -> Graph/path")
 
 
 def _rule_names(rules: Sequence[Any]) -> list[tuple[str, Any]]:

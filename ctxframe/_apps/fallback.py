@@ -3,27 +3,33 @@ it does not (an older store, or a graph object without the verb)."""
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from typing import Any
+
+from ctxframe._render.html import render
 
 NOT_INDEXED = "boundaries: not indexed yet"
 
 
 @dataclass
 class NotIndexed:
-    """Placeholder for a view the graph cannot give yet."""
+    """Placeholder for a view the graph cannot give yet (status `not-indexed`)."""
 
     message: str = NOT_INDEXED
+    verb: str = "boundaries"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verb": "boundaries", "status": "not-indexed", "message": self.message}
+        return {
+            "verb": self.verb,
+            "status": "not-indexed",
+            "error": {"code": "not-indexed", "message": self.message, "candidates": []},
+        }
 
     def __str__(self) -> str:
         return self.message
 
     def _repr_html_(self) -> str:
-        return f"<p><i>{html.escape(self.message)}</i></p>"
+        return render("message", message=self.message)
 
 
 def boundaries_of(g: Any) -> Any:

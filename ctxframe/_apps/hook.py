@@ -74,22 +74,25 @@ class PromptIndex:
 
     def __init__(self, store: str, root: str | None):
         self.store = os.path.abspath(store)
-        self.meta = _store.read_meta(self.store)
+        self._snap = _store.Snapshot(self.store)
+        self.meta = self._snap.meta
         self.root = root or self.meta.get("root")
-        self.nodes = _store.read_table(self.store, "nodes")
+        self.nodes = self._snap.read("nodes")
+        self._cache_dir = self._snap.dir if self._snap.version else None
 
     def rank_index(self) -> RankIndex:
         """The ranker's state from its cache beside the store (built and saved when missing),
         exactly as `Graph` does."""
-        state = _cache.load(self.store, self.meta, _cache.RANK_TABLES)
+        state = _cache.load(self._cache_dir, _cache.RANK_TABLES)
         if state is not None:
             return RankIndex.from_state(self.nodes, state)
         index = RankIndex(
             self.nodes,
-            _store.read_table(self.store, "tokens"),
-            _store.read_table(self.store, "vocab"),
+            self._snap.read("tokens"),
+            self._snap.read("vocab"),
+            edges=self._snap.read("edges").select("src", "dst", "kind", "confidence"),
         )
-        _cache.save(self.store, self.meta, index.state())
+        _cache.save(self._cache_dir, index.state())
         return index
 
     def query(self, text: str, limit: int) -> QueryResult | None:
@@ -111,7 +114,7 @@ class PromptIndex:
             return None
         ids = ranking.hits["id"].implode()
         edges = (
-            _store.scan_table(self.store, "edges")
+            self._snap.scan("edges")
             .select("src", "dst", "kind", "confidence", "name", "line")  # what arrows read
             .filter(pl.col("src").is_in(ids) | pl.col("dst").is_in(ids))
             .collect()
@@ -121,7 +124,7 @@ class PromptIndex:
     def files(self, paths: list[str]) -> pl.DataFrame:
         """The `files` rows (path, hash) of the given paths."""
         return (
-            _store.scan_table(self.store, "files")
+            self._snap.scan("files")
             .filter(pl.col("path").is_in(pl.Series(paths, dtype=pl.String).implode()))
             .select("path", "hash")
             .collect()

@@ -37,7 +37,7 @@ INSTRUCTIONS = (
     "for how A reaches B; `change_plan` before editing; `explain`, `hubs` and `boundaries` for "
     "orientation. Names may be ids (path::Qualified.Name), qualified names or labels."
 )
-SUCCESS = frozenset({"ok", "found"})
+SUCCESS = frozenset({"ok"})
 
 
 # -- tools ----------------------------------------------------------------------------------------

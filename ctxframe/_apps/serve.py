@@ -1,9 +1,10 @@
 """`ctxframe serve`: a local, read-only explore page over one indexed repository.
 
-Standard library only (`http.server.ThreadingHTTPServer`). It binds 127.0.0.1 unless told
-otherwise, answers GET and HEAD only, and serves every asset itself: the page and its small JS
-from `ctxframe/static/`, vis-network from the pyvis package. The JSON under `/api/` is the verbs'
-own `to_dict()` (the CLI's `--json`):
+Standard library only (`http.server`, answered from a bounded thread pool; a connection that
+sends no complete request within CONNECTION_TIMEOUT seconds is dropped with one log line).
+It binds 127.0.0.1 unless told otherwise, answers GET and HEAD only, and serves every asset
+itself: the page and its small JS from `ctxframe/static/`, vis-network from the pyvis package.
+The JSON under `/api/` is the verbs' own `to_dict()` (the CLI's `--json`):
 
     /api/summary                     Graph.summary() + the rule names
     /api/style                       the kind palette and edge styles the pictures use
@@ -15,22 +16,31 @@ own `to_dict()` (the CLI's `--json`):
 
 When bound to a loopback address, requests whose Host header is not a loopback name are refused
 (a DNS-rebinding page cannot read the repository through the browser).
+
+A new index (`ctxframe index`, `ctxframe watch`) is picked up without a restart: each API request
+reads the store's `current` pointer (one readlink) and, when it names another version, the graph
+moves to it first.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import socket
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+CONNECTION_TIMEOUT = 15.0  # seconds a connection may sit idle or send its request slowly
+WORKERS = 16  # requests answered at once
+QUEUE = 64  # connections waiting for a worker; more are dropped
 LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -62,11 +72,27 @@ class App:
     def __init__(self, graph: Any):
         self.graph = graph
         self._lock = threading.Lock()  # Graph caches and its DuckDB connection are not shared
+        self.moves = 0  # how many times the graph moved to a newer index
 
     def warm(self) -> None:
         """Build the ranking and traversal indexes before the first request."""
         with self._lock:
             self.graph.warm()
+
+    def _follow(self) -> None:
+        """Move the graph to the store's current version when an index wrote a new one
+        (under the lock: the request waits while the graph rebuilds its lookups)."""
+        from ctxframe._core.errors import CtxframeError
+        from ctxframe._store.tables import current_version
+
+        g = self.graph
+        try:
+            now = current_version(g.store)
+            if now is not None and now != g.version:
+                g.refresh(reindex=False)
+                self.moves += 1
+        except (OSError, CtxframeError) as exc:  # keep answering from the version we have
+            _log(f"cannot read the new index: {exc}")
 
     def api(self, path: str, params: dict[str, list[str]]) -> tuple[int, dict]:
         from ctxframe._apps.fallback import boundaries_of
@@ -80,6 +106,7 @@ class App:
         g = self.graph
         try:
             with self._lock:
+                self._follow()
                 if path == "/api/summary":
                     return 200, {
                         **g.summary(),
@@ -106,6 +133,9 @@ class App:
                     return 200, boundaries_of(g).to_dict()
         except CtxframeError as exc:
             return 400, {"error": str(exc)}
+        except Exception as exc:  # a bug must not take the connection down without an answer
+            _log(f"error answering {path}: {type(exc).__name__}: {exc}")
+            return 500, {"error": f"{type(exc).__name__}: {exc}"}
         return 404, {"error": f"no such endpoint: {path}"}
 
 
@@ -113,10 +143,30 @@ def _handler(app: App, loopback_only: bool) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "ctxframe"
         sys_version = ""
+        timeout = CONNECTION_TIMEOUT  # an idle or slow client is dropped after this
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet unless asked
             if getattr(self.server, "verbose", False):
                 super().log_message(format, *args)
+
+        def parse_request(self) -> bool:
+            self.requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
+            words = self.requestline.split()
+            if len(words) == 2 and words[0] == "GET":  # HTTP/0.9: no headers follow, so
+                # answer now instead of waiting for a header block that never comes
+                self.command, self.path, self.request_version = "GET", words[1], "HTTP/0.9"
+                self.close_connection = True
+                self.headers = http.client.HTTPMessage()
+                return True
+            return super().parse_request()
+
+        def log_error(self, format: str, *args: Any) -> None:
+            text = format % args
+            if text.startswith("Request timed out"):  # one line per dropped client, always
+                _log(f"dropped {self.client_address[0]}: no complete request within "
+                     f"{self.timeout:g}s")  # fmt: skip
+            elif getattr(self.server, "verbose", False):
+                super().log_error(format, *args)
 
         def _send(self, status: int, body: bytes, ctype: str, head_only: bool = False) -> None:
             self.send_response(status)
@@ -189,20 +239,60 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _log(line: str) -> None:
+    print(f"ctxframe serve: {line}", file=sys.stderr, flush=True)
+
+
+class PooledHTTPServer(HTTPServer):
+    """An HTTP server answering from a bounded pool of threads: at most WORKERS requests run
+    and QUEUE more wait; a client beyond that, or one that goes away, costs one log line."""
+
+    def __init__(self, address, handler, workers: int = WORKERS, queue: int = QUEUE):
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="serve")
+        self._slots = threading.BoundedSemaphore(workers + queue)
+        super().__init__(address, handler)
+
+    def process_request(self, request, client_address) -> None:
+        if not self._slots.acquire(blocking=False):
+            _log(f"dropped {client_address[0]}: busy ({WORKERS} requests running)")
+            self.shutdown_request(request)
+            return
+        try:
+            self._pool.submit(self._work, request, client_address)
+        except RuntimeError:  # shutting down
+            self._slots.release()
+            self.shutdown_request(request)
+
+    def _work(self, request, client_address) -> None:
+        try:
+            self.finish_request(request, client_address)
+        except Exception:
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+            self._slots.release()
+
+    def handle_error(self, request, client_address) -> None:
+        exc = sys.exc_info()[1]
+        _log(f"dropped {client_address[0]}: {type(exc).__name__}: {exc}")
+
+    def server_close(self) -> None:
+        super().server_close()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class _PooledHTTPServer6(PooledHTTPServer):
+    address_family = socket.AF_INET6
+
+
 def make_server(
     graph: Any, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT
-) -> ThreadingHTTPServer:
+) -> PooledHTTPServer:
     """A ready (not yet serving) server; port 0 picks a free port (see `server.server_port`)."""
     app = App(graph)
     app.warm()
-    cls = ThreadingHTTPServer
-    if ":" in host:  # an IPv6 literal such as ::1
-
-        class cls(ThreadingHTTPServer):
-            address_family = socket.AF_INET6
-
+    cls = _PooledHTTPServer6 if ":" in host else PooledHTTPServer  # an IPv6 literal: ::1
     server = cls((host.strip("[]"), port), _handler(app, _is_loopback(host)))
-    server.daemon_threads = True
     server.app = app  # type: ignore[attr-defined]
     return server
 

@@ -28,6 +28,19 @@ class Config:
 _KEYS = {"exclude", "deprioritize", "project_tokens"}
 
 
+def _pyproject_table(path: str) -> dict:
+    """`[tool.ctxframe]` of a pyproject.toml; one that cannot be read holds none (the index
+    skips the file with its reason, it does not stop)."""
+    try:
+        with open(path, "rb") as fh:
+            table = tomllib.load(fh)
+    except (tomllib.TOMLDecodeError, OSError, RecursionError, UnicodeDecodeError):
+        return {}
+    tool = table.get("tool")
+    own = tool.get("ctxframe") if isinstance(tool, dict) else None
+    return own if isinstance(own, dict) else {}
+
+
 def load_config(root: str) -> Config:
     """Read the configuration of the repository at `root` (defaults when there is none)."""
     own = os.path.join(root, ".ctxframe", "config.toml")
@@ -38,10 +51,9 @@ def load_config(root: str) -> Config:
             with open(own, "rb") as fh:
                 table, source = tomllib.load(fh), own
         elif os.path.isfile(pyproject):
-            with open(pyproject, "rb") as fh:
-                table = tomllib.load(fh).get("tool", {}).get("ctxframe", {})
+            table = _pyproject_table(pyproject)
             source = pyproject if table else None
-    except (tomllib.TOMLDecodeError, OSError) as exc:
+    except (tomllib.TOMLDecodeError, OSError, RecursionError) as exc:
         raise ConfigError(f"cannot read {source or own}: {exc}; fix the TOML and re-run") from exc
     unknown = set(table) - _KEYS
     if unknown:

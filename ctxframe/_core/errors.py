@@ -5,6 +5,9 @@ CtxframeError
 ├── StoreNotFound       no index yet at the store path
 ├── StoreVersionError   the store was written by another schema version
 ├── StoreWriteError     the store cannot be written (old store left untouched)
+├── StoreCorrupt        a store file is damaged or missing (`ctxframe index` rebuilds it)
+├── StoreLocked         another `index` is writing the store (`--no-wait`)
+├── BadInput            an argument cannot be used (not text, out of range)
 ├── SymbolNotFound      a verb was given a name that matches nothing
 └── ConfigError         .ctxframe/config.toml or [tool.ctxframe] is invalid
 """
@@ -30,6 +33,18 @@ class StoreVersionError(CtxframeError):
 
 class StoreWriteError(CtxframeError):
     """The store could not be written; the previous one is untouched."""
+
+
+class StoreCorrupt(CtxframeError):
+    """A store file is damaged (size, hash or decoding) or missing; `ctxframe index` rebuilds."""
+
+
+class StoreLocked(CtxframeError):
+    """Another process holds the store's writer lock."""
+
+
+class BadInput(CtxframeError):
+    """An argument that cannot be used as given (not valid text, out of range)."""
 
 
 class SymbolNotFound(CtxframeError):

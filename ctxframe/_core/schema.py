@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: tokens as codes (node, field, token, tf) + vocab; 3: versioned store
 
 NODE_KINDS = (
     "file",

@@ -20,10 +20,10 @@ from typing import Any
 import polars as pl
 
 from ctxframe._core.errors import CtxframeError
+from ctxframe._graph.excerpt import Excerpt, WordMatcher, excerpt, line_scores
 from ctxframe._graph.query import QueryResult
 from ctxframe._graph.source import NONE, OK, SourceReader, Span
 from ctxframe._render.budget import ELLIPSIS
-from ctxframe._render.excerpt import Excerpt, WordMatcher, excerpt, line_scores
 from ctxframe._render.text import arrow_text, location, one_line
 from ctxframe._render.tokencount import TokenCounter, token_counter
 

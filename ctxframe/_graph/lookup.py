@@ -1,11 +1,13 @@
 """Find nodes by name: id, qualified name, `path::name`, label — through hash indexes built once,
-never a scan per call; and the closest names (trigram Dice) when nothing matches."""
+never a scan per call; and the closest names when nothing matches (a typo, a wrong case)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import polars as pl
+
+from ctxframe._rank.tokens import tokenize
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class SymbolIndex:
             nodes.with_columns(pl.col("label").str.to_lowercase()), "label"
         )
         self._labels: pl.DataFrame | None = None
+        self._bigrams: pl.DataFrame | None = None
 
     @staticmethod
     def _group(nodes: pl.DataFrame, col: str) -> dict[str, list[str]]:
@@ -53,28 +56,105 @@ class SymbolIndex:
         return Match([], "none")
 
     def suggest(self, name: str, k: int = 5) -> list[str]:
-        """The `k` labels closest to `name` by trigram Sørensen–Dice, as a join, best first."""
+        """The `k` labels closest to `name`, best first (see `suggest_ids`)."""
+        return [label for label, _ in self.suggest_ids(name, k)]
+
+    def suggest_ids(self, name: str, k: int = 5) -> list[tuple[str, str]]:
+        """The `k` labels closest to `name` with the node each stands for, best first.
+
+        Case is folded. Candidates share a character pair with `name` (a join over a bigram
+        table built once) or contain it; they are ordered by edit distance with adjacent swaps
+        (`clinet` is one edit from `Client`), a containing label counting as one edit, then
+        classes and functions before other kinds, then by how many pairs they share. Only
+        names within a few edits are offered (none rather than noise)."""
+        q = " ".join(name.lower().split())
+        if len(q) < 2:
+            return []
+        table = self._bigram_table()
+        qgrams = list({q[i : i + 2] for i in range(len(q) - 1)})
+        pool = (
+            table.filter(pl.col("gram").is_in(qgrams))
+            .group_by("label", "low", "id", "rank")
+            .len("shared")
+            .with_columns(gap=(pl.col("low").str.len_chars() - len(q)).abs())
+            .sort(["shared", "gap", "rank", "label"], descending=[True, False, False, False])
+            .head(300)
+        )
+        inside = (
+            self._best_nodes()
+            .filter(pl.col("low").str.contains(q, literal=True))
+            .with_columns(shared=pl.lit(0, pl.UInt32), gap=pl.col("low").str.len_chars() - len(q))
+            .sort("gap", "rank", "label")
+            .head(50)
+        )
+        cands = pl.concat([pool, inside.select(pool.columns)]).unique("label", keep="first")
+        near = max(2, len(q) // 3)
+        qwords = tokenize(name)
+        scored = []
+        for label, low, node_id, rank, shared, gap in cands.iter_rows():
+            d = 1 if q in low and q != low else _edit_distance(q, low)
+            words = tokenize(label)
+            if len(words) > 1:  # `clinet` is close to `BaseClient` through its word `client`
+                d = min(d, 1 + min(_edit_distance(q, w) for w in words))
+                if len(qwords) > 1:  # `RefundProcesor`: each word close to one of the label's
+                    per = [min(_edit_distance(qw, w) for w in words) for qw in qwords]
+                    if all(x <= max(1, len(qw) // 4) for x, qw in zip(per, qwords, strict=True)):
+                        d = min(d, 1 + sum(per))
+            if d <= near:
+                scored.append((d, rank, -shared, gap, label, node_id))
+        scored.sort()
+        return [(label, node_id) for *_, label, node_id in scored[:k]]
+
+    def _best_nodes(self) -> pl.DataFrame:
+        """One node per label: the one a person most likely means (types, then functions)."""
         if self._labels is None:
-            labels = self._nodes.select(pl.col("label").drop_nulls().unique()).with_columns(
-                low=pl.col("label").str.to_lowercase()
+            rank = (
+                pl.col("kind")
+                .replace_strict(_KIND_RANK, default=2, return_dtype=pl.Int8)
+                .fill_null(2)
             )
             self._labels = (
-                labels.with_columns(
-                    tri=pl.int_ranges(0, (pl.col("low").str.len_chars() - 2).clip(lower_bound=1))
-                )
-                .explode("tri")
-                .with_columns(tri=pl.col("low").str.slice(pl.col("tri"), 3))
-                .unique(["label", "tri"])
-                .with_columns(n=pl.len().over("label"))
+                self._nodes.filter(pl.col("label").is_not_null())
+                .select("label", "id", rank=rank)
+                .sort("rank", "id")
+                .unique("label", keep="first")
+                .with_columns(low=pl.col("label").str.to_lowercase())
+                .select("label", "low", "id", "rank")
             )
-        q = name.lower()
-        qtri = {q[i : i + 3] for i in range(max(1, len(q) - 2))}
-        scores = (
-            self._labels.filter(pl.col("tri").is_in(list(qtri)))
-            .group_by("label", "n")
-            .len("shared")
-            .with_columns(dice=2 * pl.col("shared") / (pl.col("n") + len(qtri)))
-            .sort(["dice", "label"], descending=[True, False])
-            .head(k)
-        )
-        return scores["label"].to_list()
+        return self._labels
+
+    def _bigram_table(self) -> pl.DataFrame:
+        if self._bigrams is None:
+            labels = self._best_nodes()
+            self._bigrams = (
+                labels.with_columns(
+                    gram=pl.int_ranges(0, (pl.col("low").str.len_chars() - 1).clip(lower_bound=1))
+                )
+                .explode("gram")
+                .with_columns(gram=pl.col("low").str.slice(pl.col("gram"), 2))
+                .unique(["label", "gram"])
+            )
+        return self._bigrams
+
+
+_KIND_RANK = {
+    "class": 0, "struct": 0, "interface": 0, "trait": 0, "enum": 0, "type": 0,
+    "function": 1, "method": 1,
+    "file": 3, "module": 3, "document": 3, "section": 3,
+}  # fmt: skip
+
+
+def _edit_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+    adjacent characters each cost one."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[len(b)]

@@ -25,11 +25,10 @@ class Lookups:
         edges: pl.DataFrame,
         files: pl.DataFrame,
         *,
-        store: str | None = None,
-        meta: dict | None = None,
+        cache_dir: str | None = None,
     ):
         self.nodes, self.edges, self.files = nodes, edges, files
-        self._store, self._meta = store, meta or {}
+        self._cache_dir = cache_dir  # the store version's directory (see ctxframe._store.cache)
         self._ids = nodes["id"] if nodes["id"].is_sorted() else nodes["id"].sort()
         self._perm = None if nodes["id"].is_sorted() else nodes["id"].arg_sort()
 
@@ -67,14 +66,12 @@ class Lookups:
     # -- edges ---------------------------------------------------------------------------------
     @cached_property
     def edge_index(self) -> EdgeIndex:
-        """The full 1-hop index (cached beside the store when there is one)."""
-        if self._store:
-            frames = _cache.load(self._store, self._meta, _cache.EDGE_TABLES)
-            if frames is not None:
-                return EdgeIndex.from_frames(frames["edges_out"], frames["edges_in"])
+        """The full 1-hop index (cached in the store version when there is one)."""
+        frames = _cache.load(self._cache_dir, _cache.EDGE_TABLES)
+        if frames is not None:
+            return EdgeIndex.from_frames(frames["edges_out"], frames["edges_in"])
         index = EdgeIndex(self.edges, self.nodes)
-        if self._store:
-            _cache.save(self._store, self._meta, index.frames())
+        _cache.save(self._cache_dir, index.frames())
         return index
 
     def arrows_index(self, *, one_shot: bool) -> EdgeIndex | SubsetEdgeIndex:

@@ -3,25 +3,24 @@ drawing, as a result that renders as text, HTML and a picture."""
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from typing import Any
 
 import polars as pl
 
 from ctxframe._graph.lookups import Lookups
-from ctxframe._graph.verbs import card
-from ctxframe._render.html import badge, where_html
+from ctxframe._graph.verbs import OK, card
+from ctxframe._render.html import render
 from ctxframe._render.picture import (
     _CONF_RANK,
     _KIND_RANK,
     DEFAULT_CAP,
     PICTURE_KINDS,
-    VIS_OPTIONS,
     Picture,
     _dedupe_edges,
     cap_subgraph,
     vis_data,
+    vis_options,
 )
 
 _NB_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end", "signature"]
@@ -33,7 +32,7 @@ class Neighbourhood:
 
     name: str
     depth: int = 1
-    center: list[str] = field(default_factory=list)
+    centre: list[str] = field(default_factory=list)  # the focus: the node(s) it grows from
     nodes: pl.DataFrame = field(default_factory=pl.DataFrame)  # _NB_COLS + depth
     edges: pl.DataFrame = field(default_factory=pl.DataFrame)  # src, dst, kind, confidence
     more: dict[str, int] = field(default_factory=dict)
@@ -44,7 +43,7 @@ class Neighbourhood:
 
     @property
     def found(self) -> bool:
-        return bool(self.center)
+        return bool(self.centre)
 
     def render(self) -> str:
         if not self.found:
@@ -73,20 +72,27 @@ class Neighbourhood:
         return self.render()
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-safe, the shape every verb has (docs/json.md), plus draw-ready `vis` data."""
         if not self.found:
-            return {"verb": "neighbourhood", "name": self.name, "error": self.card.to_dict()}
-        vn, ve = vis_data(self.nodes.to_dicts(), self.edges.to_dicts(), self.more, self.center)
+            return {
+                "verb": "neighbourhood",
+                "status": self.card.status,
+                "name": self.name,
+                "error": self.card.error(),
+            }
+        vn, ve = vis_data(self.nodes.to_dicts(), self.edges.to_dicts(), self.more, self.centre)
         return {
             "verb": "neighbourhood",
+            "status": OK,
             "name": self.name,
             "depth": self.depth,
-            "center": self.center,
+            "centre": self.centre,
             "nodes": self.nodes.to_dicts(),
             "edges": self.edges.to_dicts(),
             "more": [{"parent": p, "count": n} for p, n in self.more.items()],
             "total": self.total,
             "include_ambiguous": self.include_ambiguous,
-            "vis": {"nodes": vn, "edges": ve, "options": VIS_OPTIONS},
+            "vis": {"nodes": vn, "edges": ve, "options": vis_options(vn)},
         }
 
     def plot(self, height: int = 520) -> Picture:
@@ -94,29 +100,23 @@ class Neighbourhood:
         title = f"neighbourhood of {self.name} · depth {self.depth}"
         if not self.found:
             return Picture(title=f"{self.name}: not found", nodes=[], edges=[], height=height)
-        vn, ve = vis_data(self.nodes.to_dicts(), self.edges.to_dicts(), self.more, self.center)
-        return Picture(title, vn, ve, more=sum(self.more.values()), height=height)
+        vn, ve = vis_data(self.nodes.to_dicts(), self.edges.to_dicts(), self.more, self.centre)
+        return Picture(
+            title, vn, ve, more=sum(self.more.values()), height=height, centre=self.centre
+        )
 
     def _repr_html_(self) -> str:
         if not self.found:
-            return self.card._repr_html_()
-        rows = "".join(
-            f"<tr><td>{r['depth']}</td><td>{badge(r['kind'])}</td>"
-            f"<td><b>{html.escape(str(r['qualname'] or r['label']))}</b></td>"
-            f"<td>{where_html(r)}</td></tr>"
-            for r in self.nodes.iter_rows(named=True)
-        )
-        more = (
-            f" · <b>+{sum(self.more.values())} more</b> not shown (cap {self.cap})"
-            if self.more
-            else ""
-        )
-        return (
-            f"<div><b>neighbourhood</b> <code>{html.escape(self.name)}</code> · depth "
-            f"{self.depth} · {self.nodes.height} nodes · {self.edges.height} edges{more}"
-            "<details><summary>nodes</summary><table><tr><th>depth</th><th>kind</th>"
-            f"<th>name</th><th>where</th></tr>{rows}</table></details>"
-            f"{self.plot()._repr_html_()}</div>"
+            return self.card.failure_html("neighbourhood")
+        return render(
+            "neighbourhood",
+            name=self.name,
+            depth=self.depth,
+            nodes=self.nodes.to_dicts(),
+            edges=self.edges.height,
+            more=sum(self.more.values()),
+            cap=self.cap,
+            picture=self.plot()._repr_html_(),
         )
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
@@ -137,7 +137,7 @@ def neighbourhood(
         start = [t]
     else:
         c = card(lk, name)
-        if c.status != "found":
+        if c.status != OK:
             return Neighbourhood(name=name, depth=depth, card=c, cap=cap)
         start = [c.node["id"]]
     e = lk.edges.filter(pl.col("dst").is_not_null() & pl.col("kind").is_in(PICTURE_KINDS))
@@ -182,7 +182,7 @@ def neighbourhood(
     return Neighbourhood(
         name=name,
         depth=depth,
-        center=start,
+        centre=start,
         nodes=pl.DataFrame(kept, schema=rows.schema),
         edges=pl.DataFrame(shown, schema=edge_schema).sort("src", "dst", "kind"),
         more=more,

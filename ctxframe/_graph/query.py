@@ -3,7 +3,6 @@ themselves (text within the output budget, HTML, a picture, JSON)."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,11 +12,13 @@ import polars as pl
 from ctxframe._graph.edges import NEIGHBOURS_SCHEMA, EdgeIndex, SubsetEdgeIndex, neighbours_of
 from ctxframe._rank.ranker import RankIndex, Ranking
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
+from ctxframe._render.html import render
 from ctxframe._render.picture import query_picture
 from ctxframe._render.text import arrow_text, first_line, location, one_line
 
 SIG_CHARS = 160
 DOC_CHARS = 160
+ARROWS_SHOWN = 8  # per hit in the HTML table; the text and JSON keep them all
 
 
 @dataclass
@@ -95,6 +96,8 @@ class QueryResult:
             ]
             hits.append(hit)
         return {
+            "verb": "query",
+            "status": "ok",
             "query": self.query,
             "rule": self.rule,
             "tokens": list(self.tokens),
@@ -113,29 +116,20 @@ class QueryResult:
 
     def _repr_html_(self) -> str:
         arrows = self._arrows_by_hit()
-        rows = []
-        for hit in self.hits.iter_rows(named=True):
-            loc = html.escape(location(hit))
-            arr = "<br>".join(html.escape(arrow_text(a)) for a in arrows.get(hit["id"], []))
-            rows.append(
-                "<tr>"
-                f"<td>{hit['rank']}</td>"
-                f"<td><b>{html.escape(str(hit['label']))}</b> "
-                "<span style='font-size:80%;padding:0 4px;border-radius:3px;"
-                f"background:#eef'>{html.escape(str(hit['kind']))}</span></td>"
-                f"<td><code>{loc}</code></td>"
-                f"<td><code>{html.escape(one_line(hit.get('signature'), SIG_CHARS))}</code></td>"
-                f"<td style='font-size:85%'>{arr}</td>"
-                f"<td>{hit['score']:.3f}</td>"
-                "</tr>"
-            )
-        head = "".join(
-            f"<th>{h}</th>" for h in ("#", "name", "where", "signature", "arrows", "score")
-        )
-        return (
-            f"<div><b>query</b> <code>{html.escape(self.query)}</code> · "
-            f"{self.hits.height} of {self.total} hits"
-            f"<table><tr>{head}</tr>{''.join(rows)}</table></div>"
+        hits = [
+            {**h, "arrows": [arrow_text(a) for a in arrows.get(h["id"], [])]}
+            for h in self.hits.iter_rows(named=True)
+        ]
+        return render(
+            "query",
+            query=self.query,
+            rule=self.rule,
+            shown=len(hits),
+            total=self.total,
+            hits=hits,
+            abstained=self.abstained,
+            sig_chars=SIG_CHARS,
+            arrows=ARROWS_SHOWN,
         )
 
 

@@ -1,12 +1,12 @@
-"""The graph verbs beyond `query`: card, affected, path, change-plan, explain, hubs.
+"""The graph verbs beyond `query`: card, affected, path, change-plan, explain, hubs, boundaries.
 
-Each returns a result object: DataFrames first, then `to_dict()` (the CLI's `--json`), text
-within the output budget (`str()`), and `_repr_html_` for notebooks.
+Each returns a result object: DataFrames first, then `to_dict()` (the CLI's `--json`, one shape
+for every verb: `verb`, `status`, and `error: {code, message, candidates}` on failure — see
+docs/json.md), text within the output budget (`str()`), and `_repr_html_` for notebooks.
 """
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,18 +16,12 @@ from ctxframe._core.paths import is_test_path_expr
 from ctxframe._graph.lookups import Lookups
 from ctxframe._graph.traverse import pagerank
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
-from ctxframe._render.html import (
-    badge,
-    box,
-    conf_html,
-    esc,
-    frame_html,
-    node_title,
-    table,
-    where_html,
-)
+from ctxframe._render.html import render
 from ctxframe._render.picture import DEFAULT_CAP, Picture, arrows_picture, picture
 from ctxframe._render.text import location, name_of
+
+OK, NOT_FOUND, AMBIGUOUS, NOT_INDEXED = "ok", "not-found", "ambiguous", "not-indexed"
+_CANDIDATE_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end"]
 
 _NODE_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end"]
 
@@ -39,10 +33,38 @@ def is_test_path() -> pl.Expr:
 
 @dataclass
 class VerbResult:
-    """Shared rendering: subclasses give a header, blocks of lines and a dict."""
+    """Shared shape and rendering: subclasses give a header, blocks of lines, a payload dict and
+    an HTML view; a result that wraps a failed name lookup (`card`) reports the card's failure."""
 
     verb = "verb"
     budget_tokens: int = field(default=DEFAULT_BUDGET_TOKENS, kw_only=True)
+
+    @property
+    def failure(self) -> Card | None:
+        """The card of a name that did not resolve to exactly one node, else None."""
+        card = getattr(self, "card", None)
+        return card if card is not None and card.status != OK else None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+    def error(self) -> dict[str, Any] | None:
+        """`{code, message, candidates}` when the verb failed, else None."""
+        return self.failure.error() if self.failure is not None else None
+
+    def payload(self) -> dict[str, Any]:
+        return {}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: `verb`, `status` (ok | not-found | ambiguous), the verb's own fields, and
+        `error: {code, message, candidates}` when it failed."""
+        failure = self.failure
+        status = OK if failure is None else failure.status
+        out = {"verb": self.verb, "status": status, **self.payload()}
+        if failure is not None:
+            out["error"] = failure.error()
+        return out
 
     def header(self) -> list[str]:
         return []
@@ -69,7 +91,12 @@ class VerbResult:
         return {"text/plain": self.render(), "text/html": self._repr_html_()}
 
     def _repr_html_(self) -> str:
-        return f"<pre>{html.escape(self.render())}</pre>"
+        if self.failure is not None:
+            return self.failure.failure_html(self.verb)
+        return self.html()
+
+    def html(self) -> str:
+        return render("message", message=self.render())
 
 
 # -- card ---------------------------------------------------------------------------------------
@@ -81,12 +108,31 @@ class Card(VerbResult):
 
     verb = "card"
     name: str = ""
-    status: str = "found"  # found | ambiguous | not-found
+    status: str = OK  # ok | ambiguous | not-found
     node: dict | None = None
     arrows: pl.DataFrame = field(default_factory=pl.DataFrame)
-    candidates: pl.DataFrame = field(default_factory=pl.DataFrame)
-    suggestions: list[str] = field(default_factory=list)
+    candidates: pl.DataFrame = field(default_factory=pl.DataFrame)  # the nodes it may mean
+    suggestions: list[str] = field(default_factory=list)  # closest names when none matched
     noun = "lines"
+
+    @property
+    def failure(self) -> Card | None:
+        return self if self.status != OK else None
+
+    def error(self) -> dict[str, Any] | None:
+        if self.status == OK:
+            return None
+        cands = self.candidates.select(
+            [c for c in _CANDIDATE_COLS if c in self.candidates.columns]
+        )
+        return {"code": self.status, "message": self.header()[0], "candidates": cands.to_dicts()}
+
+    def failure_html(self, verb: str) -> str:
+        err = self.error()
+        return render(
+            "failure", verb=verb, code=err["code"], message=err["message"],
+            candidates=err["candidates"],
+        )  # fmt: skip
 
     def section(self, direction: str, kinds: tuple[str, ...]) -> pl.DataFrame:
         if self.arrows.is_empty():
@@ -107,11 +153,16 @@ class Card(VerbResult):
     def members(self) -> pl.DataFrame:
         return self.section("out", ("contains",))
 
+    @property
+    def parent(self) -> str | None:
+        parent = self.section("in", ("contains",))
+        return None if parent.is_empty() else parent["other_label"][0]
+
     def header(self) -> list[str]:
-        if self.status == "not-found":
+        if self.status == NOT_FOUND:
             near = ", ".join(self.suggestions) or "nothing close"
             return [f"no symbol named {self.name!r}; closest names: {near}"]
-        if self.status == "ambiguous":
+        if self.status == AMBIGUOUS:
             return [
                 f"{self.candidates.height} symbols are named {self.name!r}; "
                 "ask again with a qualified name or an id:"
@@ -122,15 +173,14 @@ class Card(VerbResult):
             lines.append(f"  sig: {n['signature']}")
         if n.get("doc"):
             lines.append(f"  doc: {n['doc'].splitlines()[0]}")
-        parent = self.section("in", ("contains",))
-        if not parent.is_empty():
-            lines.append(f"  parent: {parent['other_label'][0]}")
+        if self.parent:
+            lines.append(f"  parent: {self.parent}")
         return lines
 
     def blocks(self) -> list[list[str]]:
-        if self.status == "ambiguous":
+        if self.status == AMBIGUOUS:
             return [[f"  {r['id']}  [{r['kind']}]"] for r in self.candidates.iter_rows(named=True)]
-        if self.status != "found":
+        if self.status != OK:
             return []
         out = []
         for title, frame, arrow in self._sections():
@@ -167,59 +217,26 @@ class Card(VerbResult):
             (pl.col("direction") == direction) & ~pl.col("edge_kind").is_in(self._LISTED)
         )
 
-    def _repr_html_(self) -> str:
-        if self.status == "not-found":
-            return box(f"<b>card</b> · {esc(self.header()[0])}")
-        if self.status == "ambiguous":
-            rows = [
-                [f"<code>{esc(r['id'])}</code>", badge(r["kind"]), where_html(r)]
-                for r in self.candidates.iter_rows(named=True)
-            ]
-            return box(
-                f"<b>card</b> · {esc(self.header()[0])}" + table(["id", "kind", "where"], rows)
-            )
-        n = self.node
-        facts = [["id", f"<code>{esc(n['id'])}</code>"]]
-        if n.get("signature"):
-            facts.append(["signature", f"<code>{esc(n['signature'])}</code>"])
-        if n.get("doc"):
-            facts.append(["doc", esc(n["doc"].splitlines()[0])])
-        parent = self.section("in", ("contains",))
-        if not parent.is_empty():
-            facts.append(["parent", esc(parent["other_label"][0])])
-        parts = [f"<p style='margin:2px 0'>{node_title(n)}</p>", table([], facts)]
-        for title, frame, arrow in self._sections():
-            if frame.is_empty():
-                continue
-            rows = [
-                [
-                    f"{arrow} {esc(r['edge_kind'])}",
-                    badge(r["other_kind"]) if r["other_kind"] else "",
-                    esc(r["other_label"]) + conf_html(r["confidence"]),
-                ]
-                for r in frame.iter_rows(named=True)
-            ]
-            parts.append(f"<b>{esc(title)}</b> ({frame.height})" + table([], rows))
-        return box("".join(parts))
+    def html(self) -> str:
+        sections = [
+            {"title": title, "arrow": arrow, "rows": frame.to_dicts()}
+            for title, frame, arrow in self._sections()
+            if not frame.is_empty()
+        ]
+        return render("card", node=self.node, parent=self.parent, sections=sections)
 
     def plot(self, cap: int | None = None):
         """Draw the symbol and its arrows (pyvis, offline)."""
-        if self.status != "found":
+        if self.status != OK:
             return Picture(title=f"{self.name}: {self.status}", nodes=[], edges=[])
         return arrows_picture(
             f"card {name_of(self.node)}", self.node, self.arrows, cap or DEFAULT_CAP
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "verb": self.verb,
-            "name": self.name,
-            "status": self.status,
-            "node": self.node,
-            "arrows": self.arrows.to_dicts() if self.status == "found" else [],
-            "candidates": self.candidates.to_dicts() if self.status == "ambiguous" else [],
-            "suggestions": self.suggestions,
-        }
+    def payload(self) -> dict[str, Any]:
+        if self.status != OK:
+            return {"name": self.name}
+        return {"name": self.name, "node": self.node, "arrows": self.arrows.to_dicts()}
 
 
 # -- affected -----------------------------------------------------------------------------------
@@ -227,22 +244,29 @@ class Card(VerbResult):
 
 @dataclass
 class Affected(VerbResult):
-    """Blast radius: everything that depends on the target, by depth (a floor, not a ceiling)."""
+    """Blast radius: everything that depends on a symbol or file, by depth (a floor)."""
 
     verb = "affected"
-    target: str = ""
-    start: list[str] = field(default_factory=list)
+    name: str = ""
+    centre: list[str] = field(default_factory=list)  # the ids the traversal starts from
     depth: int = 3
     nodes: pl.DataFrame = field(default_factory=pl.DataFrame)  # id, kind, label, path, depth…
     ambiguous_left_out: int = 0
     include_ambiguous: bool = False
-    card: Card | None = None  # set when the target did not name exactly one symbol
+    card: Card | None = None  # set when the name did not name exactly one symbol
     noun = "nodes"
 
     @property
     def tests(self) -> list[str]:
         """Test files reached."""
         return sorted(set(self.nodes.filter(is_test_path())["path"].drop_nulls().to_list()))
+
+    @property
+    def reached(self) -> pl.DataFrame:
+        """The nodes reached (depth > 0), in display order."""
+        if self.nodes.is_empty():
+            return self.nodes
+        return self.nodes.filter(pl.col("depth") > 0).sort("depth", "kind", "id")
 
     def by_depth_kind(self) -> pl.DataFrame:
         return (
@@ -255,14 +279,13 @@ class Affected(VerbResult):
     def header(self) -> list[str]:
         if self.card is not None:
             return self.card.header()
-        reached = self.nodes.filter(pl.col("depth") > 0)
         floor = (
             "AMBIGUOUS edges included"
             if self.include_ambiguous
             else f"{self.ambiguous_left_out} AMBIGUOUS edges left out (--include-ambiguous)"
         )
         lines = [
-            f"affected by {self.target}: {reached.height} nodes within depth {self.depth} "
+            f"affected by {self.name}: {self.reached.height} nodes within depth {self.depth} "
             f"— blast radius is a floor: {floor}",
         ]
         summary = ", ".join(f"d{d} {k} {n}" for d, k, n in self.by_depth_kind().iter_rows())
@@ -275,49 +298,31 @@ class Affected(VerbResult):
     def blocks(self) -> list[list[str]]:
         if self.card is not None:
             return self.card.blocks()
-        rows = self.nodes.filter(pl.col("depth") > 0).sort("depth", "kind", "id")
         return [
             [f"  d{r['depth']} {r['kind']:<9} {name_of(r)}  {location(r)}  ({r['via']})"]
-            for r in rows.iter_rows(named=True)
+            for r in self.reached.iter_rows(named=True)
         ]
 
-    def to_dict(self) -> dict[str, Any]:
+    def payload(self) -> dict[str, Any]:
         if self.card is not None:
-            return {"verb": self.verb, "target": self.target, "error": self.card.to_dict()}
+            return {"name": self.name}
         return {
-            "verb": self.verb,
-            "target": self.target,
-            "start": self.start,
+            "name": self.name,
+            "centre": self.centre,
             "depth": self.depth,
-            "nodes": self.nodes.filter(pl.col("depth") > 0).to_dicts(),
+            "nodes": self.reached.to_dicts(),
             "tests": self.tests,
             "ambiguous_left_out": self.ambiguous_left_out,
             "include_ambiguous": self.include_ambiguous,
         }
 
-    def _repr_html_(self) -> str:
-        if self.card is not None:
-            return self.card._repr_html_()
-        head = "<br>".join(html.escape(x) for x in self.header())
-        rows = [
-            [
-                f"d{r['depth']}",
-                badge(r["kind"]),
-                f"<b>{esc(name_of(r))}</b>",
-                where_html(r),
-                f"← {esc(r['via'])}" + conf_html(r["confidence"]),
-            ]
-            for r in self.nodes.filter(pl.col("depth") > 0)
-            .sort("depth", "kind", "id")
-            .iter_rows(named=True)
-        ]
-        body = table(["depth", "kind", "name", "where", "via"], rows)
-        return box(f"<p style='margin:2px 0'>{head}</p>{body}")
+    def html(self) -> str:
+        return render("affected", header=self.header(), rows=self.reached.to_dicts())
 
     def plot(self, cap: int | None = None):
         """Draw the blast radius: each reached node with the edge that reached it."""
         if self.card is not None:
-            return Picture(title=f"{self.target}: {self.card.status}", nodes=[], edges=[])
+            return Picture(title=f"{self.name}: {self.card.status}", nodes=[], edges=[])
         rows = self.nodes.sort("depth", "kind", "id").to_dicts()
         edges = [
             {"src": r["id"], "dst": r["prev"], "kind": r["via"], "confidence": r["confidence"]}
@@ -325,10 +330,10 @@ class Affected(VerbResult):
             if r.get("prev") is not None and r["depth"] > 0
         ]
         return picture(
-            f"affected by {self.target} · depth {self.depth}",
+            f"affected by {self.name} · depth {self.depth}",
             rows,
             edges,
-            center=self.start[:1],
+            centre=self.centre[:1],
             cap=cap or DEFAULT_CAP,
         )
 
@@ -389,28 +394,18 @@ class PathResult(VerbResult):
             return self.card.blocks()
         out = []
         for i, p in enumerate(self.paths, 1):
+            if not p:  # from a node to itself: no hop
+                out.append([f"  path {i}: {self.labels.get(self.a, self.a)} (start is the end)"])
+                continue
             lines = [f"  path {i}: {self.labels.get(p[0]['src'], p[0]['src'])}"]
             for s in p:
-                lines.append(
-                    f"    → {s['kind']} ({s['confidence']}) {self.labels.get(s['dst'], s['dst'])}"
-                )
+                conf = (s["confidence"] or "unresolved").lower()
+                lines.append(f"    → {s['kind']} ({conf}) {self.labels.get(s['dst'], s['dst'])}")
             out.append(lines)
         return out
 
-    def _repr_html_(self) -> str:
-        if self.card is not None:
-            return self.card._repr_html_()
-        head = "<br>".join(esc(x) for x in self.header())
-        items = []
-        for p in self.paths:
-            hops = [f"<b>{esc(self.labels.get(p[0]['src'], p[0]['src']))}</b>"]
-            for s in p:
-                hops.append(
-                    f" <span style='color:#666'>→ {esc(s['kind'])}{conf_html(s['confidence'])}"
-                    f" →</span> <b>{esc(self.labels.get(s['dst'], s['dst']))}</b>"
-                )
-            items.append(f"<li>{''.join(hops)}</li>")
-        return box(f"<p style='margin:2px 0'>{head}</p><ol>{''.join(items)}</ol>")
+    def html(self) -> str:
+        return render("path", header=self.header(), paths=self.paths, labels=self.labels, a=self.a)
 
     def plot(self, cap: int | None = None):
         """Draw the shortest paths, hop by hop."""
@@ -432,15 +427,14 @@ class PathResult(VerbResult):
             f"path {self.a} → {self.b}",
             nodes,
             edges,
-            center=[self.a, self.b],
+            centre=[self.a, self.b],
             cap=cap or DEFAULT_CAP,
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def payload(self) -> dict[str, Any]:
         if self.card is not None:
-            return {"verb": self.verb, "a": self.a, "b": self.b, "error": self.card.to_dict()}
+            return {"a": self.a, "b": self.b}
         return {
-            "verb": self.verb,
             "a": self.a,
             "b": self.b,
             "undirected": self.undirected,
@@ -461,77 +455,87 @@ class ChangePlan(VerbResult):
     card: Card | None = None
     affected: Affected | None = None
     touches: pl.DataFrame = field(default_factory=pl.DataFrame)  # env vars, routes…
+    tests: list[str] | None = None  # test files reaching it (deeper than the blast radius)
     noun = "checklist items"
+
+    @property
+    def name(self) -> str:
+        return self.card.name
+
+    @property
+    def test_files(self) -> list[str]:
+        """The test files to run: those whose calls reach the symbol, else the blast radius's."""
+        return self.affected.tests if self.tests is None else self.tests
 
     def header(self) -> list[str]:
         return self.card.header()
 
-    def blocks(self) -> list[list[str]]:
-        if self.card.status != "found":
-            return self.card.blocks()
+    def items(self) -> list[tuple[str, list[str]]]:
+        """The checklist: (title, detail lines) in the order to work through them."""
         callers = self.card.callers
         docs = self.card.section("in", ("mentions",))
-        items: list[list[str]] = []
-        n = 1
-
-        def item(title: str, lines: list[str]) -> None:
-            nonlocal n
-            items.append([f"[ ] {n}. {title}"] + [f"      {x}" for x in lines])
-            n += 1
-
-        item(
-            f"check the {callers.height} direct caller(s)",
-            [
-                f"{r['other_label']} ({r['confidence'] or 'unresolved'})"
-                for r in callers.iter_rows(named=True)
-            ]
-            or ["none found"],
-        )
         a = self.affected
-        item(
-            f"review the blast radius: {a.nodes.filter(pl.col('depth') > 0).height} nodes "
-            f"within depth {a.depth} (a floor; {a.ambiguous_left_out} AMBIGUOUS edges left out)",
-            [", ".join(f"d{d} {k} {c}" for d, k, c in a.by_depth_kind().iter_rows()) or "none"],
-        )
-        item(f"run the {len(a.tests)} test file(s) reached", a.tests or ["none reached"])
-        item(
-            f"update the {docs.height} doc section(s) that mention it",
-            [r["other_label"] for r in docs.iter_rows(named=True)] or ["none"],
-        )
-        if not self.touches.is_empty():
-            item(
-                "mind the boundaries it touches",
+        out = [
+            (
+                f"check the {callers.height} direct caller(s)",
                 [
-                    f"{r['edge_kind']} {r['other_label']}"
-                    for r in self.touches.iter_rows(named=True)
-                ],
+                    f"{r['other_label']} ({(r['confidence'] or 'unresolved').lower()})"
+                    for r in callers.iter_rows(named=True)
+                ]
+                or ["none found"],
+            ),
+            (
+                f"review the blast radius: {a.reached.height} nodes within depth {a.depth} "
+                f"(a floor; {a.ambiguous_left_out} AMBIGUOUS edges left out)",
+                [", ".join(f"d{d} {k} {c}" for d, k, c in a.by_depth_kind().iter_rows()) or "none"],
+            ),
+            (
+                f"run the {len(self.test_files)} test file(s) reached",
+                self.test_files or ["none reached"],
+            ),
+            (
+                f"update the {docs.height} doc section(s) that mention it",
+                [r["other_label"] for r in docs.iter_rows(named=True)] or ["none"],
+            ),
+        ]
+        if not self.touches.is_empty():
+            out.append(
+                (
+                    "mind the boundaries it touches",
+                    [
+                        f"{r['edge_kind']} {r['other_label']}"
+                        for r in self.touches.iter_rows(named=True)
+                    ],
+                )
             )
-        return items
+        return out
 
-    def _repr_html_(self) -> str:
-        if self.card.status != "found":
-            return self.card._repr_html_()
-        items = []
-        for block in self.blocks():
-            title = block[0].split(". ", 1)[-1]
-            sub = "".join(f"<li>{esc(x.strip())}</li>" for x in block[1:])
-            items.append(
-                f"<li><label><input type='checkbox' disabled> {esc(title)}</label>"
-                f"<ul style='margin:0;font-size:90%;color:#444'>{sub}</ul></li>"
-            )
-        return box(
-            f"<b>change plan</b> · {node_title(self.card.node)}<ol>{''.join(items)}</ol>"
-        )
+    def blocks(self) -> list[list[str]]:
+        if self.card.status != OK:
+            return self.card.blocks()
+        return [
+            [f"[ ] {n}. {title}"] + [f"      {x}" for x in lines]
+            for n, (title, lines) in enumerate(self.items(), 1)
+        ]
+
+    def html(self) -> str:
+        items = [{"title": t, "lines": lines} for t, lines in self.items()]
+        return render("change_plan", node=self.card.node, items=items)
 
     def plot(self, cap: int | None = None):
         """Draw the blast radius the plan reviews."""
         return self.affected.plot(cap) if self.affected is not None else self.card.plot(cap)
 
-    def to_dict(self) -> dict[str, Any]:
+    def payload(self) -> dict[str, Any]:
+        if self.card.status != OK:
+            return {"name": self.card.name}
         return {
-            "verb": self.verb,
-            "card": self.card.to_dict(),
-            "affected": self.affected.to_dict() if self.affected else None,
+            "name": self.card.name,
+            "node": self.card.node,
+            "callers": self.card.callers.to_dicts(),
+            "affected": self.affected.payload(),
+            "tests": self.test_files,
+            "docs": self.card.section("in", ("mentions",)).to_dicts(),
             "touches": self.touches.to_dicts(),
         }
 
@@ -548,24 +552,26 @@ class Explanation(VerbResult):
     text: str = ""
     tests: list[str] = field(default_factory=list)
 
+    @property
+    def name(self) -> str:
+        return self.card.name
+
     def header(self) -> list[str]:
-        if self.card is not None and self.card.status != "found":
+        if self.card is not None and self.card.status != OK:
             return self.card.header()
         return [self.text]
 
     def blocks(self) -> list[list[str]]:
-        return self.card.blocks() if self.card and self.card.status == "ambiguous" else []
+        return self.card.blocks() if self.card and self.card.status == AMBIGUOUS else []
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"verb": self.verb, "text": self.text, "card": self.card.to_dict()}
+    def payload(self) -> dict[str, Any]:
+        if self.card.status != OK:
+            return {"name": self.card.name}
+        return {"name": self.card.name, "text": self.text, "node": self.card.node,
+                "tests": self.tests}  # fmt: skip
 
-    def _repr_html_(self) -> str:
-        if self.card is not None and self.card.status != "found":
-            return self.card._repr_html_()
-        return box(
-            f"<p style='margin:2px 0'>{node_title(self.card.node)}</p>"
-            f"<p style='max-width:60em'>{esc(self.text)}</p>"
-        )
+    def html(self) -> str:
+        return render("explain", node=self.card.node, text=self.text)
 
     def plot(self, cap: int | None = None):
         """Draw the symbol the paragraph is about, with its arrows."""
@@ -639,7 +645,7 @@ class Hubs(VerbResult):
     """Orientation: most depended-on symbols, largest files, entry points, biggest directories."""
 
     verb = "hubs"
-    top: int = 10
+    limit: int = 10
     depended: pl.DataFrame = field(default_factory=pl.DataFrame)
     largest_files: pl.DataFrame = field(default_factory=pl.DataFrame)
     entry_points: pl.DataFrame = field(default_factory=pl.DataFrame)
@@ -669,44 +675,22 @@ class Hubs(VerbResult):
             )
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def payload(self) -> dict[str, Any]:
         return {
-            "verb": self.verb,
+            "limit": self.limit,
             "depended": self.depended.to_dicts(),
             "largest_files": self.largest_files.to_dicts(),
             "entry_points": self.entry_points.to_dicts(),
             "directories": self.directories.to_dicts(),
         }
 
-    def _repr_html_(self) -> str:
-        dep = [
-            [str(r["in_degree"]), f"{r['pagerank']:.4f}", badge(r["kind"]),
-             f"<b>{esc(name_of(r))}</b>", where_html(r)]
-            for r in self.depended.iter_rows(named=True)
-        ]  # fmt: skip
-        files = [
-            [str(r["lines"]), f"<code>{esc(r['path'])}</code>"]
-            for r in self.largest_files.iter_rows(named=True)
-        ]
-        entries = [
-            [esc(r["why"]), badge(r["kind"]), f"<b>{esc(name_of(r))}</b>", where_html(r)]
-            for r in self.entry_points.iter_rows(named=True)
-        ]
-        dirs = [
-            [f"<code>{esc(r['directory'])}</code>", str(r["files"]), str(r["lines"]),
-             str(r["symbols"])]
-            for r in self.directories.iter_rows(named=True)
-        ]  # fmt: skip
-        h = "<p style='margin:6px 0 2px 0'><b>{}</b></p>"
-        return box(
-            h.format("most depended-on (in-degree, PageRank)")
-            + table(["in", "rank", "kind", "name", "where"], dep)
-            + h.format("largest files")
-            + table(["lines", "path"], files)
-            + h.format("entry points")
-            + table(["why", "kind", "name", "where"], entries)
-            + h.format("directories by size")
-            + table(["directory", "files", "lines", "symbols"], dirs)
+    def html(self) -> str:
+        return render(
+            "hubs",
+            depended=self.depended.to_dicts(),
+            largest_files=self.largest_files.to_dicts(),
+            entry_points=self.entry_points.to_dicts(),
+            directories=self.directories.to_dicts(),
         )
 
 
@@ -717,31 +701,56 @@ def card(lk: Lookups, name: str, *, include_ambiguous: bool = False) -> Card:
     """Look a symbol up by id, qualified name or label; list candidates rather than guess."""
     match = lk.symbols.find(name)
     if not match.ids:
-        return Card(name=name, status="not-found", suggestions=lk.symbols.suggest(name))
+        near = lk.symbols.suggest_ids(name)
+        return Card(
+            name=name,
+            status=NOT_FOUND,
+            suggestions=[label for label, _ in near],
+            candidates=lk.node_rows([i for _, i in near]).select(_CANDIDATE_COLS),
+        )
     if len(match.ids) > 1:
-        cands = lk.node_rows(match.ids).select("id", "kind", "path", "line_start")
-        return Card(name=name, status="ambiguous", candidates=cands)
+        cands = lk.node_rows(match.ids).select(_CANDIDATE_COLS)
+        return Card(name=name, status=AMBIGUOUS, candidates=cands)
     node = lk.node_rows(match.ids).row(0, named=True)
     arrows = lk.arrows([node["id"]], include_ambiguous=include_ambiguous)
+    init = _constructor(lk, node)
+    if init is not None:  # `C(...)` calls C.__init__: C's callers include them
+        ctor = lk.arrows([init], include_ambiguous=include_ambiguous).filter(
+            (pl.col("direction") == "in") & (pl.col("edge_kind") == "calls")
+        )
+        arrows = pl.concat([arrows, ctor.with_columns(hit_id=pl.lit(node["id"]))]).sort(
+            "direction", "edge_kind", "other_label", "other_id", nulls_last=True
+        )
     return Card(name=name, node=node, arrows=arrows)
 
 
-def start_ids(lk: Lookups, target: str) -> tuple[list[str], Card | None]:
+def _constructor(lk: Lookups, node: dict) -> str | None:
+    """A class's own `__init__` (what a call of the class runs), when it has one."""
+    if node["kind"] != "class":
+        return None
+    init = f"{node['id']}.__init__"
+    return init if lk.row(init) is not None else None
+
+
+def start_ids(lk: Lookups, name: str) -> tuple[list[str], Card | None]:
     """A symbol's id, or a file's node and every symbol in it."""
-    t = target.strip().removeprefix("./")
+    t = name.strip().removeprefix("./")
     if lk.is_file(t):
         return [t, *lk.nodes.filter(pl.col("path") == t)["id"].to_list()], None
-    c = card(lk, target)
-    return ([c.node["id"]] if c.status == "found" else []), c
+    c = card(lk, name)
+    if c.status != OK:
+        return [], c
+    init = _constructor(lk, c.node)  # a class's constructor callers depend on it too
+    return [c.node["id"], *([init] if init else [])], c
 
 
 def affected(
-    lk: Lookups, target: str, *, depth: int = 3, include_ambiguous: bool = False
+    lk: Lookups, name: str, *, depth: int = 3, include_ambiguous: bool = False
 ) -> Affected:
     """Reverse transitive closure over calls/imports/extends/implements/contains."""
-    ids, c = start_ids(lk, target)
+    ids, c = start_ids(lk, name)
     if not ids:
-        return Affected(target=target, depth=depth, nodes=_empty_nodes(), start=[], card=c)
+        return Affected(name=name, depth=depth, nodes=_empty_nodes(), centre=[], card=c)
     t = lk.traversal
     rows = lk.rows(ids).to_list()
     r = t.with_ids(t.reach(rows, reverse=True, depth=depth, include_ambiguous=include_ambiguous))
@@ -753,10 +762,10 @@ def affected(
             pl.col("dst").is_in(reached) & ~pl.col("src").is_in(reached)
         ).height
     return Affected(
-        target=target,
+        name=name,
         depth=depth,
         nodes=nodes,
-        start=ids,
+        centre=ids,
         ambiguous_left_out=left_out,
         include_ambiguous=include_ambiguous,
     )
@@ -825,7 +834,7 @@ def _frontier(lk: Lookups, r: pl.DataFrame, k: int = 5) -> list[str]:
 def change_plan(lk: Lookups, name: str, *, depth: int = 2) -> ChangePlan:
     """The card, callers to check, blast radius, tests to run, docs and boundaries to update."""
     c = card(lk, name)
-    if c.status != "found":
+    if c.status != OK:
         return ChangePlan(card=c)
     a = affected(lk, c.node["id"], depth=depth)
     touches = (
@@ -836,25 +845,48 @@ def change_plan(lk: Lookups, name: str, *, depth: int = 2) -> ChangePlan:
         else c.arrows
     )
     handled = c.section("in", ("handles",))
-    return ChangePlan(card=c, affected=a, touches=pl.concat([touches, handled]))
+    return ChangePlan(
+        card=c, affected=a, touches=pl.concat([touches, handled]), tests=_tests(lk, c, depth)
+    )
 
 
-def explain(lk: Lookups, target: str) -> Explanation:
+TEST_DEPTH = 6
+
+
+def _tests(lk: Lookups, c: Card, depth: int) -> list[str]:
+    """The test files whose code calls the symbol, directly or through other calls: a test
+    exercises code several calls down (`client.get` reaches the redirect handling four calls
+    in), so deeper than the blast radius — along calls only, not the imports every test has."""
+    ids = [c.node["id"], *([init] if (init := _constructor(lk, c.node)) else [])]
+    t = lk.traversal
+    rows = t.reach(
+        lk.rows(ids).to_list(), reverse=True, depth=max(depth, TEST_DEPTH), kinds=["calls"]
+    )
+    reached = t.with_ids(rows).join(lk.nodes.select("id", "path"), on="id", how="left")
+    return sorted(set(reached.filter(is_test_path())["path"].drop_nulls().to_list()))
+
+
+def explain(lk: Lookups, name: str) -> Explanation:
     """Plain language from graph facts: what it is, where, who calls it, what it calls, tests."""
-    t = target.strip().removeprefix("./")
-    c = card(lk, t)
-    if c.status != "found":
+    c = card(lk, name.strip().removeprefix("./"))
+    if c.status != OK:
         return Explanation(card=c)
     tests = affected(lk, c.node["id"], depth=3).tests
     return Explanation(card=c, text=explain_text(c, tests), tests=tests)
 
 
-def hubs(lk: Lookups, top: int = 10) -> Hubs:
+def hubs(lk: Lookups, limit: int = 10) -> Hubs:
     """Most depended-on symbols, largest files, entry points and directories by size."""
     dep = lk.edges.filter(
         pl.col("kind").is_in(["calls", "imports"])
         & pl.col("dst").is_not_null()
         & (pl.col("confidence") != "AMBIGUOUS")
+    )
+    # a call of a class runs its `__init__`: counted for the class
+    dep = dep.with_columns(
+        dst=pl.when(pl.col("dst").str.ends_with(".__init__") & (pl.col("kind") == "calls"))
+        .then(pl.col("dst").str.strip_suffix(".__init__"))
+        .otherwise(pl.col("dst"))
     )
     indeg = dep.group_by("dst").agg(in_degree=pl.col("src").n_unique()).rename({"dst": "id"})
     ranked = (
@@ -862,11 +894,11 @@ def hubs(lk: Lookups, top: int = 10) -> Hubs:
         .join(lk.nodes.select(_NODE_COLS), on="id", how="inner")
         .filter(pl.col("kind") != "module")
         .sort(["in_degree", "pagerank", "id"], descending=[True, True, False])
-        .head(top)
+        .head(limit)
     )
     files = lk.files.filter(pl.col("skip_reason").is_null())
     largest = (
-        files.sort(["lines", "path"], descending=[True, False]).select("path", "lines").head(top)
+        files.sort(["lines", "path"], descending=[True, False]).select("path", "lines").head(limit)
     )
     toplevel_callers = lk.edges.filter(
         (pl.col("kind") == "calls")
@@ -895,7 +927,7 @@ def hubs(lk: Lookups, top: int = 10) -> Hubs:
         .filter(~is_test_path())
         .unique("id", keep="first")
         .sort("why", "id")
-        .head(top)
+        .head(limit)
     )
     symbols = (
         lk.nodes.filter(~pl.col("kind").is_in(["file", "module"]) & pl.col("transport").is_null())
@@ -910,10 +942,10 @@ def hubs(lk: Lookups, top: int = 10) -> Hubs:
         .group_by("directory")
         .agg(files=pl.len(), lines=pl.col("lines").sum(), symbols=pl.col("symbols").sum())
         .sort(["lines", "directory"], descending=[True, False])
-        .head(top)
+        .head(limit)
     )
     return Hubs(
-        top=top,
+        limit=limit,
         depended=ranked.select("in_degree", "pagerank", *_NODE_COLS),
         largest_files=largest,
         entry_points=entries.select("why", *_NODE_COLS),
@@ -931,7 +963,7 @@ class Boundaries(VerbResult):
     """What the code consumes and provides: transport, identifier, secret flag, where used."""
 
     verb = "boundaries"
-    target: str | None = None
+    name: str | None = None
     table: pl.DataFrame = field(default_factory=pl.DataFrame)
     card: Card | None = None
     noun = "boundary rows"
@@ -939,7 +971,7 @@ class Boundaries(VerbResult):
     def header(self) -> list[str]:
         if self.card is not None:
             return self.card.header()
-        scope = f" touched by {self.target} (through its callees)" if self.target else ""
+        scope = f" touched by {self.name} (through its callees)" if self.name else ""
         t = self.table
         n_ids = t["identifier"].n_unique() if t.height else 0
         secrets = t.filter(pl.col("secret").fill_null(False))["identifier"].n_unique()
@@ -963,19 +995,28 @@ class Boundaries(VerbResult):
             out.append(lines)
         return out
 
-    def to_dict(self) -> dict[str, Any]:
+    def payload(self) -> dict[str, Any]:
         if self.card is not None:
-            return {"verb": self.verb, "target": self.target, "error": self.card.to_dict()}
-        return {"verb": self.verb, "target": self.target, "rows": self.table.to_dicts()}
+            return {"name": self.name}
+        return {"name": self.name, "rows": self.table.to_dicts()}
 
-    def _repr_html_(self) -> str:
-        head = "<br>".join(html.escape(x) for x in self.header())
-        cols = ["direction", "transport", "identifier", "secret", "via", "used_by", "path", "line"]
-        return f"<div><p>{head}</p>{frame_html(self.table, cols)}</div>"
+    def html(self) -> str:
+        shown = self.table.head(100)
+        groups = [
+            {"direction": d, "transport": t, "rows": g.to_dicts()}
+            for (d, t), g in shown.group_by("direction", "transport", maintain_order=True)
+        ]
+        return render(
+            "boundaries",
+            header=self.header(),
+            groups=groups,
+            shown=shown.height,
+            total=self.table.height,
+        )
 
 
-def boundaries(lk: Lookups, target: str | None = None) -> Boundaries:
-    """The consumes/provides table; with a target, only what it reaches through its callees."""
+def boundaries(lk: Lookups, name: str | None = None) -> Boundaries:
+    """The consumes/provides table; with a name, only what it reaches through its callees."""
     nodes, edges = lk.nodes, lk.edges
     bnodes = nodes.filter(pl.col("transport").is_not_null())
     ids = bnodes["id"].implode()
@@ -991,10 +1032,10 @@ def boundaries(lk: Lookups, target: str | None = None) -> Boundaries:
         node="src", user="dst", via="kind", path="path", line="line"
     )
     rows = pl.concat([used, handled])
-    if target is not None:
-        start, c = start_ids(lk, target)
+    if name is not None:
+        start, c = start_ids(lk, name)
         if not start:
-            return Boundaries(target=target, card=c)
+            return Boundaries(name=name, card=c)
         t = lk.traversal
         reached = t.with_ids(
             t.reach(
@@ -1038,4 +1079,4 @@ def boundaries(lk: Lookups, target: str | None = None) -> Boundaries:
             nulls_last=True,
         )
     )
-    return Boundaries(target=target, table=table)
+    return Boundaries(name=name, table=table)

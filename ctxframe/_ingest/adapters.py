@@ -22,10 +22,12 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 
 import polars as pl
 
+from ctxframe._core.procs import death_signal_preexec
 from ctxframe._core.schema import CONFIDENCES
 from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
 
@@ -134,7 +136,8 @@ def discover(root: str) -> list[str]:
 def _run(argv: list[str], cwd: str, timeout: float, max_output: int) -> tuple[int, bytes, str]:
     """Run without a shell; kill the process group on timeout or oversize output.
     Returns (returncode, stdout, last stderr line); raises TimeoutError or OverflowError."""
-    env = dict(os.environ, CTXFRAME_ROOT=cwd)
+    tag = f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
+    env = dict(os.environ, CTXFRAME_ROOT=cwd, CTXFRAME_ADAPTER_RUN=tag)
     proc = subprocess.Popen(
         argv,
         cwd=cwd,
@@ -144,6 +147,7 @@ def _run(argv: list[str], cwd: str, timeout: float, max_output: int) -> tuple[in
         stderr=subprocess.PIPE,
         shell=False,
         start_new_session=True,
+        preexec_fn=death_signal_preexec(),  # dies with us, even when we are SIGKILLed
     )
     out = bytearray()
     err = bytearray()
@@ -152,6 +156,7 @@ def _run(argv: list[str], cwd: str, timeout: float, max_output: int) -> tuple[in
     def kill() -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
+        kill_tagged(tag)  # descendants that left the group (`setsid`) carry the tag
 
     def pump_out() -> None:
         assert proc.stdout is not None
@@ -179,6 +184,9 @@ def _run(argv: list[str], cwd: str, timeout: float, max_output: int) -> tuple[in
         for t in threads:
             t.join(timeout=2)
         raise TimeoutError(f"timed out after {timeout:g}s") from None
+    except BaseException:  # Ctrl-C, or the caller going away: the whole tree goes too
+        kill()
+        raise
     kill()  # children it left behind still hold the pipes
     for t in threads:
         t.join(timeout=2)
@@ -189,6 +197,31 @@ def _run(argv: list[str], cwd: str, timeout: float, max_output: int) -> tuple[in
         raise OverflowError(f"oversize output (more than {max_output} bytes on stdout)")
     tail = err.decode("utf-8", "replace").strip().splitlines()
     return proc.returncode, bytes(out), (tail[-1][:300] if tail else "")
+
+
+def kill_tagged(tag: str) -> None:
+    """SIGKILL every process whose environment carries CTXFRAME_ADAPTER_RUN=tag (Linux /proc):
+    an adapter's descendants, even those that started a session of their own."""
+    needle = f"CTXFRAME_ADAPTER_RUN={tag}".encode()
+    for _ in range(3):  # a dying parent may still fork: sweep again
+        found = 0
+        try:
+            pids = [int(p) for p in os.listdir("/proc") if p.isdigit()]
+        except OSError:
+            return
+        for pid in pids:
+            if pid == os.getpid():
+                continue
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as fh:
+                    if needle not in fh.read().split(b"\0"):
+                        continue
+                os.kill(pid, signal.SIGKILL)
+                found += 1
+            except (OSError, ValueError):
+                continue
+        if not found:
+            return
 
 
 def _loads(text: str):

@@ -14,15 +14,16 @@ pyvis is imported only when a picture is built, so ``import ctxframe`` stays lig
 
 from __future__ import annotations
 
-import html
 import json
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 import polars as pl
 
+from ctxframe._render.html import render
 from ctxframe._render.palette import CONFIDENCE_STYLES, kind_colour, text_colour
 from ctxframe._render.text import location
 
@@ -37,6 +38,12 @@ VIS_DIR = "lib/vis-9.1.2"
 
 
 # -- vis-network assets from the pyvis package -------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def focus_js() -> str:
+    """The script that frames a picture around its focus node (the page and `serve` share it)."""
+    return resources.files("ctxframe._render").joinpath("templates/focus.js").read_text("utf-8")
 
 
 @lru_cache(maxsize=4)
@@ -98,11 +105,79 @@ def _dedupe_edges(edges: list[dict]) -> list[dict]:
 # -- vis data ----------------------------------------------------------------------------------
 
 
+def _label_width(n: dict) -> float:
+    return 9.0 * len(str(n.get("label") or n["id"])) + 24
+
+
+def _ellipse(angle: float, rx: float) -> tuple[float, float]:
+    return rx * math.cos(angle), rx * 0.5 * math.sin(angle)
+
+
+def radial_layout(
+    nodes: list[dict], edges: list[dict], focus: str
+) -> dict[str, tuple[float, float]] | None:
+    """Positions on rings around the focus, one ring per `depth`: each node near the node it
+    was reached from, so a depth-2 picture reads as a tree of rings, not a hairball. None when
+    the nodes carry no depth."""
+    if not nodes or any(n.get("depth") is None for n in nodes):
+        return None
+    depth = {n["id"]: int(n["depth"]) for n in nodes}
+    if depth.get(focus) != 0:
+        return None
+    if any(d == 0 for i, d in depth.items() if i != focus):  # a file and its own symbols
+        depth = {i: 0 if i == focus else d + 1 for i, d in depth.items()}
+    adj: dict[str, list[str]] = {}
+    for e in edges:
+        adj.setdefault(e["src"], []).append(e["dst"])
+        adj.setdefault(e["dst"], []).append(e["src"])
+    pos: dict[str, tuple[float, float]] = {focus: (0.0, 0.0)}
+    angle: dict[str, float] = {focus: 0.0}
+    rx = 0.0
+    for d in range(1, max(depth.values()) + 1):
+        ring = [n for n in nodes if depth[n["id"]] == d]
+        if not ring:
+            break
+        parent = {}
+        for n in ring:
+            ups = [o for o in adj.get(n["id"], ()) if depth.get(o) == d - 1 and o in angle]
+            parent[n["id"]] = ups[0] if ups else focus
+        order = sorted(
+            range(len(ring)), key=lambda i: (angle[parent[ring[i]["id"]]] % (2 * math.pi), i)
+        )
+        ring = [ring[i] for i in order]
+        # an ellipse twice as wide as tall suits wide labels; big enough for the ring's labels
+        rx = max(rx + 280, 260, 0.8 * sum(_label_width(n) for n in ring) / 4.84)
+        step = 2 * math.pi / len(ring)
+        # turn the ring so that nodes sit, on average, towards the node they came from
+        shift = (
+            math.atan2(
+                sum(math.sin(angle[parent[n["id"]]] - i * step) for i, n in enumerate(ring)),
+                sum(math.cos(angle[parent[n["id"]]] - i * step) for i, n in enumerate(ring)),
+            )
+            if d > 1
+            else -math.pi / 2
+        )
+        for i, n in enumerate(ring):
+            a = shift + i * step
+            angle[n["id"]] = a
+            pos[n["id"]] = _ellipse(a, rx)
+    return pos
+
+
+def _fixed(xy: tuple[float, float]) -> dict[str, Any]:
+    return {"x": round(xy[0]), "y": round(xy[1]), "physics": False}
+
+
 def vis_data(
-    nodes: list[dict], edges: list[dict], more: dict[str, int], center: list[str] | tuple = ()
+    nodes: list[dict], edges: list[dict], more: dict[str, int], centre: list[str] | tuple = ()
 ) -> tuple[list[dict], list[dict]]:
-    """vis-network node and edge dicts (plain JSON) for the given subgraph."""
-    centre = set(center)
+    """vis-network node and edge dicts (plain JSON) for the given subgraph. With one focus and
+    nodes that carry their `depth`, positions are fixed on rings around the focus
+    (`radial_layout`); otherwise the focus is pinned at the origin and physics lays out the
+    rest around it."""
+    pin = centre[0] if len(centre) == 1 else None
+    rings = radial_layout(nodes, edges, pin) if pin else None
+    centre = set(centre)
     vn, ve = [], []
     for n in nodes:
         kind = n.get("kind")
@@ -127,11 +202,13 @@ def vis_data(
                 "borderWidth": 3 if is_centre else 1,
                 "font": {
                     "color": text_colour(kind),
-                    "size": 16 if is_centre else 13,
+                    "size": 18 if is_centre else 15,
                     "face": "system-ui, sans-serif",
                 },
                 "margin": 8,
                 "kind": kind,
+                **({"x": 0, "y": 0, "fixed": True} if n["id"] == pin else {}),
+                **(_fixed(rings[n["id"]]) if rings and n["id"] in rings else {}),
             }
         )
     for e in edges:
@@ -153,8 +230,15 @@ def vis_data(
         )
     for parent, count in more.items():
         mid = f"more:{parent}"
+        spot = {}
+        if rings and parent in rings:  # just outside the node it hangs off
+            x, y = rings[parent]
+            r = math.hypot(x, y)
+            dx, dy = (x / r, y / r) if r else (0.0, 1.0)
+            spot = {"x": round(x + dx * 150), "y": round(y + dy * 75), "physics": False}
         vn.append(
             {
+                **spot,
                 "id": mid,
                 "label": f"+{count} more",
                 "title": f"{count} more nodes not drawn (cap reached)",
@@ -183,11 +267,11 @@ VIS_OPTIONS: dict[str, Any] = {
     "physics": {
         "solver": "barnesHut",
         "barnesHut": {
-            "gravitationalConstant": -5000,
-            "centralGravity": 0.4,
-            "springLength": 130,
-            "springConstant": 0.04,
-            "avoidOverlap": 0.8,
+            "gravitationalConstant": -3500,
+            "centralGravity": 0.6,
+            "springLength": 100,
+            "springConstant": 0.06,
+            "avoidOverlap": 1,
         },
         "stabilization": {"iterations": 250, "fit": True},
     },
@@ -195,6 +279,13 @@ VIS_OPTIONS: dict[str, Any] = {
     "interaction": {"hover": True, "tooltipDelay": 150},
     "layout": {"improvedLayout": True, "randomSeed": 7},
 }
+
+
+def vis_options(nodes: list[dict]) -> dict[str, Any]:
+    """The options for these nodes: no physics when every node has its place already."""
+    if nodes and all(n.get("physics") is False for n in nodes):
+        return {**VIS_OPTIONS, "physics": {"enabled": False}}
+    return VIS_OPTIONS
 
 
 def _script_json(obj: Any) -> str:
@@ -216,6 +307,7 @@ class Picture:
     edges: list[dict]
     more: int = 0
     height: int = 520
+    centre: list[str] = field(default_factory=list)  # the focus: drawn in the middle
 
     @property
     def network(self):
@@ -231,7 +323,7 @@ class Picture:
         for e in self.edges:
             opts = {k: v for k, v in e.items() if k not in ("from", "to")}
             net.add_edge(e["from"], e["to"], **opts)
-        net.options = dict(VIS_OPTIONS)
+        net.options = dict(vis_options(self.nodes))
         return net
 
     def html(self) -> str:
@@ -241,27 +333,19 @@ class Picture:
         for n in self.nodes:
             if n.get("kind") not in (None, "more"):
                 counts[n["kind"]] = counts.get(n["kind"], 0) + 1
-        legend = "".join(
-            f'<span class="b" style="background:{kind_colour(k)};color:{text_colour(k)}">'
-            f"{html.escape(k)} {c}</span>"
-            for k, c in sorted(counts.items())
-        )
-        conf = (
-            '<span class="e">── extracted</span><span class="e" style="color:#8a8a8a">── '
-            'inferred</span><span class="e" style="color:#d98c00">- - ambiguous</span>'
-        )
-        more = f'<span class="m">+{self.more} more not drawn</span>' if self.more else ""
-        return _PAGE.format(
-            title=html.escape(self.title),
+        return render(
+            "picture_page",
+            title=self.title,
             vis_css=vis_asset("vis-network.css"),
             vis_js=vis_asset("vis-network.min.js"),
+            focus_js=focus_js(),
             height=self.height,
-            legend=legend,
-            conf=conf,
-            more=more,
+            counts=sorted(counts.items()),
+            more=self.more,
             nodes=_script_json(net.nodes),
             edges=_script_json(net.edges),
             options=_script_json(net.options),
+            centre=_script_json(list(self.centre)),
         )
 
     def save(self, path: str) -> str:
@@ -270,12 +354,7 @@ class Picture:
         return path
 
     def _repr_html_(self) -> str:
-        page = html.escape(self.html(), quote=True)
-        return (
-            f'<iframe srcdoc="{page}" title="{html.escape(self.title)}" '
-            f'style="width:100%;height:{self.height + 60}px;border:0" '
-            'sandbox="allow-scripts"></iframe>'
-        )
+        return render("picture_frame", page=self.html(), title=self.title, height=self.height)
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         return {"text/plain": repr(self), "text/html": self._repr_html_()}
@@ -286,35 +365,6 @@ class Picture:
         return f"<ctxframe.Picture {self.title!r}: {n} nodes, {len(self.edges)} edges{more}>"
 
 
-_PAGE = """<!doctype html>
-<html><head><meta charset="utf-8"><title>{title}</title>
-<style>{vis_css}</style>
-<style>
-body{{margin:0;font:13px system-ui,-apple-system,"Segoe UI",sans-serif;color:#222}}
-.h{{padding:4px 6px;display:flex;flex-wrap:wrap;gap:4px;align-items:center}}
-.t{{font-weight:600;margin-right:8px}}
-.b{{border-radius:3px;padding:0 5px;font-size:12px}}
-.e{{font-size:12px;margin-left:8px;color:#444}}
-.m{{font-size:12px;margin-left:8px;background:#fff3cd;border:1px dashed #b58900;padding:0 5px}}
-#net{{width:100%;height:{height}px;border:1px solid #ddd;box-sizing:border-box}}
-</style>
-<script>{vis_js}</script>
-</head><body>
-<div class="h"><span class="t">{title}</span>{legend}{conf}{more}</div>
-<div id="net"></div>
-<script>
-(function(){{
-var data={{nodes:new vis.DataSet({nodes}),edges:new vis.DataSet({edges})}};
-var net=new vis.Network(document.getElementById("net"),data,{options});
-net.once("stabilizationIterationsDone",function(){{
-  net.setOptions({{physics:false}});net.fit();
-  if(net.getScale()<0.75){{net.moveTo({{scale:0.75}});}}  // keep labels readable; pan for more
-}});
-window.ctxframeNetwork=net;
-}})();
-</script>
-</body></html>
-"""
 
 
 def picture(
@@ -322,7 +372,7 @@ def picture(
     nodes: list[dict],
     edges: list[dict],
     *,
-    center: list[str] | tuple = (),
+    centre: list[str] | tuple = (),
     cap: int = DEFAULT_CAP,
     height: int = 520,
 ) -> Picture:
@@ -330,17 +380,25 @@ def picture(
     seen: set[str] = set()
     uniq = [n for n in nodes if not (n["id"] in seen or seen.add(n["id"]))]
     kept, shown, more = cap_subgraph(uniq, _dedupe_edges(edges), cap)
-    vn, ve = vis_data(kept, shown, more, center)
-    return Picture(title=title, nodes=vn, edges=ve, more=sum(more.values()), height=height)
+    vn, ve = vis_data(kept, shown, more, centre)
+    return Picture(
+        title=title,
+        nodes=vn,
+        edges=ve,
+        more=sum(more.values()),
+        height=height,
+        centre=[i for i in centre if i in {n["id"] for n in kept}],
+    )
 
 
 def arrows_picture(title: str, centre: dict, arrows: pl.DataFrame, cap: int = DEFAULT_CAP):
     """A node and its 1-hop arrows (a card's `arrows` frame or a query hit's neighbours)."""
-    nodes, edges = [centre], []
+    nodes, edges = [{**centre, "depth": 0}], []
     for a in _sorted_arrows(arrows):
         if a.get("other_id") is None:
             continue
-        nodes.append({"id": a["other_id"], "kind": a.get("other_kind"), "label": a["other_label"]})
+        other = {"id": a["other_id"], "kind": a.get("other_kind"), "label": a["other_label"]}
+        nodes.append({**other, "depth": 1})
         src, dst = (
             (centre["id"], a["other_id"])
             if a["direction"] == "out"
@@ -349,7 +407,7 @@ def arrows_picture(title: str, centre: dict, arrows: pl.DataFrame, cap: int = DE
         edges.append(
             {"src": src, "dst": dst, "kind": a["edge_kind"], "confidence": a["confidence"]}
         )
-    return picture(title, nodes, edges, center=[centre["id"]], cap=cap)
+    return picture(title, nodes, edges, centre=[centre["id"]], cap=cap)
 
 
 def query_picture(result: Any, top: int = 10, cap: int = DEFAULT_CAP) -> Picture:
@@ -371,7 +429,7 @@ def query_picture(result: Any, top: int = 10, cap: int = DEFAULT_CAP) -> Picture
         edges.append(
             {"src": src, "dst": dst, "kind": a["edge_kind"], "confidence": a["confidence"]}
         )
-    return picture(f"query: {result.query}", nodes, edges, center=[h["id"] for h in hits], cap=cap)
+    return picture(f"query: {result.query}", nodes, edges, centre=[h["id"] for h in hits], cap=cap)
 
 
 def _sorted_arrows(arrows: pl.DataFrame) -> list[dict]:

@@ -12,8 +12,9 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
+from collections.abc import Collection
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
@@ -21,7 +22,7 @@ from itertools import pairwise
 import polars as pl
 
 from ctxframe._core.config import load_config
-from ctxframe._core.errors import RepoNotFound, StoreNotFound
+from ctxframe._core.errors import RepoNotFound, StoreCorrupt, StoreNotFound
 from ctxframe._core.languages import LANGUAGES
 from ctxframe._core.schema import EDGES, FILES, NODES, PRODUCER
 from ctxframe._core.trace import mark as _trace
@@ -31,8 +32,10 @@ from ctxframe._ingest.boundaries import code as boundary_code
 from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
 from ctxframe._ingest.content import CONTENT_COLUMNS
 from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
-from ctxframe._ingest.walk import BUILTIN_DIRS, walk
+from ctxframe._ingest.redact import redact_frame
+from ctxframe._ingest.walk import BUILTIN_DIRS, walk, walk_paths
 from ctxframe._rank.fields import TokenTable, body_counts, token_table
+from ctxframe._render.html import render
 from ctxframe._resolve.boundaries import merge_boundaries
 from ctxframe._resolve.resolve import Previous, resolve
 from ctxframe._store import coverage as _coverage
@@ -51,6 +54,7 @@ _REF_SCHEMA = {
     "decorates": pl.String,
 }  # fmt: skip
 _DEF_SCHEMA = {c: NODES[c] for c in DEF_COLUMNS}
+_REDACTED_REFS = ("name", "receiver", "arg", "module", "alias")
 _CONTENT_SCHEMA = {"node_id": pl.String, "text": pl.String}
 _STORED = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
 
@@ -76,6 +80,7 @@ class IndexReport:
     pack_errors: list[str] = field(default_factory=list)  # broken language packs, one line each
     adapters: dict = field(default_factory=dict)  # _ingest.adapters: accepted, rejected lines
     dial: dict = field(default_factory=dict)  # ctxframe._ingest.dial: dialled, unreachable lines
+    repaired: str | None = None  # the previous version failed its checks and was rebuilt
 
     @property
     def nodes(self) -> int:
@@ -87,6 +92,8 @@ class IndexReport:
 
     def to_dict(self) -> dict:
         return {
+            "verb": "index",
+            "status": "ok",
             "root": self.root,
             "store": self.store,
             "files": self.files,
@@ -106,6 +113,7 @@ class IndexReport:
             "pack_errors": self.pack_errors,
             "adapters": self.adapters,
             "dial": self.dial,
+            "repaired": self.repaired,
         }
 
     def __str__(self) -> str:
@@ -123,11 +131,18 @@ class IndexReport:
             + self._coverage_text()
         )
 
-    def _coverage_text(self) -> str:
+    def _repr_html_(self) -> str:
+        return render("report", r={**self.to_dict(), "seconds": self.seconds}, notes=self._notes())
+
+    def _notes(self) -> list[str]:
+        """Pack errors, adapters accepted or rejected, dialled sources: one line each."""
+        return self._coverage_text(coverage=False).strip().splitlines()
+
+    def _coverage_text(self, coverage: bool = True) -> str:
         from ctxframe._store.coverage import COLUMNS, format_coverage
 
         text = ""
-        if self.coverage:
+        if coverage and self.coverage:
             rows = pl.DataFrame(self.coverage, schema_overrides={"resolved_share": pl.Float64})
             text += "\n" + format_coverage(rows.select(COLUMNS))
         text += "".join(f"\npack error: {e}" for e in self.pack_errors)
@@ -140,6 +155,7 @@ class IndexReport:
             *(f"adapter rejected: {r}" for r in self.adapters.get("rejected", [])),
             *(f"dialled: {d}" for d in self.dial.get("dialled", [])),
             *(f"dial unreachable: {u}" for u in self.dial.get("unreachable", [])),
+            *([f"repaired: {self.repaired}"] if self.repaired else []),
         ]
         return text + "".join(f"\n{line}" for line in extra)
 
@@ -160,38 +176,50 @@ def _empty(schema: dict) -> pl.DataFrame:
 
 
 class _Stored(dict):
-    """The previous store's tables, each read on first use (a fast re-index reads few)."""
+    """The previous version's tables, each read (and checked against its hash) on first use:
+    a fast re-index reads few. The version is pinned (see ctxframe._store.tables.Snapshot)."""
 
-    def __init__(self, store: str, meta: dict):
+    def __init__(self, snap: _store.Snapshot):
         super().__init__()
-        self.store, self.meta = store, meta
+        self.snap, self.meta, self.store = snap, snap.meta, snap.store
         self._pending: dict = {}
 
     def __missing__(self, name: str) -> pl.DataFrame:
         future = self._pending.pop(name, None)
-        frame = self[name] = future.result() if future else _store.read_table(self.store, name)
+        frame = self[name] = future.result() if future else self.snap.read(name)
         return frame
 
     def scan(self, name: str) -> pl.LazyFrame:
         """A lazy scan of a stored table (read only as far as a query needs)."""
-        return _store.scan_table(self.store, name)
+        return self.snap.scan(name)
 
     def prefetch(self, names: list[str]) -> None:
         """Start reading these tables in background threads."""
         from concurrent.futures import ThreadPoolExecutor
 
         pool = ThreadPoolExecutor(max_workers=len(names))
-        self._pending.update({n: pool.submit(_store.read_table, self.store, n) for n in names})
+        self._pending.update({n: pool.submit(self.snap.read, n) for n in names})
         pool.shutdown(wait=False)
 
 
 def _load_previous(store: str) -> _Stored | None:
+    """The previous version, its part sizes checked (hashes are checked as parts are read or
+    kept); None when there is none. Damage raises StoreCorrupt (the caller rebuilds)."""
     try:
-        prev = _Stored(store, _store.read_meta(store))
-        prev["files"]
-        return prev
-    except (StoreNotFound, FileNotFoundError):
+        snap = _store.Snapshot(store)
+    except StoreNotFound:
         return None
+    if snap.version is None:  # a store from before versions: rebuilt once (hashes, redaction)
+        return None
+    for name in _STORED:
+        if not snap.has(name):
+            exc = StoreCorrupt(f"the store at {store} is damaged (table {name} is missing)")
+            exc.detail = f"table {name} is missing"  # type: ignore[attr-defined]
+            raise exc
+    snap.check_sizes()
+    prev = _Stored(snap)
+    prev["files"]
+    return prev
 
 
 def _extract_all(
@@ -237,7 +265,12 @@ def _extract_all(
     # in memory cost several times their size. Definitions are read back in one go at the
     # end; references stay on disk, read a slice at a time by resolution.
     spill = spill if len(jobs) > _SPILL_FILES else None
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+    from ctxframe._store.reap import orphan_proof
+
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=ctx, initializer=orphan_proof, initargs=(os.getpid(),)
+    )
+    with _reaped(pool):
         for i, batch in enumerate(pool.map(extract_batch, [root] * len(chunks), chunks)):
             results.append(_framed(batch))  # frees the batch's Python lists as it arrives
             if spill is not None:
@@ -257,6 +290,21 @@ def _extract_all(
     if bar is not None:
         bar.close()
     return results
+
+
+@contextmanager
+def _reaped(pool):
+    """The pool shut down on the way out; on an error or Ctrl-C its workers are killed at once
+    instead of finishing every queued chunk."""
+    try:
+        yield pool
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
+            with suppress(OSError, ValueError, AttributeError):
+                proc.kill()
+        raise
+    pool.shutdown(wait=True)
 
 
 def _unpacked(cols: dict, schema: dict) -> pl.DataFrame:
@@ -288,12 +336,17 @@ def _interactive() -> bool:
 
 def _framed(batch: Batch) -> Batch:
     """The batch with its columns turned into Polars frames (far smaller than Python lists)."""
-    batch.defs = _unpacked(batch.defs, _DEF_SCHEMA)
-    batch.refs = _unpacked(batch.refs, _REF_SCHEMA)
-    batch.boundary_nodes = pl.DataFrame(batch.boundary_nodes, schema=BOUNDARY_NODE_COLS)
-    batch.boundary_edges = pl.DataFrame(batch.boundary_edges, schema=BOUNDARY_EDGE_COLS)
+    # Credentials written in strings are masked before anything is stored (_ingest.redact).
+    batch.defs = redact_frame(_unpacked(batch.defs, _DEF_SCHEMA), ("signature", "doc"))
+    batch.refs = redact_frame(_unpacked(batch.refs, _REF_SCHEMA), _REDACTED_REFS)
+    batch.boundary_nodes = redact_frame(
+        pl.DataFrame(batch.boundary_nodes, schema=BOUNDARY_NODE_COLS)
+    )
+    batch.boundary_edges = redact_frame(
+        pl.DataFrame(batch.boundary_edges, schema=BOUNDARY_EDGE_COLS)
+    )
     text = _unpacked({c: batch.content.get(c, []) for c in CONTENT_COLUMNS}, _CONTENT_SCHEMA)
-    batch.content = body_counts(text)  # the text's counts are far smaller than the text
+    batch.content = body_counts(redact_frame(text, ("text",)))  # counts: far smaller than text
     return batch
 
 
@@ -319,45 +372,144 @@ def index(
     rebuild: bool = False,
     progress: bool | None = None,
     dial: bool = False,
+    wait: bool = True,
+    changed: Collection[str] | None = None,
 ) -> IndexReport:
     """Index the repository at `path` into its store (incremental unless `rebuild`).
     Adapters in `.ctxframe/adapters/` always run; with `dial`, env vars whose value is a
-    database or bucket URL are dialled (see ctxframe._ingest.dial)."""
-    spill = tempfile.mkdtemp(prefix="ctxframe-spill-")
-    try:
-        return _index(path, store, rebuild, progress, dial, spill)
-    finally:
-        shutil.rmtree(spill, ignore_errors=True)
+    database or bucket URL are dialled (see ctxframe._ingest.dial). One writer at a time:
+    another run's lock is waited for, or with `wait=False` raises StoreLocked. A previous
+    version that fails its checks (sizes, hashes, decoding) is rebuilt, and the report says so.
 
-
-def _index(
-    path: str, store: str | None, rebuild: bool, progress: bool | None, dial: bool, spill: str
-) -> IndexReport:
+    `changed` (a file watcher): the repo-relative paths known to have changed — files or
+    directories, present or gone; only they are walked and hashed, every other file keeps its
+    stored row. None walks the whole tree."""
     t0 = time.perf_counter()
     if not os.path.isdir(path):
         raise RepoNotFound(f"{path} is not a directory: pass the root of a source repository")
     root = os.path.realpath(path)
     store = os.path.abspath(store) if store else _store.default_store(root)
-    cfg = load_config(root)
-    exclude = list(cfg.exclude)
+    from ctxframe._store.lock import writer_lock
+    from ctxframe._store.reap import spill_dir
+
+    with writer_lock(store, wait=wait):
+        _store.clean_stale(store)
+        spill = spill_dir()
+        try:
+            run = _Run(root, store, _interactive() if progress is None else progress, dial, spill)
+            run.changed = _relative(changed)
+            try:
+                report = _index(run, rebuild)
+            except StoreCorrupt as exc:
+                shutil.rmtree(spill, ignore_errors=True)
+                os.makedirs(spill, exist_ok=True)
+                run = _Run(run.root, store, run.progress, dial, spill)
+                report = _index(run, rebuild=True)
+                what = getattr(exc, "detail", None) or str(exc)
+                report.repaired = f"the previous store was damaged ({what}); rebuilt it"
+        finally:
+            shutil.rmtree(spill, ignore_errors=True)
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _relative(paths: Collection[str] | None) -> frozenset[str] | None:
+    """Changed paths as the walk names them; None (walk everything) when one is the root."""
+    if paths is None:
+        return None
+    out = frozenset(os.path.normpath(p).replace(os.sep, "/").strip("/") for p in paths)
+    return None if "." in out or "" in out else out
+
+
+@dataclass
+class _Run:
+    """One index run: where, and what each stage found (filled in stage by stage)."""
+
+    root: str
+    store: str
+    progress: bool
+    dial: bool
+    spill: str
+    exclude: list[str] = field(default_factory=list)
+    prev: _Stored | None = None
+    prev_files: pl.DataFrame | None = None
+    packs: list = field(default_factory=list)
+    pack_errors: list[str] = field(default_factory=list)
+    kept: pl.DataFrame | None = None  # stored rows of files whose stat did not change
+    batches: list[Batch] = field(default_factory=list)
+    fresh: list = field(default_factory=list)  # results of files parsed again
+    unchanged: set[str] = field(default_factory=set)  # same bytes under a new stat
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # walk skips
+    files: pl.DataFrame | None = None
+    reparsed: list[str] = field(default_factory=list)
+    same_set: bool = False  # the same files are indexed as before
+    file_nodes: pl.DataFrame | None = None
+    gomods: dict[str, str] = field(default_factory=dict)
+    changed: frozenset[str] | None = None  # paths a watcher saw change; None: walk everything
+    content: pl.DataFrame | None = None  # token counts of the bodies of the files parsed
+
+
+def _index(run: _Run, rebuild: bool) -> IndexReport:
+    """The stages: previous version, plan (walk + stat compare), extract, the files table,
+    then the delta fast path or a full resolution."""
+    run.exclude = excludes(run.root, run.store)
+    run.prev = None if rebuild else _load_previous(run.store)
+    jobs = _plan(run)
+    _extract(run, jobs)
+    _files_table(run)
+    if (
+        run.same_set
+        and not run.dial
+        and not run.packs
+        and not discover_adapters(run.root)
+        and (report := _try_delta(run)) is not None
+    ):
+        return report
+    return _full(run)
+
+
+def excludes(root: str, store: str) -> list[str]:
+    """The walk's exclude globs: config `exclude`, and the store when it lies in the tree."""
+    out = list(load_config(root).exclude)
     rel_store = os.path.relpath(store, root)
     if not rel_store.startswith("..") and rel_store.split(os.sep)[0] not in BUILTIN_DIRS:
-        exclude.append(f"/{rel_store}/")
-    if progress is None:
-        progress = _interactive()
+        out.append(f"/{rel_store}/")
+    return out
 
-    prev = None if rebuild else _load_previous(store)
-    walked = walk(root, exclude)
+
+_STAT = {"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64}
+
+
+def _walked(run: _Run, prev_files: pl.DataFrame) -> pl.DataFrame:
+    """(path, size, mtime_ns) of every file the walk finds. Told which paths changed, only
+    those are walked (and stored rows without a stat: walk skips, unreadable files); every
+    other stored file keeps its stored stat."""
+    if run.changed is None or run.prev is None:
+        walked = walk(run.root, run.exclude)
+        run.skipped = walked.skipped
+        return pl.DataFrame(walked.files, schema=_STAT, orient="row")
+    redo = sorted(run.changed | set(prev_files.filter(pl.col("mtime_ns").is_null())["path"]))
+    part = walk_paths(run.root, redo, run.exclude)
+    run.skipped = part.skipped
+    below = [pl.col("path").str.starts_with(p.strip("/") + "/") for p in redo]
+    redone = pl.col("path").is_in(pl.Series(redo, dtype=pl.String).implode())
+    if below:
+        redone = redone | pl.any_horizontal(below)
+    kept = prev_files.filter(pl.col("mtime_ns").is_not_null() & ~redone).select(list(_STAT))
+    return pl.concat([kept, pl.DataFrame(part.files, schema=_STAT, orient="row")])
+
+
+def _plan(run: _Run) -> list[tuple[str, str | None]]:
+    """Walk the tree and compare each file's stat with the stored one: unchanged files are
+    kept, the rest become (path, stored hash) jobs (paths a watcher names always do: two
+    writes within one clock tick can leave size and mtime as they were)."""
+    prev_files = run.prev_files = run.prev["files"] if run.prev else _empty(FILES)
+    current = _walked(run, prev_files)
     _trace("walk")
     from ctxframe._ingest.packs import load_packs
 
-    packs, pack_errors = load_packs(root)
-    prev_files = prev["files"] if prev else _empty(FILES)
-    current = pl.DataFrame(
-        walked.files,
-        schema={"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64},
-        orient="row",
-    )
+    packs, run.pack_errors = load_packs(run.root)
+    run.packs = packs
     joined = current.join(
         prev_files.select(
             "path",
@@ -381,26 +533,40 @@ def _index(
         [lang.name for lang in LANGUAGES]
     )
     same = same & ((want_lang.is_null() & ~was_pack) | (want_lang == pl.col("language")))
-    kept = joined.filter(same.fill_null(False))
+    if run.changed:
+        same = same & ~pl.col("path").is_in(
+            pl.Series(sorted(run.changed), dtype=pl.String).implode()
+        )
+    run.kept = joined.filter(same.fill_null(False))
     todo = joined.filter(~same.fill_null(False))
     jobs = list(zip(todo["path"].to_list(), todo["hash"].to_list(), strict=True))
     if packs or prev_files["language"].is_in([p.language.name for p in packs]).any():
         # A pack's language changes what the same bytes yield: never take the hash shortcut.
         pack_exts = {ext for p in packs for ext in p.language.extensions}
         jobs = [(p, None if os.path.splitext(p)[1].lower() in pack_exts else h) for p, h in jobs]
-    if prev is not None and jobs:  # read the stored tables while the files are parsed
+    return jobs
+
+
+def _extract(run: _Run, jobs: list[tuple[str, str | None]]) -> None:
+    """Parse the jobs (reading the stored tables meanwhile)."""
+    if run.prev is not None and jobs:  # read the stored tables while the files are parsed
         # (Polars frees the GIL); a few changed files likely take the delta path, which
         # also reads the tokens
-        prev.prefetch(["nodes", "edges", *(["tokens", "vocab"] if len(jobs) <= 8 else [])])
-    batches = _extract_all(root, jobs, progress, tuple(packs), spill)
-    content = pl.concat([b.content for b in batches]) if batches else None  # body counts
-    for b in batches:
+        run.prev.prefetch(["nodes", "edges", *(["tokens", "vocab"] if len(jobs) <= 8 else [])])
+    run.batches = _extract_all(run.root, jobs, run.progress, tuple(run.packs), run.spill)
+    run.content = pl.concat([b.content for b in run.batches]) if run.batches else None
+    for b in run.batches:
         b.content = None
     _trace("extract")
-    results = [f for b in batches for f in b.files]
+    results = [f for b in run.batches for f in b.files]
+    run.unchanged = {r.path for r in results if r.skip_reason == _UNCHANGED}
+    run.fresh = [r for r in results if r.skip_reason != _UNCHANGED]
 
-    unchanged = {r.path for r in results if r.skip_reason == _UNCHANGED}
-    fresh = [r for r in results if r.skip_reason != _UNCHANGED]
+
+def _files_table(run: _Run) -> None:
+    """The new files table (kept, parsed and skipped rows), the file nodes, go.mod modules."""
+    results = [f for b in run.batches for f in b.files]
+    prev_files = run.prev_files
     new_files = pl.DataFrame(
         {
             "path": [r.path for r in results],
@@ -417,7 +583,7 @@ def _index(
         schema=FILES,
     )
     # Unchanged bytes under a new mtime: keep the stored language/errors, take the new stat.
-    same_bytes = pl.col("path").is_in(pl.Series(sorted(unchanged), dtype=pl.String).implode())
+    same_bytes = pl.col("path").is_in(pl.Series(sorted(run.unchanged), dtype=pl.String).implode())
     new_files = (
         new_files.join(
             prev_files.select(
@@ -432,20 +598,19 @@ def _index(
         )
         .select(FILES.names())
     )
-    kept_files = kept.select(FILES.names()).cast(FILES)
-    symlinks = pl.DataFrame(
-        {"path": [p for p, _ in walked.skipped], "skip_reason": [r for _, r in walked.skipped]},
+    kept_files = run.kept.select(FILES.names()).cast(FILES)
+    walk_skips = pl.DataFrame(
+        {"path": [p for p, _ in run.skipped], "skip_reason": [r for _, r in run.skipped]},
         schema={"path": pl.String, "skip_reason": pl.String},
     )
-    files = pl.concat([kept_files, new_files, symlinks], how="diagonal_relaxed").cast(FILES)
-    files = files.sort("path")
-
-    reparsed = [r.path for r in fresh]
+    files = pl.concat([kept_files, new_files, walk_skips], how="diagonal_relaxed").cast(FILES)
+    run.files = files = files.sort("path")
+    run.reparsed = [r.path for r in run.fresh]
     indexed = files.filter(pl.col("skip_reason").is_null())
-    same_set = prev is not None and prev_files.filter(pl.col("skip_reason").is_null())[
+    run.same_set = run.prev is not None and prev_files.filter(pl.col("skip_reason").is_null())[
         "path"
     ].sort().equals(indexed["path"].sort())
-    file_nodes = indexed.select(
+    run.file_nodes = indexed.select(
         pl.col("path").alias("id"),
         pl.lit("file").alias("kind"),
         pl.col("path").str.extract(r"([^/]*)$", 1).alias("label"),
@@ -458,42 +623,52 @@ def _index(
         pl.lit(None, pl.String).alias("doc"),
         pl.lit(None, pl.String).alias("parent"),
     )
-    gomods = _gomods(root, indexed["path"].to_list())
-    if same_set and not dial and not packs and not discover_adapters(root):
-        delta = _delta.update(
-            prev,
-            files,
-            file_nodes,
-            pl.concat([_empty(_DEF_SCHEMA)] + [b.defs for b in batches]),
-            pl.concat([_empty(_REF_SCHEMA).lazy()] + [b.refs.lazy() for b in batches]).collect(),
-            reparsed,
-            gomods,
-        )
-        if delta is not None:
-            _trace("delta")
-            written = {"nodes": delta.nodes, "edges": delta.edges, "refs": delta.refs}
-            written = {k: v for k, v in written.items() if k not in delta.same}
-            if reparsed:  # the re-read files' bodies changed, if nothing else did
-                table = _tokens(delta.nodes, content, prev, reparsed)
-                written.update(tokens=table.tokens, vocab=table.vocab)
-            tables = {"files": files, **(written if reparsed else {})}
-            from concurrent.futures import ThreadPoolExecutor
+    run.gomods = _gomods(run.root, indexed["path"].to_list())
 
-            with _store.Staging(store) as staged:
-                staged.keep([n for n in _STORED if n not in tables])
-                with ThreadPoolExecutor(max_workers=1) as pool:  # write while counting
-                    writing = pool.submit(staged.put, tables)
-                    report, meta = _report(
-                        root, store, files, kept, fresh, unchanged, prev_files, prev,
-                        pack_errors, delta.nodes, delta.edges, "delta",
-                        counts_change=delta.counts_change,
-                    )  # fmt: skip
-                    _trace("report")
-                    writing.result()
-                staged.commit(meta)
-            _trace("write")
-            report.seconds = time.perf_counter() - t0
-            return report
+
+def _try_delta(run: _Run) -> IndexReport | None:
+    """The fast path (ctxframe._store.delta): only the changed files' rows replaced, the other
+    tables kept as stored. None when it does not apply."""
+    prev, files, batches = run.prev, run.files, run.batches
+    delta = _delta.update(
+        prev,
+        files,
+        run.file_nodes,
+        pl.concat([_empty(_DEF_SCHEMA)] + [b.defs for b in batches]),
+        pl.concat([_empty(_REF_SCHEMA).lazy()] + [b.refs.lazy() for b in batches]).collect(),
+        run.reparsed,
+        run.gomods,
+    )
+    if delta is None:
+        return None
+    _trace("delta")
+    written = {"nodes": delta.nodes, "edges": delta.edges, "refs": delta.refs}
+    written = {k: v for k, v in written.items() if k not in delta.same}
+    if run.reparsed:  # the re-read files' bodies changed, if nothing else did
+        table = _tokens(delta.nodes, run)
+        written.update(tokens=table.tokens, vocab=table.vocab)
+    tables = {"files": files, **(written if run.reparsed else {})}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _store.Staging(run.store, prev.snap) as staged:
+        staged.keep([n for n in _STORED if n not in tables])
+        with ThreadPoolExecutor(max_workers=1) as pool:  # write while counting
+            writing = pool.submit(staged.put, tables)
+            report, meta = _report(
+                run, delta.nodes, delta.edges, "delta", counts_change=delta.counts_change
+            )
+            _trace("report")
+            writing.result()
+        staged.commit(meta)
+    _trace("write")
+    return report
+
+
+def _full(run: _Run) -> IndexReport:
+    """Resolve every reference again (incrementally when the file set is the same) and write
+    every table. Tables are written as soon as they are final and then dropped: the new
+    version is only swapped in by commit, so a failure leaves the old one as it was."""
+    prev, files, reparsed, batches = run.prev, run.files, run.reparsed, run.batches
     stay = pl.col("path").is_in(files["path"].implode()) & ~pl.col("path").is_in(
         pl.Series(reparsed, dtype=pl.String).implode()
     )
@@ -521,49 +696,24 @@ def _index(
         [prev["bedges"].filter(stay) if prev else _empty(BOUNDARY_EDGE_COLS)]
         + [b.boundary_edges for b in batches]
     )
-    with _store.Staging(store) as staged:
-        # Tables are written as soon as they are final and then dropped: the new store is
-        # only swapped in by commit, so a failure still leaves the old one as it was.
+    with _store.Staging(run.store, prev.snap if prev else None) as staged:
         staged.sink("refs", pl.concat(refs))
         staged.put({"bnodes": file_bnodes, "bedges": file_bedges})
         previous = None
-        if same_set:  # same file set: resolve incrementally
+        if run.same_set:  # same file set: resolve incrementally
             # adapter and dialled rows are made afresh each run: never carried over
             previous = Previous(
                 prev["edges"].filter(pl.col("producer") == PRODUCER), old_defs, reparsed
             )
         _trace("refs gathered")
-        code_bnodes, code_bedges, handlers = boundary_code.from_refs(pl.concat(refs))
-        _trace("boundaries from refs")
-        edges, stubs = resolve(
-            defs, files, refs, gomods, previous=previous, handlers=handlers, spill=spill
-        )
+        edges, stubs, bnodes, bedges = _resolve_all(run, defs, refs, file_bnodes, file_bedges,
+                                                    previous)  # fmt: skip
         del refs, batches
-        _trace("resolve")
-        bnodes, bedges = merge_boundaries(
-            pl.concat([file_bnodes, code_bnodes]),
-            pl.concat([file_bedges, code_bedges]),
-            defs,
-            edges,
-        )
-        # -- adapters (.ctxframe/adapters/) and, with `dial`, native sources: own producers --
-        from ctxframe._ingest.extra import extra_rows
-
-        _trace("merge boundaries")
-        extra_n, extra_e = pl.DataFrame(schema=NODES), pl.DataFrame(schema=EDGES)
-        adapters_report, dial_report = AdapterRun().to_dict(), {}
-        if dial or discover_adapters(root):
-            extra_n, extra_e, adapters_report, dial_report = extra_rows(
-                root,
-                pl.concat([file_nodes["id"], defs["id"], stubs["id"], bnodes["id"]]),
-                pl.concat([edges.select(EDGES.names()).collect(), bedges.select(EDGES.names())]),
-                bnodes.filter(pl.col("kind") == "env"),
-                dial=dial,
-            )
-        # -- end of adapters and native sources --
-        _trace("adapters")
+        run.batches = []
+        extra_n, extra_e, adapters_report, dial_report = _extra(run, defs, stubs, bnodes, edges,
+                                                                bedges)  # fmt: skip
         nodes = (
-            pl.concat([file_nodes.cast(_DEF_SCHEMA), defs])
+            pl.concat([run.file_nodes.cast(_DEF_SCHEMA), defs])
             .with_columns(producer=pl.lit(PRODUCER))
             .pipe(lambda n: pl.concat([n, stubs, bnodes, extra_n], how="diagonal_relaxed"))
             .select(NODES.names())
@@ -580,43 +730,79 @@ def _index(
         edges = _sorted_edges(pl.concat([edges, bedges.lazy(), extra_e.lazy()]))
         _trace("nodes+edges")
         report, meta = _report(
-            root, store, files, kept, fresh, unchanged, prev_files, prev, pack_errors, nodes,
-            edges, "incremental" if previous is not None else "full",
+            run, nodes, edges, "incremental" if previous is not None else "full",
             adapters_report=adapters_report, dial_report=dial_report,
         )  # fmt: skip
         _trace("report")
         staged.put({"edges": edges, "files": files})
-        table = _tokens(token_nodes, content, prev, reparsed)
+        del edges
+        _trace("edges written")
+        table = _tokens(token_nodes, run)
         staged.put({"tokens": table.tokens, "vocab": table.vocab})
-        del table
+        del table, token_nodes
         _trace("tokens written")
         staged.commit(meta)
     _trace("write")
-    report.seconds = time.perf_counter() - t0
     return report
 
 
-_SORT_ROWS = 500_000
+def _resolve_all(run: _Run, defs, refs, file_bnodes, file_bedges, previous):
+    """References to edges, and the boundary rows merged with the code's own."""
+    code_bnodes, code_bedges, handlers = boundary_code.from_refs(pl.concat(refs))
+    _trace("boundaries from refs")
+    edges, stubs = resolve(
+        defs, run.files, refs, run.gomods, previous=previous, handlers=handlers, spill=run.spill
+    )
+    _trace("resolve")
+    bnodes, bedges = merge_boundaries(
+        pl.concat([file_bnodes, code_bnodes]),
+        pl.concat([file_bedges, code_bedges]),
+        defs,
+        edges,
+    )
+    _trace("merge boundaries")
+    return edges, stubs, bnodes, bedges
 
 
-def _tokens(
-    nodes: pl.DataFrame, content: pl.DataFrame | None, prev: _Stored | None, reparsed: list[str]
-) -> TokenTable:
-    """The token table of `nodes` (ctxframe._rank.fields): `content` holds the bodies of the
-    files read this run; with `prev`, every other file's nodes keep their stored rows (a
-    node's fields depend only on its row and its file's bytes)."""
+def _extra(run: _Run, defs, stubs, bnodes, edges, bedges):
+    """Adapters (.ctxframe/adapters/) and, with `dial`, native sources: their own producers."""
+    from ctxframe._ingest.extra import extra_rows
+
+    extra_n, extra_e = pl.DataFrame(schema=NODES), pl.DataFrame(schema=EDGES)
+    adapters_report, dial_report = AdapterRun().to_dict(), {}
+    if run.dial or discover_adapters(run.root):
+        extra_n, extra_e, adapters_report, dial_report = extra_rows(
+            run.root,
+            pl.concat([run.file_nodes["id"], defs["id"], stubs["id"], bnodes["id"]]),
+            pl.concat([edges.select(EDGES.names()).collect(), bedges.select(EDGES.names())]),
+            bnodes.filter(pl.col("kind") == "env"),
+            dial=run.dial,
+        )
+        extra_n, extra_e = redact_frame(extra_n), redact_frame(extra_e)
+    _trace("adapters")
+    return extra_n, extra_e, adapters_report, dial_report
+
+
+def _tokens(nodes: pl.DataFrame, run: _Run) -> TokenTable:
+    """The token table of `nodes` (ctxframe._rank.fields): `run.content` holds the bodies of
+    the files read this run; with a stored index, every other file's nodes keep their stored
+    rows (a node's fields depend only on its row and its file's bytes)."""
+    prev = run.prev
     if prev is None:
-        return token_table(nodes, content)
+        return token_table(nodes, run.content)
     carry = nodes.filter(
-        ~pl.col("path").is_in(pl.Series(reparsed, dtype=pl.String).implode())
+        ~pl.col("path").is_in(pl.Series(run.reparsed, dtype=pl.String).implode())
         & (pl.col("kind") != "module")
         & pl.col("transport").is_null()  # merged boundary nodes can change path
         & (pl.col("producer") == PRODUCER)  # adapter rows are made afresh each run
     )["id"]
     previous = TokenTable(prev["tokens"], prev["vocab"])
     return token_table(
-        nodes, content, previous=previous, previous_ids=prev["nodes"]["id"], carry=carry
+        nodes, run.content, previous=previous, previous_ids=prev["nodes"]["id"], carry=carry
     )
+
+
+_SORT_ROWS = 500_000
 
 
 def _sorted_edges(edges: pl.LazyFrame) -> pl.DataFrame:
@@ -644,15 +830,7 @@ def _sorted_edges(edges: pl.LazyFrame) -> pl.DataFrame:
 
 
 def _report(
-    root: str,
-    store: str,
-    files: pl.DataFrame,
-    kept: pl.DataFrame,
-    fresh: list,
-    unchanged: set[str],
-    prev_files: pl.DataFrame,
-    prev: _Stored | None,
-    pack_errors: list[str],
+    run: _Run,
     nodes: pl.DataFrame,
     edges: pl.DataFrame,
     mode: str,
@@ -661,6 +839,13 @@ def _report(
     dial_report: dict | None = None,
 ) -> tuple[IndexReport, dict]:
     """The run's report and the store's meta.json."""
+    root, store, files, kept, prev = run.root, run.store, run.files, run.kept, run.prev
+    fresh, unchanged, prev_files, pack_errors = (
+        run.fresh,
+        run.unchanged,
+        run.prev_files,
+        (run.pack_errors),
+    )
     indexed = files.filter(pl.col("skip_reason").is_null())
     base = prev.meta.get("coverage_counts") if prev is not None else None
     if counts_change is not None and base is not None:  # coverage figures add up over files
@@ -687,7 +872,7 @@ def _report(
         else 0,
         nodes_by_kind=dict(nodes.group_by("kind").len().iter_rows()),
         edges_by_kind=tally("kind"),
-        edges_by_confidence={(k or "UNRESOLVED"): v for k, v in tally("confidence").items()},
+        edges_by_confidence={(k or "unresolved"): v for k, v in tally("confidence").items()},
         skipped_by_reason=dict(
             files.filter(pl.col("skip_reason").is_not_null())
             .group_by("skip_reason")

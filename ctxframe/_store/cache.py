@@ -1,66 +1,95 @@
 """Derived structures (the ranker's vocabulary and postings, the edge lookup) cached as Arrow IPC
-files beside the store, so a cold CLI query maps them in instead of rebuilding.
+files inside the store version they were built from (`STORE/v-…/cache/`), so a cold CLI query
+maps them in instead of rebuilding.
 
-The cache is keyed by the store's meta.json: a cache written for another index is ignored, and
-the next `index` replaces the whole store directory anyway. Writes are best effort (a read-only
-store just means no cache) and atomic per table (temp file + rename).
+A version never changes, so a cache is never stale: it is only ever written into its own
+version's directory, and goes when the version goes. `key.json` records the cache format, the
+ctxframe version and each file's size and hash; a file that does not match is ignored (and
+rebuilt). Writes are best effort (a read-only store just means no cache) and atomic per file.
+A legacy store (no versions) gets no cache.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 
 import polars as pl
 
 from ctxframe._rank.ranker import STATE_TABLES as RANK_TABLES  # noqa: F401  (re-exported)
+from ctxframe._store.tables import file_hash
 
 EDGE_TABLES = ("edges_out", "edges_in")
 _DIR = "cache"
+_KEY = "key.json"
+
+CACHE_FORMAT = 4  # bump when a cached structure changes shape or order
 
 
-CACHE_FORMAT = 3  # bump when a cached structure changes shape or order
+def _head() -> dict:
+    from ctxframe._core.version import __version__
+
+    return {"format": CACHE_FORMAT, "ctxframe_version": __version__}
 
 
-def _key(meta: dict) -> str:
-    keys = ("indexed_at", "counts", "schema_version", "ctxframe_version")
-    return json.dumps({"format": CACHE_FORMAT, **{k: meta.get(k) for k in keys}}, sort_keys=True)
-
-
-def load(store: str, meta: dict, names: tuple[str, ...]) -> dict[str, pl.DataFrame] | None:
-    """The cached tables, or None when any is missing or belongs to another index."""
-    d = os.path.join(store, _DIR)
+def _read_key(d: str) -> dict:
     try:
-        with open(os.path.join(d, "key.json"), encoding="utf-8") as fh:
-            if fh.read() != _key(meta):
-                return None
-        return {n: pl.read_ipc(os.path.join(d, f"{n}.arrow")) for n in names}
-    except (OSError, pl.exceptions.PolarsError):
+        with open(os.path.join(d, _KEY), encoding="utf-8") as fh:
+            key = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(key, dict) or {k: key.get(k) for k in _head()} != _head():
+        return {}
+    return key
+
+
+def load(version_dir: str | None, names: tuple[str, ...]) -> dict[str, pl.DataFrame] | None:
+    """The cached tables, or None when any is missing, damaged or of another format."""
+    if version_dir is None:
         return None
-
-
-def save(store: str, meta: dict, tables: dict[str, pl.DataFrame]) -> None:
-    """Write tables into the cache (best effort: any OS error leaves no cache, not an error)."""
-    d = os.path.join(store, _DIR)
+    d = os.path.join(version_dir, _DIR)
+    files = _read_key(d).get("files") or {}
+    out = {}
     try:
-        os.makedirs(d, exist_ok=True)
-        key_path = os.path.join(d, "key.json")
-        key = _key(meta)
-        try:
-            with open(key_path, encoding="utf-8") as fh:
-                stale = fh.read() != key
-        except OSError:
-            stale = True
-        if stale:  # drop tables of another index before claiming the key
-            for f in os.listdir(d):
-                os.unlink(os.path.join(d, f))
+        for n in names:
+            want = files.get(n)
+            if not isinstance(want, dict):
+                return None
+            with open(os.path.join(d, f"{n}.arrow"), "rb") as fh:
+                data = fh.read()
+            if len(data) != want.get("size") or file_hash(data) != want.get("sha256"):
+                return None
+            out[n] = pl.read_ipc(io.BytesIO(data))
+    except (OSError, pl.exceptions.PolarsError, ValueError):
+        return None
+    return out
+
+
+def save(version_dir: str | None, tables: dict[str, pl.DataFrame]) -> None:
+    """Write tables into the version's cache (best effort: any OS error leaves no cache)."""
+    if version_dir is None:
+        return
+    d = os.path.join(version_dir, _DIR)
+    try:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(d)  # never makedirs: a version removed meanwhile must stay removed
+        written = {}
         for name, frame in tables.items():
+            buf = io.BytesIO()
+            frame.write_ipc(buf)
+            data = buf.getvalue()
             tmp = os.path.join(d, f".{name}.{os.getpid()}.tmp")
-            frame.write_ipc(tmp)
+            with open(tmp, "wb") as fh:
+                fh.write(data)
             os.replace(tmp, os.path.join(d, f"{name}.arrow"))
+            written[name] = {"size": len(data), "sha256": file_hash(data)}
+        key = _read_key(d)
+        key = {**_head(), "files": {**(key.get("files") or {}), **written}}
         tmp = os.path.join(d, f".key.{os.getpid()}.tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(key)
-        os.replace(tmp, key_path)
-    except OSError:
+            json.dump(key, fh, sort_keys=True)
+        os.replace(tmp, os.path.join(d, _KEY))
+    except (OSError, pl.exceptions.PolarsError):
         return

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ctxframe._core import facts as F
 from ctxframe._core.schema import PRODUCER
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
 from ctxframe._resolve.resolve import resolve
@@ -104,6 +105,46 @@ def _candidates(nodes: pl.DataFrame, refs: pl.DataFrame) -> pl.DataFrame:
     )  # fmt: skip
 
 
+_PY_FACTS = pl.col("language") == "python"
+
+
+def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_changed, moved,
+                   old_nodes):  # fmt: skip
+    """How the changed files' Python edges are made: None (no Python file changed), "keep"
+    (a Python file changed but no fact did — same rows, same lines — and no definition it
+    added or removed is a name any fact reads: every Python edge stands), else (every Python
+    file's facts, every definition): any Python edge anywhere may change."""
+    if not python_changed:
+        return None
+    py = _PY_FACTS & (pl.col("kind").str.starts_with("v.") | (pl.col("kind") == "call"))
+    if _same(old_refs.filter(py), refs.filter(py)) and _unread(refs0, moved) and _same(
+        _class_lines(old_nodes), _class_lines(defs)
+    ):
+        return "keep"
+    facts = pl.concat([refs0.filter(~in_changed & py), refs.lazy().filter(py)])
+    code = ~pl.col("kind").is_in(["file", "module"]) & pl.col("transport").is_null()
+    every = pl.concat([rest_nodes.filter(code).select(defs.columns), defs])
+    return facts, every
+
+
+def _unread(refs0: pl.LazyFrame, labels: list[str]) -> bool:
+    """No Python fact reads any of these names (`scope|name`, `….name`)."""
+    if not labels:
+        return True
+    probes = [f"|{n}" for n in labels] + [f"{F.STEP}.{n}" for n in labels]
+    col = pl.col("name").str.contains_any(probes) | pl.col("receiver").str.contains_any(probes)
+    col = col | pl.col("module").str.contains_any(probes)
+    hit = refs0.filter(_PY_FACTS & col.fill_null(False)).select(pl.len()).collect().item()
+    return hit == 0
+
+
+def _class_lines(nodes: pl.DataFrame) -> pl.DataFrame:
+    """Python classes' first lines (their `extends` edges carry them)."""
+    return nodes.filter((pl.col("kind") == "class") & (pl.col("language") == "python")).select(
+        "id", "line_start"
+    )
+
+
 def _words(names: list[str]) -> str:
     """A regex matching any of `names` as a whole word."""
     return r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b"
@@ -158,6 +199,20 @@ def _moved_readers(
     return pl.concat(parts).sort("path", maintain_order=True)
 
 
+@dataclass
+class _Own:
+    """The changed files' stored rows, found by binary search in the sorted tables."""
+
+    changed: list[str]
+    in_changed: pl.Expr
+    node_spans: list[tuple[int, int]]
+    edge_spans: list[tuple[int, int]]
+    old_nodes: pl.DataFrame
+    old_own: pl.DataFrame  # their own edges
+    old_refs: pl.DataFrame
+    python: bool  # a changed file is Python (its edges come from the repository's value flow)
+
+
 def update(
     prev,
     files: pl.DataFrame,
@@ -174,7 +229,103 @@ def update(
     refs0 = prev.scan("refs")  # read only as far as each question needs
     if not changed:
         return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
-    changed = sorted(changed)
+    own = _own_rows(prev, files, sorted(changed), refs0)
+    if own is None:
+        return None
+    new_nodes = (
+        pl.concat([file_nodes.filter(own.in_changed).cast(defs.schema), defs])
+        .with_columns(producer=pl.lit(PRODUCER))
+        .pipe(lambda n: pl.concat([nodes0.clear(), n], how="diagonal"))
+        .sort("id")
+    )
+    old_files, new_files = prev["files"].filter(own.in_changed), files.filter(own.in_changed)
+    # Same definitions, references and per-file facts (a changed constant or comment, code
+    # whose calls and lines stay put): resolution reads nothing new, so no row changes.
+    facts = ["path", "language", "parse_errors", "skip_reason"]
+    if (
+        own.old_nodes.equals(new_nodes)
+        and own.old_refs.equals(refs)
+        and old_files.select(facts).equals(new_files.select(facts))
+    ):
+        return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
+    shape = pl.col("kind").is_in(_SHAPE_REFS)
+    if not _same(
+        own.old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line")
+    ) or reads_boundaries(pl.concat([own.old_refs, refs])):
+        return None
+    # Definitions added, removed or renamed: other files' references to their names resolve
+    # again, and so do the document sections that mention them.
+    keys = pl.concat(
+        [own.old_nodes.filter(pl.col("kind") != "file").select(_KEY), defs.select(_KEY)]
+    )
+    diff = keys.group_by(_KEY).len().filter(pl.col("len") == 1)
+    moved = sorted(diff["label"].unique().to_list())
+    others = refs.clear()  # other files' references to resolve again
+    if moved:
+        others = _moved_readers(refs0, prev["bedges"], own.in_changed, moved, diff["id"].to_list())
+        if others is None:
+            return None
+    rest_nodes = _without(nodes0, own.node_spans)
+    python = _python_inputs(
+        refs0, refs, own.old_refs, own.in_changed, rest_nodes, defs, own.python, moved,
+        own.old_nodes,
+    )  # fmt: skip
+    keep_py = python == "keep"
+    if keep_py:
+        python = None
+    # Python's edges come from the whole repository's value flow: all made again below when a
+    # Python file's facts changed, else none changes (a new name elsewhere is another family)
+    others = others.filter(~_PY_FACTS)
+    resolved = _resolve_changed(rest_nodes, defs, files, refs, others, gomods, python)
+    stale_py = fresh_py = None
+    if python is not None:  # other files' Python edges as they are now
+        others_py = ~own.in_changed & _py_edge(files)
+        stale_py, fresh_py = edges0.filter(others_py), resolved.filter(others_py)
+        if _same(stale_py.drop("producer"), fresh_py.drop("producer")):
+            stale_py = fresh_py = None
+        resolved = resolved.filter(~others_py)
+    new_edges = _own_edges(own, resolved, nodes0, edges0, files if keep_py else None)
+    if new_edges is None:
+        return None
+    change = [
+        counts(own.old_nodes, own.old_own, old_files).with_columns(-pl.col("n")),
+        counts(new_nodes, new_edges, new_files),
+    ]
+    edges = _without(edges0, own.edge_spans)
+    if others.height:
+        edges = _regrouped(own, edges, others, resolved, new_edges, nodes0, files, change)
+    else:
+        new_edges = new_edges.sort(_EDGE_ORDER, nulls_last=True)
+        edges = None if own.old_own.equals(new_edges) else _splice(edges, "src", new_edges)
+    if stale_py is not None:  # other files' Python edges changed
+        edges = _python_elsewhere(edges0 if edges is None else edges, stale_py, fresh_py, nodes0,
+                                  files, change)  # fmt: skip
+    # A table whose rows the edit left as they were (the references, when a function without
+    # calls was added at the end) is kept as stored: nothing to splice or write.
+    same = {
+        name
+        for name, kept in (
+            ("nodes", own.old_nodes.equals(new_nodes)),
+            ("edges", edges is None),
+            ("refs", own.old_refs.equals(refs)),
+        )
+        if kept
+    }
+    return Delta(
+        nodes0 if "nodes" in same else _splice(rest_nodes, "id", new_nodes),
+        edges0 if edges is None else edges,
+        None
+        if "refs" in same
+        else pl.concat([refs0.filter(~own.in_changed), refs.lazy()]).collect(),
+        pl.concat(change),
+        frozenset(same),
+    )
+
+
+def _own_rows(prev, files: pl.DataFrame, changed: list[str], refs0: pl.LazyFrame) -> _Own | None:
+    """The changed files' stored rows, or None when the fast path cannot vouch for them
+    (declaring languages, unsorted tables, adapter or boundary rows, foreign edges)."""
+    nodes0, edges0 = prev["nodes"], prev["edges"]
     langs = files.filter(pl.col("path").is_in(changed))["language"]
     if langs.null_count() or set(langs.to_list()) & _DECLARING:
         return None
@@ -183,8 +334,6 @@ def update(
     in_changed = pl.col("path").is_in(pl.Series(changed, dtype=pl.String).implode())
     node_spans, edge_spans = _ranges(nodes0["id"], changed), _ranges(edges0["src"], changed)
     old_nodes, old_own = _rows(nodes0, node_spans), _rows(edges0, edge_spans)
-    old_refs = refs0.filter(in_changed).collect()
-    shape = pl.col("kind").is_in(_SHAPE_REFS)
     if (
         nodes0.select((pl.col("producer") != PRODUCER).any()).item()  # adapters, dialled
         or nodes0.select(in_changed.sum()).item() != old_nodes.height
@@ -194,44 +343,57 @@ def update(
         or old_nodes.select(pl.col("transport").is_not_null().any()).item()  # boundaries
     ):
         return None
-    new_nodes = (
-        pl.concat([file_nodes.filter(in_changed).cast(defs.schema), defs])
-        .with_columns(producer=pl.lit(PRODUCER))
-        .pipe(lambda n: pl.concat([nodes0.clear(), n], how="diagonal"))
-        .sort("id")
-    )
-    old_files, new_files = prev["files"].filter(in_changed), files.filter(in_changed)
-    # Same definitions, references and per-file facts (a changed constant or comment, code
-    # whose calls and lines stay put): resolution reads nothing new, so no row changes.
-    facts = ["path", "language", "parse_errors", "skip_reason"]
-    if (
-        old_nodes.equals(new_nodes)
-        and old_refs.equals(refs)
-        and old_files.select(facts).equals(new_files.select(facts))
-    ):
-        return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
-    if not _same(
-        old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line")
-    ) or reads_boundaries(pl.concat([old_refs, refs])):
-        return None
-    # Definitions added, removed or renamed: other files' references to their names resolve
-    # again, and so do the document sections that mention them.
-    keys = pl.concat([old_nodes.filter(pl.col("kind") != "file").select(_KEY), defs.select(_KEY)])
-    diff = keys.group_by(_KEY).len().filter(pl.col("len") == 1)
-    moved = sorted(diff["label"].unique().to_list())
-    others = refs.clear()  # other files' references to resolve again
-    if moved:
-        others = _moved_readers(refs0, prev["bedges"], in_changed, moved, diff["id"].to_list())
-        if others is None:
-            return None
-    rest_nodes = _without(nodes0, node_spans)
+    old_refs = refs0.filter(in_changed).collect()
+    python = "python" in set(langs.to_list())
+    return _Own(changed, in_changed, node_spans, edge_spans, old_nodes, old_own, old_refs, python)
+
+
+def _resolve_changed(rest_nodes, defs, files, refs, others, gomods, python) -> pl.DataFrame:
+    """The changed files' references and the other readers', resolved against the
+    definitions they could name; with `python` (every Python fact, every definition), every
+    Python call of the repository again."""
     reading = pl.concat([refs, others])
-    targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
-    resolved = resolve(targets, files, reading, gomods)[0].collect()
-    new_edges = resolved.filter(in_changed)
-    # A file's own path is a known edge end only while some edge starts there (see merge).
-    starts = pl.col("src").is_in(pl.Series(changed, dtype=pl.String).implode())
-    if old_own.select(starts.any()).item() != new_edges.select(starts.any()).item():
+    if python is None:
+        targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
+    else:  # every Python call resolves again, by name too: every definition is a target
+        targets = python[1].select(defs.columns)
+    return resolve(targets, files, reading, gomods, python=python or False)[0].collect()
+
+
+def _py_edge(files: pl.DataFrame) -> pl.Expr:
+    """Edges whose resolution the Python value flow makes (calls and bases in Python files)."""
+    return pl.col("kind").is_in(["calls", "extends"]) & pl.col("path").is_in(
+        files.filter(pl.col("language") == "python")["path"].implode()
+    )
+
+
+def _python_elsewhere(edges, stale_py, fresh_py, nodes0, files, change: list) -> pl.DataFrame:
+    """The edge table with other files' Python edges replaced by the fresh ones; `change` gets
+    their coverage counts."""
+    paths = fresh_py["path"].append(stale_py["path"]).implode()
+    py_files = files.filter(pl.col("path").is_in(paths))
+    change += [
+        counts(nodes0.clear(), stale_py, py_files).with_columns(-pl.col("n")),
+        counts(nodes0.clear(), fresh_py, py_files),
+    ]
+    return pl.concat(
+        [
+            edges.join(stale_py, on=edges.columns, how="anti", nulls_equal=True),
+            fresh_py.select(edges.columns),
+        ]
+    ).sort(_EDGE_ORDER, nulls_last=True)
+
+
+def _own_edges(own: _Own, resolved, nodes0, edges0, keep_py_of=None) -> pl.DataFrame | None:
+    """The changed files' own new edges (with their `uses`), or None when a file's own path
+    would start or stop being an edge end (see merge). `keep_py_of` (the files table): the
+    changed files' Python edges stay as they were (no Python fact changed)."""
+    new_edges = resolved.filter(own.in_changed)
+    if keep_py_of is not None:
+        kept_py = own.old_own.filter(_py_edge(keep_py_of))
+        new_edges = pl.concat([new_edges, kept_py.select(new_edges.columns)])
+    starts = pl.col("src").is_in(pl.Series(own.changed, dtype=pl.String).implode())
+    if own.old_own.select(starts.any()).item() != new_edges.select(starts.any()).item():
         return None
     uses = (
         uses_edges(new_edges.filter(pl.col("kind") == "imports"), nodes0.filter(kind="dep"))
@@ -239,53 +401,31 @@ def update(
         .unique(["src", "dst", "kind", "name"], keep="first", maintain_order=True)
         .with_columns(producer=pl.lit(PRODUCER))
     )
-    new_edges = pl.concat([new_edges, uses.select(new_edges.columns)]).select(edges0.columns)
-    change = [
-        counts(old_nodes, old_own, old_files).with_columns(-pl.col("n")),
-        counts(new_nodes, new_edges, new_files),
+    return pl.concat([new_edges, uses.select(new_edges.columns)]).select(edges0.columns)
+
+
+def _regrouped(own: _Own, edges, others, resolved, new_edges, nodes0, files, change: list):
+    """The edge table when other files' edge groups were resolved again: those groups
+    replaced (they sit anywhere in the table, so it is sorted again); `change` gets their
+    coverage counts."""
+    in_changed = own.in_changed
+    kind = pl.col("kind").replace({"call": "calls", "mention": "mentions"})
+    group = others.select("src", "name", kind=kind).filter(pl.col("kind") != "import")
+    group = group.filter(pl.col("kind") != "mentions").unique()
+    sections = others.filter(pl.col("kind") == "mention")["src"].unique().implode()
+    in_sections = (pl.col("kind") == "mentions") & pl.col("src").is_in(sections)
+    stale = edges.join(group, on=["src", "kind", "name"], how="semi")
+    fresh = resolved.filter(~in_changed).join(group, on=["src", "kind", "name"], how="semi")
+    other_files = files.filter(pl.col("path").is_in(fresh["path"].append(stale["path"]).implode()))
+    change += [
+        counts(nodes0.clear(), stale, other_files).with_columns(-pl.col("n")),
+        counts(nodes0.clear(), fresh, other_files),
     ]
-    edges = _without(edges0, edge_spans)
-    if others.height:  # other files' regrouped edges sit anywhere in the table: sort it again
-        kind = pl.col("kind").replace({"call": "calls", "mention": "mentions"})
-        group = others.select("src", "name", kind=kind).filter(pl.col("kind") != "import")
-        group = group.filter(pl.col("kind") != "mentions").unique()
-        sections = others.filter(pl.col("kind") == "mention")["src"].unique().implode()
-        in_sections = (pl.col("kind") == "mentions") & pl.col("src").is_in(sections)
-        stale = edges.join(group, on=["src", "kind", "name"], how="semi")
-        fresh = resolved.filter(~in_changed).join(group, on=["src", "kind", "name"], how="semi")
-        other_files = files.filter(
-            pl.col("path").is_in(fresh["path"].append(stale["path"]).implode())
-        )
-        change += [
-            counts(nodes0.clear(), stale, other_files).with_columns(-pl.col("n")),
-            counts(nodes0.clear(), fresh, other_files),
+    return pl.concat(
+        [
+            edges.join(group, on=["src", "kind", "name"], how="anti").filter(~in_sections),
+            fresh.select(edges.columns),
+            resolved.filter(~in_changed & in_sections).select(edges.columns),
+            new_edges,
         ]
-        edges = pl.concat(
-            [
-                edges.join(group, on=["src", "kind", "name"], how="anti").filter(~in_sections),
-                fresh.select(edges.columns),
-                resolved.filter(~in_changed & in_sections).select(edges.columns),
-                new_edges,
-            ]
-        ).sort(_EDGE_ORDER, nulls_last=True)
-    else:
-        new_edges = new_edges.sort(_EDGE_ORDER, nulls_last=True)
-        edges = None if old_own.equals(new_edges) else _splice(edges, "src", new_edges)
-    # A table whose rows the edit left as they were (the references, when a function without
-    # calls was added at the end) is kept as stored: nothing to splice or write.
-    same = {
-        name
-        for name, kept in (
-            ("nodes", old_nodes.equals(new_nodes)),
-            ("edges", edges is None),
-            ("refs", old_refs.equals(refs)),
-        )
-        if kept
-    }
-    return Delta(
-        nodes0 if "nodes" in same else _splice(rest_nodes, "id", new_nodes),
-        edges0 if edges is None else edges,
-        None if "refs" in same else pl.concat([refs0.filter(~in_changed), refs.lazy()]).collect(),
-        pl.concat(change),
-        frozenset(same),
-    )
+    ).sort(_EDGE_ORDER, nulls_last=True)

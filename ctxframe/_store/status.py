@@ -10,6 +10,7 @@ import polars as pl
 
 from ctxframe._core.config import load_config
 from ctxframe._ingest.walk import walk
+from ctxframe._render.html import render
 from ctxframe._store import tables as _store
 from ctxframe._store.build import git_head
 
@@ -32,20 +33,36 @@ class Status:
         return not (self.added or self.modified or self.deleted) and self.head == self.indexed_head
 
     def to_dict(self) -> dict:
-        return {**self.__dict__, "fresh": self.fresh}
+        return {"verb": "status", "status": "ok", **self.__dict__, "fresh": self.fresh}
+
+    def _summary(self) -> str:
+        at = f" at {self.head[:10]}" if self.head else " (not a git repository)"
+        if self.fresh:
+            return f"indexed {self.indexed_at}{at}, no changes"
+        moved = (
+            f" · HEAD moved {str(self.indexed_head)[:10]} → {str(self.head)[:10]}"
+            if self.head != self.indexed_head
+            else ""
+        )
+        return (
+            f"indexed {self.indexed_at}{moved} · {len(self.added)} added, "
+            f"{len(self.modified)} modified, {len(self.deleted)} deleted — run `ctxframe index`"
+        )
+
+    def _repr_html_(self) -> str:
+        changes = [
+            (tag, p)
+            for tag, paths in (("A", self.added), ("M", self.modified), ("D", self.deleted))
+            for p in paths
+        ]
+        return render(
+            "status", fresh=self.fresh, root=self.root, summary=self._summary(), changes=changes
+        )
 
     def __str__(self) -> str:
-        head = (
-            ""
-            if self.head == self.indexed_head
-            else (f" · HEAD moved {str(self.indexed_head)[:10]} → {str(self.head)[:10]}")
-        )
         if self.fresh:
-            return f"fresh: indexed {self.indexed_at} at {str(self.head)[:10]}, no changes"
-        lines = [
-            f"stale: indexed {self.indexed_at}{head} · {len(self.added)} added, "
-            f"{len(self.modified)} modified, {len(self.deleted)} deleted — run `ctxframe index`"
-        ]
+            return f"fresh: {self._summary()}"
+        lines = [f"stale: {self._summary()}"]
         for tag, paths in (("A", self.added), ("M", self.modified), ("D", self.deleted)):
             lines += [f"  {tag} {p}" for p in paths[:50]]
             if len(paths) > 50:
@@ -57,20 +74,27 @@ def status(path: str, store: str | None = None) -> Status:
     """Compare the store with the working tree: stat first, then content hash, as git does."""
     root = os.path.realpath(path)
     store = os.path.abspath(store) if store else _store.default_store(root)
-    meta = _store.read_meta(store)
-    stored = _store.read_table(store, "files").filter(pl.col("hash").is_not_null())
+    snap = _store.Snapshot(store)
+    snap.verify_all()  # a damaged store is not fresh: StoreCorrupt names the fix
+    meta = snap.meta
+    all_stored = snap.read("files")
+    stored = all_stored.filter(pl.col("hash").is_not_null())
     exclude = list(load_config(root).exclude)
     rel_store = os.path.relpath(store, root)
     if not rel_store.startswith(".."):
         exclude.append(f"/{rel_store}/")
+    walked = walk(root, exclude)
     now = pl.DataFrame(
-        walk(root, exclude).files,
+        walked.files,
         schema={"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64},
         orient="row",
     )
-    all_stored = _store.read_table(store, "files").select("path")
+    # what the walk skipped (symlinks, unreadable directories) is there, not deleted
+    seen = pl.concat([now.select("path"), pl.DataFrame({"path": [p for p, _ in walked.skipped]},
+                                                       schema={"path": pl.String})])  # fmt: skip
+    all_stored = all_stored.select("path")
     added = now.join(all_stored, on="path", how="anti")["path"].to_list()
-    deleted = all_stored.join(now, on="path", how="anti")["path"].to_list()
+    deleted = all_stored.join(seen, on="path", how="anti")["path"].to_list()
     both = now.join(stored, on="path", how="inner", suffix="_old")
     touched = both.filter(
         (pl.col("size") != pl.col("size_old")) | (pl.col("mtime_ns") != pl.col("mtime_ns_old"))

@@ -1,6 +1,56 @@
 // ctxframe serve: search -> hits -> card + neighbourhood picture; hubs; boundaries.
 // Talks only to this server's /api/ (the verbs' JSON); builds the DOM with textContent only.
 "use strict";
+// -- shared with the notebook pictures (ctxframe/_render/templates/focus.js; a test keeps them equal)
+// Frame a vis-network picture around its focus node(s): once the layout settles (or at once
+// when every node has its place), and again whenever the frame changes size, every node is
+// inside the frame and the focus is in the middle. `done` is called after each framing.
+function ctxframeFocus(net, centre, done) {
+  function frame() {
+    var box = net.body.container;
+    var w = box.clientWidth, h = box.clientHeight;
+    if (w < 20 || h < 20) return;  // not laid out yet (a hidden tab); the resize comes later
+    var pos = net.getPositions();
+    var ids = Object.keys(pos);
+    if (!ids.length) return;
+    var focus = centre.filter(function (id) { return pos[id]; });
+    if (!focus.length) focus = ids;
+    var cx = 0, cy = 0;
+    focus.forEach(function (id) { cx += pos[id].x; cy += pos[id].y; });
+    cx /= focus.length; cy /= focus.length;
+    var dx = 1, dy = 1;
+    ids.forEach(function (id) {
+      var b = net.getBoundingBox(id);
+      if (!b) return;
+      dx = Math.max(dx, Math.abs(b.left - cx), Math.abs(b.right - cx));
+      dy = Math.max(dy, Math.abs(b.top - cy), Math.abs(b.bottom - cy));
+    });
+    var scale = Math.min((w / 2 - 12) / dx, (h / 2 - 12) / dy, 1.25);
+    net.moveTo({ position: { x: cx, y: cy }, scale: scale });
+    box.setAttribute("data-framed", "1");
+    if (done) done();
+  }
+  if (net.physics.options.enabled === false) {
+    net.once("afterDrawing", function () { setTimeout(frame, 0); });
+  } else {
+    net.once("stabilizationIterationsDone", function () {
+      net.setOptions({ physics: false });
+      frame();
+    });
+  }
+  net.on("resize", function () { setTimeout(frame, 0); });
+  if (window.ResizeObserver) {  // shown after being hidden (a tab, a scrolled-away cell)
+    var watch = new ResizeObserver(function () {
+      if (!net.canvas || !net.body) { watch.disconnect(); return; }  // destroyed meanwhile
+      net.canvas.setSize();
+      frame();
+    });
+    watch.observe(net.body.container);
+  }
+  net.ctxframeFrame = frame;
+  return frame;
+}
+// -- end of shared part
 (function () {
   var style = null;
   var network = null;
@@ -63,7 +113,7 @@
     $("status").textContent = "searching…";
     api("query", { q: q, rule: $("rule").value, limit: 20 }).then(function (res) {
       if (q !== current.query) return;  // a newer query is on its way
-      if (res.error) { $("status").textContent = res.error; return; }
+      if (res.error) { $("status").textContent = typeof res.error === "string" ? res.error : res.error.message; return; }
       showHits(res);
     });
   }
@@ -108,8 +158,13 @@
   function showCard(c) {
     var box = $("card");
     box.textContent = "";
-    if (c.status !== "found") {
-      box.appendChild(el("p", { text: c.status === "ambiguous" ? "several symbols match" : "not found: " + c.name }));
+    if (c.status !== "ok") {
+      box.appendChild(el("p", { text: c.error ? c.error.message : c.status }));
+      (c.error ? c.error.candidates : []).forEach(function (n) {
+        var p = el("p", { cls: "pick" }, [el("b", { text: n.qualname || n.label || n.id }), " ", badge(n.kind), " ", where(n)]);
+        p.addEventListener("click", function () { select(n.id); });
+        box.appendChild(p);
+      });
       return;
     }
     var n = c.node;
@@ -152,12 +207,7 @@
     network = new vis.Network(box, data, nb.vis.options);
     box.setAttribute("data-nodes", String(nb.vis.nodes.length));
     box.setAttribute("data-state", "drawing");
-    network.once("stabilizationIterationsDone", function () {
-      network.setOptions({ physics: false });
-      network.fit();
-      if (network.getScale() < 0.75) network.moveTo({ scale: 0.75 });
-      box.setAttribute("data-state", "drawn");
-    });
+    ctxframeFocus(network, nb.centre, function () { box.setAttribute("data-state", "drawn"); });
     network.on("doubleClick", function (p) {
       if (p.nodes.length && String(p.nodes[0]).indexOf("more:") !== 0) select(p.nodes[0]);
     });
@@ -167,7 +217,15 @@
   // -- hubs and boundaries -------------------------------------------------------------------------
   function pickRow(cells, id) {
     var tr = el("tr", { cls: "pick" }, cells);
-    tr.addEventListener("click", function () { showTab("search"); select(id); });
+    tr.addEventListener("click", function () {
+      // the hits of an earlier search no longer belong to what is shown: clear them
+      current.query = "";
+      $("q").value = "";
+      $("hits").textContent = "";
+      $("status").textContent = "picked from " + (tr.closest("[id^=tab-]") || { id: "tab-hubs" }).id.slice(4) + ": " + id;
+      showTab("search");
+      select(id);
+    });
     return tr;
   }
 
@@ -195,7 +253,7 @@
   function showBoundaries(b) {
     var box = $("tab-boundaries");
     box.textContent = "";
-    if (b.status === "not-indexed") { box.appendChild(el("p", { cls: "muted", text: b.message })); return; }
+    if (b.status !== "ok") { box.appendChild(el("p", { cls: "muted", text: b.error ? b.error.message : b.status })); return; }
     // Any boundaries result: each list of records becomes a table.
     Object.keys(b).forEach(function (key) {
       var v = b[key];

@@ -1,0 +1,35 @@
+"""Arguments as users give them: text made valid UTF-8 (a lone surrogate, or bytes that are not
+UTF-8 on a command line, become U+FFFD), anything else refused with one line."""
+
+from __future__ import annotations
+
+from ctxframe._core.errors import BadInput
+
+
+def clean_text(value: object, what: str = "text") -> str:
+    """`value` as valid UTF-8 text; BadInput (one line, with the fix) when it is not text."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if not isinstance(value, str):
+        raise BadInput(f"{what} must be text, not {type(value).__name__}: pass a string")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:  # a command line's undecodable bytes, or lone surrogates
+        try:
+            raw = value.encode("utf-8", "surrogateescape")  # the bytes the shell passed
+        except UnicodeEncodeError:
+            raw = value.encode("utf-8", "surrogatepass")
+        value = raw.decode("utf-8", "replace")
+    return value.replace("\0", "\ufffd")
+
+
+def clean_int(value: object, what: str, lo: int, hi: int) -> int:
+    """`value` as an int within [lo, hi]; BadInput otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            value = int(value)  # type: ignore[call-overload]
+        except (TypeError, ValueError, OverflowError):
+            raise BadInput(f"{what} must be a whole number, not {value!r}") from None
+    if not lo <= value <= hi:
+        raise BadInput(f"{what} must be between {lo} and {hi}, not {value}")
+    return value
