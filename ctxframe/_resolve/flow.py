@@ -596,6 +596,10 @@ class _Solver:
             )
             if step.is_empty():
                 break
+            # one path per (class, ancestor) at each depth, the last in depth-first order: its
+            # extensions come after every other's, so the MRO is the same, and a class whose
+            # base expressions hold several classes no longer multiplies paths at every level
+            step = step.sort("key").unique(["cls", "anc"], keep="last")
             paths = pl.concat([paths, step])
             frontier = step
         mro = (
