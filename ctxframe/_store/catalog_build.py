@@ -1,0 +1,228 @@
+"""Build a catalog from its view: the cross-repository links, and the catalog's own store.
+
+The store (`DIR/graph/`) is an ordinary versioned store (ctxframe._store.tables): every
+repository's nodes, edges and files with ids and paths prefixed `<name>/`, the links as edges
+(producer `ctxframe.catalog`) and a token table over all of them, so `query` weighs a word by
+how rare it is in the whole catalog. Each table is one streaming query over the view's Parquet
+files: the builder never holds a repository's tables in Python objects, and a reader of the old
+version keeps it until the new one is swapped in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import time
+from datetime import UTC, datetime
+
+import polars as pl
+
+from ctxframe._core.schema import EDGES, FILES, NODES
+from ctxframe._rank.tokens import tokens_lazy
+from ctxframe._resolve.links import HTTP_CALLS, PRODUCER, links
+from ctxframe._store import catalog as _cat
+from ctxframe._store import tables as _tables
+
+_BOUNDARY_EDGES = ["reads", "sets", "declares", "routes"]
+_EDGE_ORDER = ["src", "kind", "line", "dst", "name"]
+
+
+def indexed(state: _cat.State) -> list[str]:
+    """The repositories with a complete view partition, in the order their prefixed ids sort."""
+    names = [
+        n
+        for n in state.repos
+        if all(
+            os.path.isfile(os.path.join(_cat.view_dir(state.directory, t, n), _cat.PART))
+            for t in (*_cat.VIEW_TABLES, _cat.HTTP_CALLS)
+        )
+    ]
+    return sorted(names, key=lambda n: n + "/")
+
+
+def scan(directory: str, table: str, names: list[str]) -> pl.LazyFrame:
+    """One view table of these repositories (every file of each partition), with `repo`."""
+    frames = []
+    for n in names:
+        folder = _cat.view_dir(directory, table, n)
+        files = sorted(f for f in os.listdir(folder) if f.endswith(".parquet"))
+        frames.append(
+            pl.scan_parquet([os.path.join(folder, f) for f in files]).with_columns(
+                repo=pl.lit(n, pl.String)
+            )
+        )
+    if not frames:
+        schema = {"nodes": NODES, "edges": EDGES, "files": FILES}.get(table, HTTP_CALLS)
+        return pl.LazyFrame(schema={**schema, "repo": pl.String})
+    return pl.concat(frames, how="vertical")
+
+
+def derive_links(directory: str, names: list[str]) -> pl.DataFrame:
+    """The links between these repositories (ctxframe._resolve.links)."""
+    nodes = (
+        scan(directory, "nodes", names)
+        .filter(pl.col("transport").is_not_null())
+        .select("repo", "id", "kind", "label", "path", "line_start")
+    )
+    edges = (
+        scan(directory, "edges", names)
+        .filter(pl.col("kind").is_in(_BOUNDARY_EDGES))
+        .select("repo", "src", "dst", "kind", "name", "path", "line")
+    )
+    calls = scan(directory, _cat.HTTP_CALLS, names)
+    nodes, edges, calls = pl.collect_all([nodes, edges, calls])
+    return links(nodes, edges, calls)
+
+
+def _prefix(col: str, repo: str = "repo") -> pl.Expr:
+    return pl.when(pl.col(col).is_not_null()).then(
+        pl.concat_str(pl.col(repo), pl.lit("/"), pl.col(col))
+    )
+
+
+def catalog_nodes(directory: str, names: list[str]) -> pl.LazyFrame:
+    return (
+        scan(directory, "nodes", names)
+        .with_columns(
+            qualname=pl.when(pl.col("kind") == "file")
+            .then(_prefix("qualname"))
+            .otherwise("qualname"),
+            # a boundary's name means little without its repository (every one has a
+            # `GET /healthz`): `payments: POST /refunds/{order_id}`
+            label=pl.when(pl.col("transport").is_not_null())
+            .then(pl.concat_str("repo", pl.lit(": "), "label"))
+            .otherwise("label"),
+            id=_prefix("id"),
+            parent=_prefix("parent"),
+            path=_prefix("path"),
+        )
+        .select(NODES.names())
+        .cast(NODES)
+        .sort("id")
+    )
+
+
+def catalog_edges(directory: str, names: list[str], found: pl.DataFrame) -> pl.LazyFrame:
+    own = scan(directory, "edges", names).with_columns(
+        src=_prefix("src"), dst=_prefix("dst"), path=_prefix("path")
+    )
+    cross = found.lazy().with_columns(
+        src=_prefix("src"),
+        dst=_prefix("dst", "dst_repo"),
+        path=_prefix("path"),
+        producer=pl.lit(PRODUCER),
+    )
+    return (
+        pl.concat([own.select(EDGES.names()), cross.select(EDGES.names())])
+        .cast(EDGES)
+        .sort(_EDGE_ORDER, nulls_last=True)
+    )
+
+
+def catalog_files(directory: str, names: list[str]) -> pl.LazyFrame:
+    return (
+        scan(directory, "files", names)
+        .with_columns(path=_prefix("path"))
+        .select(FILES.names())
+        .cast(FILES)
+        .sort("path")
+    )
+
+
+def build(state: _cat.State) -> dict:
+    """Derive the links, write `DIR/links.parquet` and a new version of the catalog's store,
+    point `DIR/src/<name>` at each repository, and drop what removed repositories left.
+    Returns what it did (also kept in `state.built`); the caller saves the state."""
+    from ctxframe._core.version import __version__
+    from ctxframe._store.lock import writer_lock
+
+    t0 = time.perf_counter()
+    directory = state.directory
+    _drop_removed(state)
+    names = indexed(state)
+    found = derive_links(directory, names)
+    t1 = time.perf_counter()
+    _cat.put_file(
+        lambda tmp: found.with_columns(producer=pl.lit(PRODUCER)).write_parquet(
+            tmp, statistics=False
+        ),
+        os.path.join(directory, _cat.LINKS),
+    )
+    src = _link_sources(state, names)
+    store = _cat.graph_dir(directory)
+    with writer_lock(store), _tables.Staging(store) as staged:
+        staged.sink("nodes", catalog_nodes(directory, names))
+        nodes_file = os.path.join(staged.tmp, _tables.part_name("nodes"))
+        staged.sink("edges", catalog_edges(directory, names, found))
+        staged.sink("files", catalog_files(directory, names))
+        staged.sink(
+            "tokens",
+            tokens_lazy(pl.scan_parquet(nodes_file).select("id", "label", "path")),  # type: ignore[arg-type]
+        )
+        counts = {
+            name: pl.scan_parquet(os.path.join(staged.tmp, _tables.part_name(name)))
+            .select(pl.len())
+            .collect()
+            .item()
+            for name in ("files", "nodes", "edges")
+        }
+        by_rule = dict(found.group_by("rule").len().sort("rule").iter_rows())
+        built = {
+            "at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "repos": names,
+            "links": found.height,
+            "links_by_rule": by_rule,
+            "counts": counts,
+            "links_seconds": round(t1 - t0, 4),
+        }
+        meta = {
+            "ctxframe_version": __version__,
+            "root": src,
+            "git_head": None,
+            "indexed_at": built["at"],
+            "counts": counts,
+            "coverage_counts": [],
+            "catalog": {"directory": directory, **built},
+        }
+        built["version"] = staged.commit(meta)
+    built["seconds"] = round(time.perf_counter() - t0, 4)
+    state.built = built
+    return built
+
+
+def _link_sources(state: _cat.State, names: list[str]) -> str:
+    """`DIR/src/<name>` → each repository, so the catalog graph quotes source like any graph."""
+    src = _cat.src_dir(state.directory)
+    os.makedirs(src, exist_ok=True)
+    for n in names:
+        link = os.path.join(src, n)
+        target = state.repos[n].path
+        with contextlib.suppress(OSError):
+            if os.path.islink(link) and os.readlink(link) == target:
+                continue
+        tmp = os.path.join(src, f".{n}.{os.getpid()}.tmp")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        try:
+            os.symlink(target, tmp)
+            os.replace(tmp, link)
+        except OSError:  # no symlinks here: the graph works, without quoting source
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+    return src
+
+
+def _drop_removed(state: _cat.State) -> None:
+    """View partitions and source links of repositories no longer in the catalog."""
+    directory = state.directory
+    for table in (*_cat.VIEW_TABLES, _cat.HTTP_CALLS):
+        folder = os.path.join(directory, table)
+        for entry in os.listdir(folder) if os.path.isdir(folder) else []:
+            if entry.startswith("repo=") and entry[5:] not in state.repos:
+                shutil.rmtree(os.path.join(folder, entry), ignore_errors=True)
+    src = _cat.src_dir(directory)
+    for entry in os.listdir(src) if os.path.isdir(src) else []:
+        if not entry.startswith(".") and entry not in state.repos:
+            with contextlib.suppress(OSError):
+                os.unlink(os.path.join(src, entry))
