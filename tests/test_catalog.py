@@ -349,3 +349,21 @@ def test_cli_add_index_list_and_verbs(tmp_path, capsys):
     assert main(["query", "receipt", "--repo", str(directory), "--json", "--limit", "3"]) == 0
     hits = json.loads(capsys.readouterr().out)["hits"]
     assert all("/" in h["id"] for h in hits)
+
+
+def test_a_process_pool_gives_the_same_catalog(tmp_path):
+    _repos, directory = _make(tmp_path)
+    report = cf.catalog(str(directory)).index(jobs=2)
+    assert report.ok and report.executor == "local"
+    assert _found(directory) == _expected()
+    assert len({r["pid"] for r in report.results} - {os.getpid()}) >= 1
+
+
+def test_the_dask_executor_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    import sys
+
+    _repos, directory = _make(tmp_path)
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    args = ["catalog", "index", "--executor", "dask://local", "--catalog", str(directory)]
+    assert main(args) == 2
+    assert "pip install 'ctxframe[dask]'" in capsys.readouterr().err
