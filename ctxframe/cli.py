@@ -181,6 +181,7 @@ def _catalog_parsers(sub) -> None:
     c = csub.add_parser("list", help="the repositories and what their last index did")
     common(c)
     c = csub.add_parser("index", help="index every repository, then the links and the graph")
+    c.add_argument("only", nargs="*", metavar="NAME", help="only these repositories (default: all)")
     c.add_argument("--jobs", type=int, default=1, help="repositories at once (default 1)")
     c.add_argument(
         "--executor",
@@ -459,7 +460,7 @@ def _cmd_catalog(a) -> int:
     cat = Catalog(a.catalog)
     action = a.catalog_command
     if action == "index":
-        report = cat.index(jobs=a.jobs, executor=a.executor)
+        report = cat.index(jobs=a.jobs, executor=a.executor, only=a.only or None)
         _emit(report, a.json)
         return 0 if report.ok else 1
     if action == "add":

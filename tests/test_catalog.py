@@ -222,9 +222,9 @@ def test_second_index_changes_nothing_then_one_edit_refreshes_one_repository(tmp
         + '\n\n@app.delete("/refunds/<order_id>")\ndef cancel_refund(order_id):\n'
         + '    return jsonify(ok=True)\n'
     )
-    third = cat.index()
+    third = cat.index(only=["payments"])
     assert third.rebuilt
-    assert {r["name"] for r in third.results if r["changed"]} == {"payments"}
+    assert [(r["name"], r["changed"]) for r in third.results] == [("payments", True)]
     new = _found(directory) - _expected()
     assert new == {("http-route", "web/server/paymentsClient.js::cancelRefund",
                     "payments/route:DELETE /refunds/{order_id}", "calls", "EXTRACTED")}  # fmt: skip
@@ -300,6 +300,7 @@ def test_a_store_kept_at_a_url(tmp_path):
         (["remove", "nope"], "no repository named 'nope'"),
         (["index", "--executor", "ray://x"], "unknown executor 'ray://x'"),
         (["index", "--jobs", "0"], "jobs must be a whole number"),
+        (["index", "web", "nope"], "no repository named 'nope'"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path, capsys, args, message):

@@ -95,10 +95,15 @@ class Catalog:
         return self
 
     def index(
-        self, jobs: int = 1, executor: str | None = None, processes: int | None = None
+        self,
+        jobs: int = 1,
+        executor: str | None = None,
+        processes: int | None = None,
+        only: list[str] | None = None,
     ) -> CatalogReport:
-        """Index every repository (incrementally) and rebuild the catalog's links and graph
-        when anything changed (see the module docstring for `jobs` and `executor`)."""
+        """Index every repository (incrementally; `only` these names, when given) and rebuild
+        the catalog's links and graph when anything changed (see the module docstring for
+        `jobs` and `executor`)."""
         if not isinstance(jobs, int) or jobs < 1:
             raise BadInput(f"jobs must be a whole number of at least 1, not {jobs!r}")
         executor = executor or "local"
@@ -107,7 +112,7 @@ class Catalog:
             processes = 1  # the parallelism is across repositories
         try:
             return index_catalog(
-                self.directory, mapper=mapper, executor=executor, processes=processes
+                self.directory, mapper=mapper, executor=executor, processes=processes, only=only
             )
         finally:
             cleanup()

@@ -95,10 +95,12 @@ def index_catalog(
     mapper: Mapper = sequential,
     executor: str = "local",
     processes: int | None = None,
+    only: list[str] | None = None,
 ) -> CatalogReport:
-    """Index every repository of the catalog at `directory` (each incrementally), then derive
-    the links and write the catalog's store when anything changed. A repository that fails
-    keeps its previous partition (if any) and is reported; the others are built."""
+    """Index every repository of the catalog at `directory` (each incrementally; with `only`,
+    just those: the others keep their partitions), then derive the links and write the
+    catalog's store when anything changed. A repository that fails keeps its previous
+    partition (if any) and is reported; the others are built."""
     from ctxframe._store.lock import writer_lock
 
     t0 = time.perf_counter()
@@ -109,7 +111,11 @@ def index_catalog(
                 f"the catalog at {state.directory} has no repositories: "
                 f"run `ctxframe catalog add PATH --catalog {state.directory}`"
             )
-        specs = [spec_of(state, state.repos[n], processes) for n in sorted(state.repos)]
+        unknown = sorted(set(only or ()) - set(state.repos))
+        if unknown:
+            raise BadInput(f"no repository named {unknown[0]!r} in the catalog at {directory}")
+        names = sorted(only or state.repos)
+        specs = [spec_of(state, state.repos[n], processes) for n in names]
         report = CatalogReport(state.directory, executor)
         for res in mapper(index_repo, specs):
             report.results.append(res)
