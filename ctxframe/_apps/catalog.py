@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from ctxframe._core.errors import BadInput, CtxframeError
-from ctxframe._graph.catalog import CatalogGraph
 from ctxframe._store import catalog as _cat
 from ctxframe._store.catalog_run import CatalogReport, index_catalog, sequential
+
+if TYPE_CHECKING:
+    from ctxframe._graph.catalog import CatalogGraph
 
 _DASK_HINT = "pip install 'ctxframe[dask]'"
 
@@ -119,6 +122,8 @@ class Catalog:
 
     def open(self) -> CatalogGraph:
         """The graph over every repository (`cf.open_catalog`)."""
+        from ctxframe._graph.catalog import CatalogGraph
+
         return CatalogGraph(self.directory)
 
     @property

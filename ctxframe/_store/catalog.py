@@ -5,8 +5,8 @@
     DIR/nodes/repo=<name>/*.parquet    the Hive-partitioned view: each repository's contract
     DIR/edges/repo=<name>/*.parquet    tables as its store holds them (`part-0.parquet`, a hard
     DIR/files/repo=<name>/*.parquet    link to the store's current version when the disk allows)
-                                       plus the rows the catalog adds (`catalog.parquet`: the
-                                       packages a repository builds)
+                                       plus the nodes the catalog adds (`nodes/…/catalog.parquet`:
+                                       the packages a repository builds)
     DIR/http_calls/repo=<name>/…       every outbound HTTP call: method, URL template, host
     DIR/links.parquet                  the cross-repository links (`repo`, `dst_repo`, `rule`)
     DIR/graph/                         the catalog's own store: every repository's tables with
@@ -37,7 +37,7 @@ VIEW_TABLES = ("nodes", "edges", "files")
 HTTP_CALLS = "http_calls"
 LINKS = "links.parquet"
 PART = "part-0.parquet"  # a repository's own table (from its store)
-EXTRA = "catalog.parquet"  # the rows the catalog adds to a repository's table
+EXTRA = "catalog.parquet"  # the nodes the catalog adds to a repository's partition
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 

@@ -42,20 +42,20 @@ def indexed(state: _cat.State) -> list[str]:
 
 
 def scan(directory: str, table: str, names: list[str]) -> pl.LazyFrame:
-    """One view table of these repositories (every file of each partition), with `repo`."""
-    frames = []
+    """One view table of these repositories (every file of each partition), with `repo`: one
+    scan over every file (a scan per repository costs several times as much to plan)."""
+    files = []
     for n in names:
         folder = _cat.view_dir(directory, table, n)
-        files = sorted(f for f in os.listdir(folder) if f.endswith(".parquet"))
-        frames.append(
-            pl.scan_parquet([os.path.join(folder, f) for f in files]).with_columns(
-                repo=pl.lit(n, pl.String)
-            )
-        )
-    if not frames:
+        files += [
+            os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".parquet")
+        ]
+    if not files:
         schema = {"nodes": NODES, "edges": EDGES, "files": FILES}.get(table, HTTP_CALLS)
         return pl.LazyFrame(schema={**schema, "repo": pl.String})
-    return pl.concat(frames, how="vertical")
+    return pl.scan_parquet(
+        files, hive_partitioning=True, hive_schema={"repo": pl.String}, missing_columns="insert"
+    )
 
 
 def derive_links(directory: str, names: list[str]) -> pl.DataFrame:
@@ -107,6 +107,20 @@ def catalog_edges(directory: str, names: list[str], found: pl.DataFrame) -> pl.L
     own = scan(directory, "edges", names).with_columns(
         src=_prefix("src"), dst=_prefix("dst"), path=_prefix("path")
     )
+    declared = (  # the manifest declares the package it builds
+        scan(directory, "nodes", names)
+        .filter(pl.col("kind") == "package")
+        .select(
+            src=_prefix("path"),
+            dst=_prefix("id"),
+            kind=pl.lit("declares"),
+            confidence=pl.lit("EXTRACTED"),
+            name="label",
+            path=_prefix("path"),
+            line="line_start",
+            producer=pl.lit(PRODUCER),
+        )
+    )
     cross = found.lazy().with_columns(
         src=_prefix("src"),
         dst=_prefix("dst", "dst_repo"),
@@ -114,7 +128,7 @@ def catalog_edges(directory: str, names: list[str], found: pl.DataFrame) -> pl.L
         producer=pl.lit(PRODUCER),
     )
     return (
-        pl.concat([own.select(EDGES.names()), cross.select(EDGES.names())])
+        pl.concat([own.select(EDGES.names()), declared, cross.select(EDGES.names())])
         .cast(EDGES)
         .sort(_EDGE_ORDER, nulls_last=True)
     )

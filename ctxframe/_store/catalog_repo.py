@@ -13,6 +13,7 @@ uploaded with fsspec.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -22,7 +23,7 @@ import time
 import polars as pl
 
 from ctxframe._core.errors import CtxframeError
-from ctxframe._core.schema import EDGES, NODES
+from ctxframe._core.schema import NODES
 from ctxframe._ingest.interfaces import built_packages, http_calls
 from ctxframe._resolve.links import HTTP_CALLS, PRODUCER
 from ctxframe._store import catalog as _cat
@@ -103,90 +104,97 @@ def _view_complete(directory: str, name: str) -> bool:
 
 
 def refresh_view(directory: str, name: str, snap: _tables.Snapshot, root: str) -> None:
-    """The repository's partition of every view table, from this store version."""
+    """The repository's partition of every view table, from this store version. (One query
+    for what it reads and few file operations: a catalog does this once per repository, so a
+    millisecond each would add up.)"""
+    version = {}
     for table in _cat.VIEW_TABLES:
-        snap.verify(table)
+        snap.verify(table)  # size and hash, before the view shares the file
         (rel,) = [r for r, _info in snap.info(table)]
-        src = os.path.join(snap.dir, rel)
-
-        def put(tmp: str, src: str = src, rel: str = rel) -> None:
-            try:
-                os.link(src, tmp)
-            except OSError:  # another disk, or no hard links here: a copy
-                with open(tmp, "wb") as fh:
-                    fh.write(snap._bytes(rel))
-
-        _cat.put_file(put, os.path.join(_cat.view_dir(directory, table, name), _cat.PART))
-    files = snap.read("files").filter(pl.col("skip_reason").is_null())
-    sites = (
-        snap.read("edges")
-        .filter(pl.col("kind") == "http")
-        .select("src", "path", "line", "name")
-        .join(files.select("path", "language"), on="path", how="left")
+        version[table] = os.path.join(snap.dir, rel)
+        _share(snap, rel, os.path.join(_cat.view_dir(directory, table, name), _cat.PART))
+    files = pl.scan_parquet(version["files"]).filter(pl.col("skip_reason").is_null())
+    sites, manifests = pl.collect_all(
+        [
+            pl.scan_parquet(version["edges"])
+            .filter(pl.col("kind") == "http")
+            .select("src", "path", "line", "name")
+            .join(files.select("path", "language"), on="path", how="left"),
+            files.filter(pl.col("path").str.contains(_MANIFESTS)).select("path"),
+        ]
     )
-    calls = pl.DataFrame(http_calls(root, sites.to_dicts()), schema=HTTP_CALLS)
-    pkg_nodes, pkg_edges = _package_rows(built_packages(root, files["path"].to_list()))
-    for table, frame, base in (
-        (_cat.HTTP_CALLS, calls, _cat.PART),
-        ("nodes", pkg_nodes, _cat.EXTRA),
-        ("edges", pkg_edges, _cat.EXTRA),
-    ):
-        _cat.put_file(
-            lambda tmp, frame=frame: frame.write_parquet(tmp, statistics=False),
-            os.path.join(_cat.view_dir(directory, table, name), base),
+    _write(
+        http_calls(root, sites.to_dicts()),
+        HTTP_CALLS,
+        os.path.join(_cat.view_dir(directory, _cat.HTTP_CALLS, name), _cat.PART),
+    )
+    nodes = _package_rows(built_packages(root, manifests["path"].to_list()))
+    final = os.path.join(_cat.view_dir(directory, "nodes", name), _cat.EXTRA)
+    if nodes:
+        _write(nodes, NODES, final)
+    else:  # nothing built: no file (and none left from an earlier version)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(final)
+
+
+_MANIFESTS = r"(^|/)(pyproject\.toml|package\.json|go\.mod|Cargo\.toml)$"
+
+
+def _share(snap: _tables.Snapshot, rel: str, final: str) -> None:
+    """The view's file is the store's part: a hard link (a copy on another disk)."""
+    src = os.path.join(snap.dir, rel)
+    try:
+        if os.path.samefile(src, final):
+            return
+    except OSError:  # no view file yet: the link itself appears atomically
+        os.makedirs(os.path.dirname(final), exist_ok=True)
+        with contextlib.suppress(OSError):
+            os.link(src, final)
+            return
+
+    def put(tmp: str) -> None:
+        try:
+            os.link(src, tmp)
+        except OSError:
+            with open(tmp, "wb") as fh:
+                fh.write(snap._bytes(rel))
+
+    _cat.put_file(put, final)
+
+
+def _write(rows: list[dict], schema: pl.Schema, final: str) -> None:
+    """Rows as a Parquet file with the columns (and types) of `schema`, moved into place."""
+    frame = pl.DataFrame(rows, schema=schema)
+    _cat.put_file(lambda tmp: frame.write_parquet(tmp, statistics=False), final)
+
+
+def _package_rows(packages: list[dict]) -> list[dict]:
+    """`package:<ecosystem>:<name>` nodes (transport `package`, direction `provides`); the
+    build adds the manifest's `declares` edge to each."""
+    nodes: dict[str, dict] = {}
+    for p in packages:
+        key = f"{p['ecosystem']}:{p['name']}"
+        nodes.setdefault(
+            f"package:{key}",
+            {
+                "id": f"package:{key}",
+                "kind": "package",
+                "label": p["name"],
+                "qualname": key,
+                "language": None,
+                "path": p["path"],
+                "line_start": p["line"],
+                "line_end": p["line"],
+                "signature": p["name"] if p["version"] is None else f"{p['name']} {p['version']}",
+                "doc": p["ecosystem"],
+                "parent": None,
+                "producer": PRODUCER,
+                "transport": "package",
+                "direction": "provides",
+                "secret": None,
+            },
         )
-
-
-def _package_rows(packages: list[dict]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """`package:<ecosystem>:<name>` nodes (transport `package`, direction `provides`) and the
-    manifest's `declares` edges to them."""
-    rows = pl.DataFrame(
-        packages,
-        schema={
-            "ecosystem": pl.String,
-            "name": pl.String,
-            "version": pl.String,
-            "path": pl.String,
-            "line": pl.Int32,
-        },
-    )
-    key = pl.concat_str("ecosystem", pl.lit(":"), "name")
-    pid = pl.concat_str(pl.lit("package:"), key)
-    nodes = (
-        rows.select(
-            id=pid,
-            kind=pl.lit("package"),
-            label="name",
-            qualname=key,
-            language=pl.lit(None, pl.String),
-            path="path",
-            line_start="line",
-            line_end="line",
-            signature=pl.when(pl.col("version").is_null())
-            .then("name")
-            .otherwise(pl.concat_str("name", pl.lit(" "), "version")),
-            doc="ecosystem",
-            parent=pl.lit(None, pl.String),
-            producer=pl.lit(PRODUCER),
-            transport=pl.lit("package"),
-            direction=pl.lit("provides"),
-            secret=pl.lit(None, pl.Boolean),
-        )
-        .unique("id", keep="first", maintain_order=True)
-        .sort("id")
-        .cast(NODES)
-    )
-    edges = rows.select(
-        src="path",
-        dst=pid,
-        kind=pl.lit("declares"),
-        confidence=pl.lit("EXTRACTED"),
-        name="name",
-        path="path",
-        line="line",
-        producer=pl.lit(PRODUCER),
-    ).cast(EDGES)
-    return nodes, edges
+    return [nodes[k] for k in sorted(nodes)]
 
 
 def upload(snap: _tables.Snapshot, url: str) -> None:
