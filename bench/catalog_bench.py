@@ -46,7 +46,7 @@ import _common as c
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data-samples" / "catalog"
 SERVICES = ("core", "deploy", "gateway", "payments", "web")
-PHASES = ("one-by-one", "catalog", "dask", "refresh", "query")
+PHASES = ("one-by-one", "catalog", "cli", "dask", "refresh", "query")
 QUERIES = [
     "where is refund processing implemented",
     "refund request handler",
@@ -134,6 +134,23 @@ def phase_one_by_one(work: Path, n: int) -> dict[str, Any]:
     for r in repos:
         index(str(r), store=str(stores / r.name), progress=False)
     return {"seconds": time.perf_counter() - t0, "peak_rss_mb": _rss_mb()}
+
+
+def phase_cli(work: Path, n: int) -> dict[str, Any]:
+    """`ctxframe index --repo R` for every repository, a process each: one by one as a person
+    or a CI loop does it (interpreter start-up and imports included)."""
+    repos = make_repos(work / "repos", n)
+    stores = work / f"stores-cli-{n}"
+    shutil.rmtree(stores, ignore_errors=True)
+    cmd = c.ctxframe_cmd()
+    t0 = time.perf_counter()
+    for r in repos:
+        subprocess.run(
+            [*cmd, "index", "--repo", str(r), "--store", str(stores / r.name), "--no-progress"],
+            check=True,
+            capture_output=True,
+        )
+    return {"seconds": time.perf_counter() - t0}
 
 
 def _fresh_catalog(work: Path, n: int, tag: str) -> tuple[Any, list[Path]]:
@@ -279,6 +296,7 @@ def _slope(done: dict, ns: list[int], n: int) -> float | None:
 
 
 RUN = {
+    "cli": phase_cli,
     "one-by-one": phase_one_by_one,
     "catalog": phase_catalog,
     "dask": phase_dask,
@@ -326,7 +344,11 @@ def main(argv: list[str] | None = None) -> int:
             for p in ("one-by-one", "catalog")
             if p in a.phases
         ]
-        plan += [(p, p) for p in a.phases if p not in ("one-by-one", "catalog")]
+        plan += [
+            (p, p)
+            for p in a.phases
+            if p not in ("one-by-one", "catalog") and (p != "cli" or n <= 100)
+        ]
         for tag, phase in plan:
             key = f"{n}/{tag}"
             if key in done:
@@ -352,13 +374,22 @@ def main(argv: list[str] | None = None) -> int:
     rows, table = [], []
     for n in a.n:
         base, cat = _median_run(done, n, "one-by-one"), _median_run(done, n, "catalog")
-        dask, ref, q = done.get(f"{n}/dask"), done.get(f"{n}/refresh"), done.get(f"{n}/query")
+        cli, dask = done.get(f"{n}/cli"), done.get(f"{n}/dask")
+        ref, q = done.get(f"{n}/refresh"), done.get(f"{n}/query")
+        own = [
+            (v["seconds"] - v["index_seconds"]) / v["index_seconds"]
+            for k, v in done.items()
+            if k.startswith(f"{n}/catalog#")
+        ]
         row = {
             "n": n,
             "one_by_one_s": base and base["seconds"],
+            "cli_one_by_one_s": cli and cli["seconds"],
             "catalog_s": cat and cat["seconds"],
-            "overhead": c.ratio(cat and cat["seconds"], base and base["seconds"]),
-            "catalog_s_per_repo": cat and cat["seconds"] / n,
+            "catalog_vs_one_by_one": c.ratio(cat and cat["seconds"], base and base["seconds"]),
+            "catalog_own_work": statistics.median(own) if own else None,
+            "catalog_runs": len(own),
+            "view_s": cat and cat["view_seconds"],
             "build_s": cat and cat["build_seconds"],
             "links": cat and cat["links"],
             "links_expected": 22 * n // len(SERVICES),
@@ -372,14 +403,20 @@ def main(argv: list[str] | None = None) -> int:
             "nodes": q and q["nodes"],
         }
         rows.append(row)
-        overhead = row["overhead"]
+
+        def pct(x):
+            return None if x is None else f"{x * 100:+.1f}%"
+
+        vs = row["catalog_vs_one_by_one"]
         table.append(
             [
                 n,
                 row["one_by_one_s"],
+                row["cli_one_by_one_s"],
                 row["catalog_s"],
-                None if overhead is None else f"{(overhead - 1) * 100:+.1f}%",
-                row["catalog_s_per_repo"],
+                pct(None if vs is None else vs - 1),
+                pct(row["catalog_own_work"]),
+                row["view_s"],
                 row["build_s"],
                 f"{row['links']}/{row['links_expected']}",
                 row["dask_s"],
@@ -392,27 +429,30 @@ def main(argv: list[str] | None = None) -> int:
                 row["nodes"],
             ]
         )
+    headers = [
+        "N",
+        "1-by-1 s",
+        "CLI 1-by-1 s",
+        "catalog s",
+        "vs 1-by-1",
+        "own work",
+        "view s",
+        "build s",
+        "links",
+        "dask s",
+        "coord MB",
+        "coord KB/repo",
+        "refresh s",
+        "1-edit s",
+        "query ms",
+        "card ms",
+        "nodes",
+    ]
+    print(c.format_table(headers, table))
     print(
-        c.format_table(
-            [
-                "N",
-                "1-by-1 s",
-                "catalog s",
-                "overhead",
-                "s/repo",
-                "build s",
-                "links",
-                "dask s",
-                "coord MB",
-                "coord KB/repo",
-                "refresh s",
-                "1-edit s",
-                "query ms",
-                "card ms",
-                "nodes",
-            ],
-            table,
-        )
+        "own work: the catalog's time beyond its repositories' index() calls, in the same "
+        "run, over those calls (median of the runs); vs 1-by-1: against an in-process loop "
+        "run just before (the load of shared cores moves both)"
     )
     print("targets: overhead < +10 % at N = 100; query < 100 ms and card < 5 ms over 100 repos")
     if skipped:

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import tomllib
+from functools import cache
 
 from ctxframe._core.languages import BY_NAME
 from ctxframe._ingest.boundaries.calls import RULES, VERBS
@@ -176,9 +177,7 @@ def _file_calls(
         return None
     if len(data) > _MAX_FILE:
         return None
-    from tree_sitter_language_pack import get_parser
-
-    tree = get_parser(grammar).parse(data)
+    tree = _parser(grammar).parse(data)
     ev = _Evaluator(data)
     ev.collect(tree.root_node)
     found: dict[int, tuple[str | None, str | None]] = {}
@@ -190,6 +189,13 @@ def _file_calls(
         if line not in found:
             found[line] = ev.http_call(call, family, name)
     return found
+
+
+@cache
+def _parser(grammar: str):
+    from tree_sitter_language_pack import get_parser
+
+    return get_parser(grammar)
 
 
 def _text(data: bytes, node) -> str:

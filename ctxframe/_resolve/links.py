@@ -111,12 +111,21 @@ def _service_host(host: pl.Expr) -> pl.Expr:
     ).then(first)
 
 
-def _segments_regex(route: pl.Expr) -> pl.Expr:
-    """A route template as an anchored regex: a `{}` segment matches one segment."""
-    escaped = route.str.replace_all(r"([.+*?()|\[\]^$\\])", r"\\$1")
-    return pl.concat_str(
-        pl.lit("^"), escaped.str.replace_all(_HOLE, "[^/]+", literal=True), pl.lit("$")
+def _segments_match(cand: pl.DataFrame) -> pl.DataFrame:
+    """The candidate rows whose call path (`route`) fits the route template (`rpath`) segment
+    by segment: a `{}` of the route matches any segment, a literal only itself. (Both have as
+    many segments: the join said so.) Exploded side by side, not a regex per row."""
+    if cand.is_empty():
+        return cand
+    cand = cand.with_row_index("_cand")
+    fits = (
+        cand.select("_cand", c=pl.col("route").str.split("/"), r=pl.col("rpath").str.split("/"))
+        .explode(["c", "r"])
+        .group_by("_cand")
+        .agg(((pl.col("r") == _HOLE) | (pl.col("r") == pl.col("c"))).all().alias("_fits"))
+        .filter("_fits")
     )
+    return cand.join(fits.select("_cand"), on="_cand", how="semi").drop("_cand")
 
 
 def _http_routes(nodes: pl.DataFrame, calls: pl.DataFrame, services: pl.DataFrame) -> pl.DataFrame:
@@ -134,7 +143,6 @@ def _http_routes(nodes: pl.DataFrame, calls: pl.DataFrame, services: pl.DataFram
         .with_columns(
             nseg=pl.col("rpath").str.count_matches("/"),
             seg0=pl.col("rpath").str.extract(r"^/([^/]*)", 1),
-            rx=_segments_regex(pl.col("rpath")),
         )
     )
     ingress_hosts = nodes.filter(
@@ -160,13 +168,13 @@ def _http_routes(nodes: pl.DataFrame, calls: pl.DataFrame, services: pl.DataFram
     by_param = calls.join(routes.filter(pl.col("seg0") == _HOLE).drop("seg0"), on="nseg")
     cand = pl.concat([by_first, by_param.select(by_first.columns)]).filter(
         (pl.col("repo") != pl.col("dst_repo"))
-        & pl.col("route").str.contains(pl.col("rx"))
         & (
             (pl.col("rmethod") == "ANY")
             | pl.col("method").is_null()
             | (pl.col("rmethod") == pl.col("method"))
         )
     )
+    cand = _segments_match(cand)
     # a route in the repository that declares the Service the call names wins a tie
     home = services.select(shost="host", home="dst_repo")
     cand = cand.join(home, on="shost", how="left").with_columns(

@@ -35,7 +35,7 @@ def indexed(state: _cat.State) -> list[str]:
         for n in state.repos
         if all(
             os.path.isfile(os.path.join(_cat.view_dir(state.directory, t, n), _cat.PART))
-            for t in (*_cat.VIEW_TABLES, _cat.HTTP_CALLS)
+            for t in _cat.VIEW_TABLES
         )
     ]
     return sorted(names, key=lambda n: n + "/")
@@ -47,9 +47,12 @@ def scan(directory: str, table: str, names: list[str]) -> pl.LazyFrame:
     files = []
     for n in names:
         folder = _cat.view_dir(directory, table, n)
-        files += [
-            os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".parquet")
-        ]
+        with contextlib.suppress(FileNotFoundError):  # a repository with no HTTP call
+            files += [
+                os.path.join(folder, f)
+                for f in sorted(os.listdir(folder))
+                if f.endswith(".parquet")
+            ]
     if not files:
         schema = {"nodes": NODES, "edges": EDGES, "files": FILES}.get(table, HTTP_CALLS)
         return pl.LazyFrame(schema={**schema, "repo": pl.String})

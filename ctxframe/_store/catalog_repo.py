@@ -99,7 +99,7 @@ def tables_sha(snap: _tables.Snapshot) -> str:
 
 
 def _view_complete(directory: str, name: str) -> bool:
-    files = [_cat.view_dir(directory, t, name) for t in (*_cat.VIEW_TABLES, _cat.HTTP_CALLS)]
+    files = [_cat.view_dir(directory, t, name) for t in _cat.VIEW_TABLES]
     return all(os.path.isfile(os.path.join(f, _cat.PART)) for f in files)
 
 
@@ -123,18 +123,12 @@ def refresh_view(directory: str, name: str, snap: _tables.Snapshot, root: str) -
             files.filter(pl.col("path").str.contains(_MANIFESTS)).select("path"),
         ]
     )
+    calls = http_calls(root, sites.to_dicts())
     _write(
-        http_calls(root, sites.to_dicts()),
-        HTTP_CALLS,
-        os.path.join(_cat.view_dir(directory, _cat.HTTP_CALLS, name), _cat.PART),
+        calls, HTTP_CALLS, os.path.join(_cat.view_dir(directory, _cat.HTTP_CALLS, name), _cat.PART)
     )
     nodes = _package_rows(built_packages(root, manifests["path"].to_list()))
-    final = os.path.join(_cat.view_dir(directory, "nodes", name), _cat.EXTRA)
-    if nodes:
-        _write(nodes, NODES, final)
-    else:  # nothing built: no file (and none left from an earlier version)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(final)
+    _write(nodes, NODES, os.path.join(_cat.view_dir(directory, "nodes", name), _cat.EXTRA))
 
 
 _MANIFESTS = r"(^|/)(pyproject\.toml|package\.json|go\.mod|Cargo\.toml)$"
@@ -163,7 +157,12 @@ def _share(snap: _tables.Snapshot, rel: str, final: str) -> None:
 
 
 def _write(rows: list[dict], schema: pl.Schema, final: str) -> None:
-    """Rows as a Parquet file with the columns (and types) of `schema`, moved into place."""
+    """Rows as a Parquet file with the columns (and types) of `schema`, moved into place; no
+    rows, no file (and none left from an earlier version)."""
+    if not rows:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(final)
+        return
     frame = pl.DataFrame(rows, schema=schema)
     _cat.put_file(lambda tmp: frame.write_parquet(tmp, statistics=False), final)
 
