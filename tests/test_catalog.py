@@ -177,9 +177,7 @@ def test_package_nodes_say_what_each_repository_builds(g):
 # -- the Hive-partitioned view -------------------------------------------------------------------
 def test_view_reads_as_one_table_with_a_repo_column(indexed, g):
     repos, directory, _ = indexed
-    own = {n: cf.open(str(repos / n)).nodes.height for n in REPOS}
-    packages = {"core": 3, "gateway": 1, "payments": 1, "web": 1, "deploy": 0}
-    want = {n: own[n] + packages[n] for n in REPOS}
+    want = {n: cf.open(str(repos / n)).nodes.height for n in REPOS}
     by_polars = pl.scan_parquet(str(directory / "nodes"), hive_partitioning=True)
     assert dict(by_polars.group_by("repo").len().collect().iter_rows()) == want
     by_duckdb = duckdb.sql(
@@ -190,6 +188,11 @@ def test_view_reads_as_one_table_with_a_repo_column(indexed, g):
     by_arrow = ds.dataset(str(directory / "nodes"), format="parquet", partitioning="hive")
     assert by_arrow.to_table().num_rows == sum(want.values())
     assert "repo" in by_arrow.schema.names
+    packages = g.view("packages").collect()
+    assert dict(packages.group_by("repo").len().iter_rows()) == {
+        "core": 3, "gateway": 1, "payments": 1, "web": 1
+    }  # fmt: skip
+    assert g.view("links").collect().height == 22
     calls = g.view("http_calls").collect()
     assert set(calls["repo"]) == {"gateway", "payments", "web"}
     submit = calls.filter(pl.col("src") == "server/paymentsClient.js::submitRefund")
@@ -231,6 +234,18 @@ def test_second_index_changes_nothing_then_one_edit_refreshes_one_repository(tmp
     g = cf.open_catalog(str(directory))
     assert g.version != version
     assert "payments/services/api/routes.py::cancel_refund" in set(g.nodes["id"])
+
+
+def test_lost_facts_are_read_again(tmp_path):
+    """The interfaces of unchanged repositories live in DIR/http_calls.parquet and
+    DIR/packages.parquet; without them the next index reads every repository's again."""
+    _repos, directory = _make(tmp_path)
+    cat = cf.catalog(str(directory))
+    cat.index()
+    (directory / "http_calls.parquet").unlink()
+    report = cat.index()
+    assert report.rebuilt and all(r["changed"] for r in report.results)
+    assert _found(directory) == _expected()
 
 
 def test_a_graph_keeps_its_version_until_refresh(tmp_path):

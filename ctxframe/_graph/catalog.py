@@ -48,13 +48,19 @@ class CatalogGraph(Graph):
         )
 
     def view(self, table: str) -> pl.LazyFrame:
-        """One table of the catalog's Hive-partitioned view (`nodes`, `edges`, `files`,
-        `http_calls`) as a lazy frame with a `repo` column: each repository's own ids."""
-        if table not in (*_cat.VIEW_TABLES, _cat.HTTP_CALLS):
+        """One table of the catalog's view as a lazy frame with a `repo` column and each
+        repository's own ids: `nodes`, `edges`, `files` (Hive-partitioned), `http_calls`,
+        `packages`, `links`."""
+        if table in _cat.VIEW_TABLES:
+            return scan(self.directory, table, self.repos)
+        files = {"http_calls": _cat.HTTP_CALLS, "packages": _cat.PACKAGES, "links": _cat.LINKS}
+        if table not in files:
             from ctxframe._core.errors import BadInput
 
-            raise BadInput(f"no view table {table!r}: nodes, edges, files or http_calls")
-        return scan(self.directory, table, self.repos)
+            raise BadInput(
+                f"no view table {table!r}: nodes, edges, files, http_calls, packages or links"
+            )
+        return pl.scan_parquet(os.path.join(self.directory, files[table]))
 
     def refresh(self, reindex: bool = False) -> CatalogGraph:
         """Move to the catalog store's newest version (running `catalog index` first when

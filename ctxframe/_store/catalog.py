@@ -2,12 +2,11 @@
 
     DIR/catalog.json                   the repositories (name, path, store) and what the last
                                        index and build of each did
-    DIR/nodes/repo=<name>/*.parquet    the Hive-partitioned view: each repository's contract
-    DIR/edges/repo=<name>/*.parquet    tables as its store holds them (`part-0.parquet`, a hard
-    DIR/files/repo=<name>/*.parquet    link to the store's current version when the disk allows)
-                                       plus the nodes the catalog adds (`nodes/…/catalog.parquet`:
-                                       the packages a repository builds)
-    DIR/http_calls/repo=<name>/…       every outbound HTTP call: method, URL template, host
+    DIR/nodes/repo=<name>/part-0.parquet   the Hive-partitioned view: each repository's
+    DIR/edges/repo=<name>/part-0.parquet   contract tables as its store holds them (hard links
+    DIR/files/repo=<name>/part-0.parquet   to the store's version, copies on another disk)
+    DIR/http_calls.parquet             every outbound HTTP call (`repo`, method, URL template)
+    DIR/packages.parquet               the packages each repository's manifests build
     DIR/links.parquet                  the cross-repository links (`repo`, `dst_repo`, `rule`)
     DIR/graph/                         the catalog's own store: every repository's tables with
                                        ids and paths prefixed `<name>/`, plus the links; a
@@ -34,10 +33,10 @@ FORMAT = 1
 GRAPH = "graph"
 SRC = "src"
 VIEW_TABLES = ("nodes", "edges", "files")
-HTTP_CALLS = "http_calls"
+HTTP_CALLS = "http_calls.parquet"
+PACKAGES = "packages.parquet"
 LINKS = "links.parquet"
 PART = "part-0.parquet"  # a repository's own table (from its store)
-EXTRA = "catalog.parquet"  # the nodes the catalog adds to a repository's partition
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 

@@ -1,7 +1,8 @@
 """Build a catalog from its view: the cross-repository links, and the catalog's own store.
 
 The store (`DIR/graph/`) is an ordinary versioned store (ctxframe._store.tables): every
-repository's nodes, edges and files with ids and paths prefixed `<name>/`, the links as edges
+repository's nodes, edges and files with ids and paths prefixed `<name>/`, the packages each
+builds, the links as edges
 (producer `ctxframe.catalog`) and a token table over all of them, so `query` weighs a word by
 how rare it is in the whole catalog. Each table is one streaming query over the view's Parquet
 files: the builder never holds a repository's tables in Python objects, and a reader of the old
@@ -42,26 +43,43 @@ def indexed(state: _cat.State) -> list[str]:
 
 
 def scan(directory: str, table: str, names: list[str]) -> pl.LazyFrame:
-    """One view table of these repositories (every file of each partition), with `repo`: one
-    scan over every file (a scan per repository costs several times as much to plan)."""
-    files = []
-    for n in names:
-        folder = _cat.view_dir(directory, table, n)
-        with contextlib.suppress(FileNotFoundError):  # a repository with no HTTP call
-            files += [
-                os.path.join(folder, f)
-                for f in sorted(os.listdir(folder))
-                if f.endswith(".parquet")
-            ]
+    """One view table of these repositories, with `repo`: one scan over every partition's file
+    (a scan per repository costs several times as much to plan)."""
+    files = [os.path.join(_cat.view_dir(directory, table, n), _cat.PART) for n in names]
     if not files:
-        schema = {"nodes": NODES, "edges": EDGES, "files": FILES}.get(table, HTTP_CALLS)
+        schema = {"nodes": NODES, "edges": EDGES, "files": FILES}[table]
         return pl.LazyFrame(schema={**schema, "repo": pl.String})
-    return pl.scan_parquet(
-        files, hive_partitioning=True, hive_schema={"repo": pl.String}, missing_columns="insert"
-    )
+    return pl.scan_parquet(files, hive_partitioning=True, hive_schema={"repo": pl.String})
 
 
-def derive_links(directory: str, names: list[str]) -> pl.DataFrame:
+FACT_SCHEMAS = {_cat.HTTP_CALLS: HTTP_CALLS, _cat.PACKAGES: NODES}
+
+
+def read_facts(directory: str, name: str) -> pl.DataFrame:
+    """`DIR/http_calls.parquet` or `DIR/packages.parquet` (empty when not written yet)."""
+    path = os.path.join(directory, name)
+    if os.path.isfile(path):
+        return pl.read_parquet(path)
+    return pl.DataFrame(schema={"repo": pl.String, **FACT_SCHEMAS[name]})
+
+
+def merge_facts(directory: str, names: list[str], fresh: dict[str, dict]) -> dict:
+    """Each facts table: the rows the tasks just read for their repository (`fresh`:
+    name -> {"http_calls": rows, "packages": rows}), the stored rows for the others."""
+    out = {}
+    for file, key in ((_cat.HTTP_CALLS, "http_calls"), (_cat.PACKAGES, "packages")):
+        schema = {"repo": pl.String, **FACT_SCHEMAS[file]}
+        kept = read_facts(directory, file).filter(
+            pl.col("repo").is_in(names) & ~pl.col("repo").is_in(list(fresh))
+        )
+        new = [{"repo": n, **row} for n, facts in fresh.items() for row in facts[key]]
+        out[file] = pl.concat([kept.cast(schema), pl.DataFrame(new, schema=schema)]).sort(
+            "repo", maintain_order=True
+        )
+    return out
+
+
+def derive_links(directory: str, names: list[str], facts: dict) -> pl.DataFrame:
     """The links between these repositories (ctxframe._resolve.links)."""
     nodes = (
         scan(directory, "nodes", names)
@@ -73,9 +91,9 @@ def derive_links(directory: str, names: list[str]) -> pl.DataFrame:
         .filter(pl.col("kind").is_in(_BOUNDARY_EDGES))
         .select("repo", "src", "dst", "kind", "name", "path", "line")
     )
-    calls = scan(directory, _cat.HTTP_CALLS, names)
-    nodes, edges, calls = pl.collect_all([nodes, edges, calls])
-    return links(nodes, edges, calls)
+    nodes, edges = pl.collect_all([nodes, edges])
+    packages = facts[_cat.PACKAGES].select(nodes.columns)
+    return links(pl.concat([nodes, packages]), edges, facts[_cat.HTTP_CALLS])
 
 
 def _prefix(col: str, repo: str = "repo") -> pl.Expr:
@@ -84,9 +102,10 @@ def _prefix(col: str, repo: str = "repo") -> pl.Expr:
     )
 
 
-def catalog_nodes(directory: str, names: list[str]) -> pl.LazyFrame:
+def catalog_nodes(directory: str, names: list[str], facts: dict) -> pl.LazyFrame:
+    packages = facts[_cat.PACKAGES].lazy().select("repo", *NODES.names())
     return (
-        scan(directory, "nodes", names)
+        pl.concat([scan(directory, "nodes", names), packages], how="diagonal_relaxed")
         .with_columns(
             qualname=pl.when(pl.col("kind") == "file")
             .then(_prefix("qualname"))
@@ -106,13 +125,15 @@ def catalog_nodes(directory: str, names: list[str]) -> pl.LazyFrame:
     )
 
 
-def catalog_edges(directory: str, names: list[str], found: pl.DataFrame) -> pl.LazyFrame:
+def catalog_edges(
+    directory: str, names: list[str], facts: dict, found: pl.DataFrame
+) -> pl.LazyFrame:
     own = scan(directory, "edges", names).with_columns(
         src=_prefix("src"), dst=_prefix("dst"), path=_prefix("path")
     )
     declared = (  # the manifest declares the package it builds
-        scan(directory, "nodes", names)
-        .filter(pl.col("kind") == "package")
+        facts[_cat.PACKAGES]
+        .lazy()
         .select(
             src=_prefix("path"),
             dst=_prefix("id"),
@@ -147,10 +168,11 @@ def catalog_files(directory: str, names: list[str]) -> pl.LazyFrame:
     )
 
 
-def build(state: _cat.State) -> dict:
-    """Derive the links, write `DIR/links.parquet` and a new version of the catalog's store,
-    point `DIR/src/<name>` at each repository, and drop what removed repositories left.
-    Returns what it did (also kept in `state.built`); the caller saves the state."""
+def build(state: _cat.State, fresh: dict[str, dict] | None = None) -> dict:
+    """Derive the links and write `DIR/links.parquet`, the facts tables (`fresh`: what the
+    tasks of this run read, by repository; the stored rows for the others) and a new version of
+    the catalog's store; point `DIR/src/<name>` at each repository, and drop what removed
+    repositories left. Returns what it did (also kept in `state.built`); the caller saves."""
     from ctxframe._core.version import __version__
     from ctxframe._store.lock import writer_lock
 
@@ -158,20 +180,23 @@ def build(state: _cat.State) -> dict:
     directory = state.directory
     _drop_removed(state)
     names = indexed(state)
-    found = derive_links(directory, names)
+    facts = merge_facts(directory, names, {n: f for n, f in (fresh or {}).items() if n in names})
+    found = derive_links(directory, names, facts)
     t1 = time.perf_counter()
-    _cat.put_file(
-        lambda tmp: found.with_columns(producer=pl.lit(PRODUCER)).write_parquet(
-            tmp, statistics=False
-        ),
-        os.path.join(directory, _cat.LINKS),
-    )
+    for file, frame in (
+        *facts.items(),
+        (_cat.LINKS, found.with_columns(producer=pl.lit(PRODUCER))),
+    ):
+        _cat.put_file(
+            lambda tmp, frame=frame: frame.write_parquet(tmp, statistics=False),
+            os.path.join(directory, file),
+        )
     src = _link_sources(state, names)
     store = _cat.graph_dir(directory)
     with writer_lock(store), _tables.Staging(store) as staged:
-        staged.sink("nodes", catalog_nodes(directory, names))
+        staged.sink("nodes", catalog_nodes(directory, names, facts))
         nodes_file = os.path.join(staged.tmp, _tables.part_name("nodes"))
-        staged.sink("edges", catalog_edges(directory, names, found))
+        staged.sink("edges", catalog_edges(directory, names, facts, found))
         staged.sink("files", catalog_files(directory, names))
         staged.sink(
             "tokens",
@@ -233,7 +258,7 @@ def _link_sources(state: _cat.State, names: list[str]) -> str:
 def _drop_removed(state: _cat.State) -> None:
     """View partitions and source links of repositories no longer in the catalog."""
     directory = state.directory
-    for table in (*_cat.VIEW_TABLES, _cat.HTTP_CALLS):
+    for table in _cat.VIEW_TABLES:
         folder = os.path.join(directory, table)
         for entry in os.listdir(folder) if os.path.isdir(folder) else []:
             if entry.startswith("repo=") and entry[5:] not in state.repos:

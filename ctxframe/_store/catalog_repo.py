@@ -4,7 +4,8 @@ The task indexes the repository into its own store (incrementally), then, when t
 tables changed since the catalog last saw them, refreshes the repository's partition of the
 catalog's view: its contract tables (hard links to the store's current version), the packages
 its manifests build and its outbound HTTP calls (ctxframe._ingest.interfaces). Everything the
-task needs is in its spec, and what it returns is a small dict: a coordinator holds no table.
+task needs is in its spec, and what it returns is a small dict (with the few rows of its
+interfaces when they changed): a coordinator holds no table.
 
 Running it again gives the same result, so a task lost with its worker is simply run again.
 A store given as a URL is indexed into a local working copy (`DIR/.stores/<name>`) and then
@@ -23,13 +24,12 @@ import time
 import polars as pl
 
 from ctxframe._core.errors import CtxframeError
-from ctxframe._core.schema import NODES
 from ctxframe._ingest.interfaces import built_packages, http_calls
-from ctxframe._resolve.links import HTTP_CALLS, PRODUCER
+from ctxframe._resolve.links import PRODUCER
 from ctxframe._store import catalog as _cat
 from ctxframe._store import tables as _tables
 
-FACTS_VERSION = 1  # bump when what the task derives changes: every partition is rewritten
+FACTS_VERSION = 2  # bump when what the task derives changes: every partition is rewritten
 
 
 def spec_of(state: _cat.State, repo: _cat.Repo, processes: int | None = None) -> dict:
@@ -69,7 +69,7 @@ def index_repo(spec: dict) -> dict:
         sha = tables_sha(snap)
         changed = sha != spec.get("known") or not _view_complete(directory, name)
         if changed:
-            refresh_view(directory, name, snap, report.root)
+            out["facts"] = refresh_view(directory, name, snap, report.root)
         out.update(
             ok=True,
             version=snap.version,
@@ -85,6 +85,11 @@ def index_repo(spec: dict) -> dict:
         snap.close()
     except CtxframeError as exc:
         out["error"] = str(exc)
+    except OSError as exc:
+        out["error"] = f"{exc.strerror or exc} ({exc.filename or spec['path']})"
+    except Exception as exc:  # a bug: this repository is reported, the others go on
+        text = (str(exc).strip().splitlines() or [""])[0][:300]
+        out["error"] = f"internal error ({type(exc).__name__}: {text}); please report it"
     return out
 
 
@@ -103,10 +108,10 @@ def _view_complete(directory: str, name: str) -> bool:
     return all(os.path.isfile(os.path.join(f, _cat.PART)) for f in files)
 
 
-def refresh_view(directory: str, name: str, snap: _tables.Snapshot, root: str) -> None:
-    """The repository's partition of every view table, from this store version. (One query
-    for what it reads and few file operations: a catalog does this once per repository, so a
-    millisecond each would add up.)"""
+def refresh_view(directory: str, name: str, snap: _tables.Snapshot, root: str) -> dict:
+    """Point the repository's view partition at this store version (hard links) and read its
+    interfaces: returns `{"http_calls": rows, "packages": rows}` (a few rows: the coordinator
+    keeps them, in one file for the whole catalog, rather than every task writing its own)."""
     version = {}
     for table in _cat.VIEW_TABLES:
         snap.verify(table)  # size and hash, before the view shares the file
@@ -123,12 +128,10 @@ def refresh_view(directory: str, name: str, snap: _tables.Snapshot, root: str) -
             files.filter(pl.col("path").str.contains(_MANIFESTS)).select("path"),
         ]
     )
-    calls = http_calls(root, sites.to_dicts())
-    _write(
-        calls, HTTP_CALLS, os.path.join(_cat.view_dir(directory, _cat.HTTP_CALLS, name), _cat.PART)
-    )
-    nodes = _package_rows(built_packages(root, manifests["path"].to_list()))
-    _write(nodes, NODES, os.path.join(_cat.view_dir(directory, "nodes", name), _cat.EXTRA))
+    return {
+        "http_calls": http_calls(root, sites.to_dicts()),
+        "packages": package_nodes(built_packages(root, manifests["path"].to_list())),
+    }
 
 
 _MANIFESTS = r"(^|/)(pyproject\.toml|package\.json|go\.mod|Cargo\.toml)$"
@@ -156,18 +159,7 @@ def _share(snap: _tables.Snapshot, rel: str, final: str) -> None:
     _cat.put_file(put, final)
 
 
-def _write(rows: list[dict], schema: pl.Schema, final: str) -> None:
-    """Rows as a Parquet file with the columns (and types) of `schema`, moved into place; no
-    rows, no file (and none left from an earlier version)."""
-    if not rows:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(final)
-        return
-    frame = pl.DataFrame(rows, schema=schema)
-    _cat.put_file(lambda tmp: frame.write_parquet(tmp, statistics=False), final)
-
-
-def _package_rows(packages: list[dict]) -> list[dict]:
+def package_nodes(packages: list[dict]) -> list[dict]:
     """`package:<ecosystem>:<name>` nodes (transport `package`, direction `provides`); the
     build adds the manifest's `declares` edge to each."""
     nodes: dict[str, dict] = {}

@@ -8,6 +8,7 @@ repositories' tables only ever pass through the build's streaming queries.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -117,7 +118,17 @@ def index_catalog(
         names = sorted(only or state.repos)
         specs = [spec_of(state, state.repos[n], processes) for n in names]
         report = CatalogReport(state.directory, executor)
+        fresh: dict[str, dict] = {}  # the interfaces the tasks read (changed repositories)
+        facts_missing = not all(
+            os.path.isfile(os.path.join(state.directory, f))
+            for f in (_cat.HTTP_CALLS, _cat.PACKAGES)
+        )
+        if facts_missing:  # read every repository's interfaces again
+            for s in specs:
+                s["known"] = None
         for res in mapper(index_repo, specs):
+            if "facts" in res:
+                fresh[res["name"]] = res.pop("facts")
             report.results.append(res)
             repo = state.repos.get(res["name"])
             if repo is None:
@@ -138,9 +149,9 @@ def index_catalog(
         state.save()
         changed = any(r.get("changed") for r in report.results if r.get("ok"))
         same_set = indexed(state) == list(state.built.get("repos") or [])
-        fresh = bool(state.built.get("version")) and _graph_exists(state.directory)
-        if changed or not same_set or not fresh:
-            report.built = build(state)
+        current = bool(state.built.get("version")) and _graph_exists(state.directory)
+        if changed or not same_set or not current:
+            report.built = build(state, fresh)
             report.rebuilt = True
             state.save()
         else:
