@@ -454,7 +454,7 @@ def main(argv: list[str] | None = None) -> int:
         "run, over those calls (median of the runs); vs 1-by-1: against an in-process loop "
         "run just before (the load of shared cores moves both)"
     )
-    print("targets: overhead < +10 % at N = 100; query < 100 ms and card < 5 ms over 100 repos")
+    print("targets: own work < +10 % at N = 100; query < 100 ms and card < 5 ms over 100 repos")
     if skipped:
         print(f"not run (budget or failure): {', '.join(skipped)}")
     data = {

@@ -131,7 +131,7 @@ def test_every_verb_works_across_repositories(g):
 
 
 def test_ids_are_prefixed_sorted_and_keep_the_contract(g, indexed):
-    assert g.nodes["id"].is_sorted()
+    assert g.nodes["id"].is_sorted() and g.edges["src"].is_sorted()
     assert g.nodes.schema == cf.Graph.__init__.__globals__["_store"].CONTRACT["nodes"]
     repo_of = g.nodes["id"].str.extract(r"^([^/]+)/", 1)
     assert set(repo_of.unique()) == set(REPOS)

@@ -102,36 +102,43 @@ def _prefix(col: str, repo: str = "repo") -> pl.Expr:
     )
 
 
-def catalog_nodes(directory: str, names: list[str], facts: dict) -> pl.LazyFrame:
-    packages = facts[_cat.PACKAGES].lazy().select("repo", *NODES.names())
-    return (
-        pl.concat([scan(directory, "nodes", names), packages], how="diagonal_relaxed")
-        .with_columns(
-            qualname=pl.when(pl.col("kind") == "file")
-            .then(_prefix("qualname"))
-            .otherwise("qualname"),
-            # a boundary's name means little without its repository (every one has a
-            # `GET /healthz`): `payments: POST /refunds/{order_id}`
-            label=pl.when(pl.col("transport").is_not_null())
-            .then(pl.concat_str("repo", pl.lit(": "), "label"))
-            .otherwise("label"),
-            id=_prefix("id"),
-            parent=_prefix("parent"),
-            path=_prefix("path"),
-        )
-        .select(NODES.names())
-        .cast(NODES)
-        .sort("id")
+def _named(frame: pl.LazyFrame) -> pl.LazyFrame:
+    """Ids and paths prefixed `<repo>/`; a file's qualified name (its path) too, and a
+    boundary's label `<repo>: …` (its name means little alone: every repository has its
+    `GET /healthz`)."""
+    return frame.with_columns(
+        qualname=pl.when(pl.col("kind") == "file").then(_prefix("qualname")).otherwise("qualname"),
+        label=pl.when(pl.col("transport").is_not_null())
+        .then(pl.concat_str("repo", pl.lit(": "), "label"))
+        .otherwise("label"),
+        id=_prefix("id"),
+        parent=_prefix("parent"),
+        path=_prefix("path"),
     )
+
+
+def catalog_nodes(directory: str, names: list[str], facts: dict) -> pl.LazyFrame:
+    """Every repository's nodes, then the packages merged in: each partition is sorted by id
+    and the repositories come in the order of their prefixes, so a merge keeps the whole
+    sorted without a sort (which would hold every row at once)."""
+    own = _named(scan(directory, "nodes", names)).select(NODES.names()).cast(NODES)
+    packages = _named(facts[_cat.PACKAGES].lazy()).select(NODES.names()).cast(NODES).sort("id")
+    return own.merge_sorted(packages, key="id")
 
 
 def catalog_edges(
     directory: str, names: list[str], facts: dict, found: pl.DataFrame
 ) -> pl.LazyFrame:
-    own = scan(directory, "edges", names).with_columns(
-        src=_prefix("src"), dst=_prefix("dst"), path=_prefix("path")
+    """Every repository's edges (sorted by `src` like its store), then the catalog's own —
+    the manifests' `declares` of their packages and the cross-repository links — merged in by
+    `src`."""
+    own = (
+        scan(directory, "edges", names)
+        .with_columns(src=_prefix("src"), dst=_prefix("dst"), path=_prefix("path"))
+        .select(EDGES.names())
+        .cast(EDGES)
     )
-    declared = (  # the manifest declares the package it builds
+    declared = (
         facts[_cat.PACKAGES]
         .lazy()
         .select(
@@ -151,11 +158,12 @@ def catalog_edges(
         path=_prefix("path"),
         producer=pl.lit(PRODUCER),
     )
-    return (
-        pl.concat([own.select(EDGES.names()), declared, cross.select(EDGES.names())])
+    added = (
+        pl.concat([declared.select(EDGES.names()), cross.select(EDGES.names())])
         .cast(EDGES)
         .sort(_EDGE_ORDER, nulls_last=True)
     )
+    return own.merge_sorted(added, key="src")
 
 
 def catalog_files(directory: str, names: list[str]) -> pl.LazyFrame:
