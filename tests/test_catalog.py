@@ -383,3 +383,22 @@ def test_the_dask_executor_says_how_to_install_it(tmp_path, capsys, monkeypatch)
     args = ["catalog", "index", "--executor", "dask://local", "--catalog", str(directory)]
     assert main(args) == 2
     assert "pip install 'ctxframe[dask]'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_spark_reads_the_view_as_one_table(indexed):
+    """Spark (not a dependency: `pip install pyspark`, a Java runtime) opens each view table
+    as one directory, partition column included."""
+    pyspark = pytest.importorskip("pyspark.sql")
+    repos, directory, _ = indexed
+    spark = (
+        pyspark.SparkSession.builder.master("local[1]")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    try:
+        nodes = spark.read.parquet(str(directory / "nodes"))
+        counts = dict(nodes.groupBy("repo").count().collect())
+    finally:
+        spark.stop()
+    assert counts == {n: cf.open(str(repos / n)).nodes.height for n in REPOS}
