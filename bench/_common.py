@@ -640,6 +640,27 @@ def indexed_copy_dir(tool: str, corpus: Corpus) -> Path:
 # --------------------------------------------------------------------------- reporting
 
 
+def open_or_index(tree: Path):
+    """The stored index of ``tree``, indexed afresh when missing or unreadable by this ctxframe.
+
+    Every contract table is read once, so a store written by another build (same schema version,
+    other columns) is rebuilt here rather than failing half-way through a run.
+    """
+    import ctxframe as cf
+
+    if (tree / ".ctxframe" / "graph").exists():
+        try:
+            g = cf.open(str(tree))
+            _read = (g.nodes, g.edges, g.tokens, g.files)
+            return g
+        except cf.CtxframeError as exc:
+            log(f"{tree.name}: stored index not usable ({exc}); indexing again")
+    t0 = time.perf_counter()
+    g = cf.index(str(tree), progress=False)
+    log(f"indexed {tree.name}: {g.nodes.height:,} nodes in {time.perf_counter() - t0:.1f} s")
+    return g
+
+
 def log(message: str) -> None:
     """Progress message on stderr."""
     print(f"[bench] {message}", file=sys.stderr, flush=True)

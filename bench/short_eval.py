@@ -148,17 +148,7 @@ def ensure_tree(name: str) -> Path:
 
 def ensure_graph(tree: Path):
     """Open the stored index of ``tree`` (inside it), indexing it first when there is none."""
-    import ctxframe as cf
-
-    if (tree / ".ctxframe" / "graph" / "meta.json").is_file():
-        try:
-            return cf.open(str(tree))
-        except cf.CtxframeError as exc:
-            c.log(f"{tree.name}: stored index not usable ({exc}); indexing again")
-    t0 = time.perf_counter()
-    g = cf.index(str(tree), progress=False)
-    c.log(f"indexed {tree.name}: {g.nodes.height:,} nodes in {time.perf_counter() - t0:.1f} s")
-    return g
+    return c.open_or_index(tree)
 
 
 # --------------------------------------------------------------------------- data

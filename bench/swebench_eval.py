@@ -236,18 +236,7 @@ def ensure_tree(name: str, version: str, *, retry: bool = False) -> Path:
 
 def ensure_graph(tree: Path):
     """Open the stored index of ``tree``, indexing it first when there is none."""
-    import ctxframe as cf
-
-    store = tree / ".ctxframe" / "graph"
-    if (store / "meta.json").is_file():
-        try:
-            return cf.open(str(tree))
-        except cf.CtxframeError:
-            pass
-    t0 = time.perf_counter()
-    g = cf.index(str(tree), progress=False)
-    c.log(f"indexed {tree.name}: {g.nodes.height:,} nodes in {time.perf_counter() - t0:.1f} s")
-    return g
+    return c.open_or_index(tree)
 
 
 def map_paths(gold: Iterable[str], tree_files: Iterable[str]) -> dict[str, str | None]:

@@ -153,6 +153,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--keep", default=None, help="copy the sample here (kept) instead of a temp dir")
     _agent_parsers(sub)
     _catalog_parsers(sub)
+    _watch_parser(sub)
     return ap
 
 
@@ -189,6 +190,27 @@ def _catalog_parsers(sub) -> None:
         help="local (default), dask://HOST:PORT or dask://local (needs ctxframe[dask])",
     )
     common(c)
+
+
+def _watch_parser(sub) -> None:
+    """`watch`: re-index on save."""
+    p = sub.add_parser("watch", help="re-index on save; one line per update (Ctrl-C stops)")
+    _add_repo(p, positional=True)
+    p.add_argument(
+        "--debounce",
+        type=int,
+        default=None,
+        metavar="MS",
+        help="quiet time after the last change before re-indexing (default 50)",
+    )
+    p.add_argument(
+        "--poll", action="store_true", help="poll instead of OS events (network file systems)"
+    )
+    p.add_argument(
+        "--no-initial",
+        action="store_true",
+        help="do not catch up with changes made before watching (default: index once first)",
+    )
 
 
 def _agent_parsers(sub) -> None:
@@ -479,6 +501,22 @@ def _cmd_catalog(a) -> int:
     return 0
 
 
+def _cmd_watch(a) -> int:
+    from ctxframe._apps.watch import watch_command
+    from ctxframe._core.errors import CtxframeError
+
+    if a.debounce is not None and not 1 <= a.debounce <= 60_000:
+        raise CtxframeError(f"--debounce {a.debounce}: give milliseconds between 1 and 60000")
+    return watch_command(
+        _repo(a),
+        a.store,
+        as_json=a.json,
+        debounce_ms=a.debounce,
+        poll=a.poll,
+        initial=not a.no_initial,
+    )
+
+
 def _verb(a) -> int:
     g = _open(a)
     if a.command == "card":
@@ -510,7 +548,7 @@ _COMMANDS = {
 }
 _COMMANDS["adapters"] = _cmd_adapters
 _COMMANDS["catalog"] = _cmd_catalog
-_COMMANDS.update(context=_cmd_context, mcp=_cmd_mcp, hook=_cmd_hook)
+_COMMANDS.update(context=_cmd_context, mcp=_cmd_mcp, hook=_cmd_hook, watch=_cmd_watch)
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 
 

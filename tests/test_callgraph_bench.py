@@ -44,8 +44,11 @@ def test_callgraph_bench_three_cases(tmp_path: Path) -> None:
         assert 0 <= row["recall"] <= 100
     assert "pycg" not in overall  # --no-pycg
     for case in data["cases"]:
-        assert set(case["systems"]) == {"default", "+ambiguous", "naive"}
+        assert set(case["systems"]) == {
+            "default", "+ambiguous", "naive", "default (own)", "+ambiguous (own)"
+        }
         assert all(" -> " in p for s in case["systems"].values() for p in s["fn"] + s["fp"])
     lines = proc.stdout.splitlines()
     assert any(line.startswith("overall") for line in lines)
     assert "default P%" in proc.stdout and "naive R%" in proc.stdout
+    assert "scored with --constructors own: default P/R" in proc.stdout

@@ -22,6 +22,8 @@ def test_coverage_counts_per_language(tmp_path: Path) -> None:
     assert py["nodes"] == 2 and py["nodes_by_kind"] == "function 2"
     # f calls g (resolved), os.getcwd (external) and h (nothing): 1 of 3
     assert (py["calls"], py["calls_resolved"]) == (3, 1)
+    # g through its binding: EXTRACTED; nothing only by type or a unique name
+    assert (py["calls_extracted"], py["calls_inferred"], py["calls_ambiguous"]) == (1, 0, 0)
     assert py["resolved_share"] == round(1 / 3, 3)
     c = cov["c"]
     assert c["files"] == 1 and c["files_with_errors"] == 1 and c["parse_errors"] >= 1

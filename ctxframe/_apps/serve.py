@@ -16,6 +16,10 @@ The JSON under `/api/` is the verbs' own `to_dict()` (the CLI's `--json`):
 
 When bound to a loopback address, requests whose Host header is not a loopback name are refused
 (a DNS-rebinding page cannot read the repository through the browser).
+
+A new index (`ctxframe index`, `ctxframe watch`) is picked up without a restart: each API request
+reads the store's `current` pointer (one readlink) and, when it names another version, the graph
+moves to it first.
 """
 
 from __future__ import annotations
@@ -68,11 +72,27 @@ class App:
     def __init__(self, graph: Any):
         self.graph = graph
         self._lock = threading.Lock()  # Graph caches and its DuckDB connection are not shared
+        self.moves = 0  # how many times the graph moved to a newer index
 
     def warm(self) -> None:
         """Build the ranking and traversal indexes before the first request."""
         with self._lock:
             self.graph.warm()
+
+    def _follow(self) -> None:
+        """Move the graph to the store's current version when an index wrote a new one
+        (under the lock: the request waits while the graph rebuilds its lookups)."""
+        from ctxframe._core.errors import CtxframeError
+        from ctxframe._store.tables import current_version
+
+        g = self.graph
+        try:
+            now = current_version(g.store)
+            if now is not None and now != g.version:
+                g.refresh(reindex=False)
+                self.moves += 1
+        except (OSError, CtxframeError) as exc:  # keep answering from the version we have
+            _log(f"cannot read the new index: {exc}")
 
     def api(self, path: str, params: dict[str, list[str]]) -> tuple[int, dict]:
         from ctxframe._apps.fallback import boundaries_of
@@ -86,6 +106,7 @@ class App:
         g = self.graph
         try:
             with self._lock:
+                self._follow()
                 if path == "/api/summary":
                     return 200, {
                         **g.summary(),

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
+import weakref
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -25,6 +30,7 @@ from ctxframe._store import tables as _store
 from ctxframe._store.coverage import coverage
 
 if TYPE_CHECKING:
+    from ctxframe._graph.live import GraphWatch
     from ctxframe._store.build import IndexReport
 
 
@@ -44,8 +50,52 @@ def _depth(value) -> int:
     return clean_int(value, "depth", 1, 50)
 
 
-_DERIVED = ("nodes", "edges", "files", "tokens", "token_weights", "config", "_duck",
-            "_rank_index", "_lookups", "_project_tokens")  # fmt: skip
+# Built from one store version, dropped when the graph moves to another (see `_move`).
+_DERIVED = ("_tables", "_token_weights", "_config", "_duck", "_rank_index", "_lookups",
+            "_project_tokens")  # fmt: skip
+_CONTRACT = ("nodes", "edges", "files", "tokens")
+_CONFIG = ("_config", "_project_tokens")  # from the repository, not the store: always re-read
+
+
+def _live(method):
+    """A public call: it runs under the graph's lock (one call at a time, whichever thread)
+    and first moves the graph to a version its watch prepared, so a call never mixes two
+    versions."""
+
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        with self._call():
+            return method(self, *args, **kwargs)
+
+    return call
+
+
+def _parallel(jobs: list[Callable[[], object]]) -> None:
+    """Run the jobs in threads (index builds: Polars releases the GIL); errors propagate."""
+    if len(jobs) <= 1:
+        for job in jobs:
+            job()
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        for future in [pool.submit(job) for job in jobs]:
+            future.result()
+
+
+def _same_tables(a: _store.Snapshot, b: _store.Snapshot) -> bool:
+    """Both versions hold byte-identical nodes, edges, files and tokens (an index that found
+    nothing to change): what was built from one serves the other."""
+    if a.version is None or b.version is None:
+        return False
+    try:
+        return all(
+            [(r, i.get("size"), i.get("sha256")) for r, i in a.info(name)]
+            == [(r, i.get("size"), i.get("sha256")) for r, i in b.info(name)]
+            for name in _CONTRACT
+        )
+    except Exception:  # a table missing from either: not the same
+        return False
 
 
 class Graph:
@@ -57,8 +107,10 @@ class Graph:
     of a repository kept elsewhere. `report` is the `IndexReport` of the run that built this
     object (`cf.index`), None when it was only opened.
 
-    A Graph reads one version of its store for its whole life, whatever later `index` runs
-    write (snapshot isolation); `refresh()` moves it to the newest version."""
+    A Graph reads one version of its store until told to move (snapshot isolation), whatever
+    later `index` runs write: `refresh()` moves it to the newest version (re-indexing first),
+    `watch()` keeps it current while files change. It may be shared between threads: its
+    calls run one at a time."""
 
     report: IndexReport | None = None
 
@@ -70,20 +122,54 @@ class Graph:
             root = root or (real if os.path.isdir(real) else None)
             store = store or _store.default_store(real)
         self.store = os.path.abspath(store)
-        self._snap = _store.Snapshot(self.store)
-        self.meta = self._snap.meta
-        self.root = root or self.meta.get("root")
+        self._lock = threading.RLock()
+        self._depth = 0  # calls in progress (nested ones included), under the lock
+        self._pending: dict | None = None  # the next version's state, prepared by a watch
+        self._watch: GraphWatch | None = None
+        self._listeners: list[weakref.WeakMethod | Callable] = []
+        self._at(_store.Snapshot(self.store))
+        self.root = root or self._meta.get("root")
         self.report = None
         self._queries = 0
+
+    def _at(self, snap: _store.Snapshot) -> None:
+        self._snap, self._meta, self._tables = snap, snap.meta, {}
+
+    # -- versions: refresh, watch ----------------------------------------------------------------
+    @contextmanager
+    def _call(self) -> Iterator[None]:
+        with self._lock:
+            if self._depth == 0 and self._pending is not None:
+                self._apply(self._pending)
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
 
     @property
     def version(self) -> str | None:
         """The store version this graph reads (None for a store written before versions)."""
-        return self._snap.version
+        with self._call():
+            return self._snap.version
 
-    def refresh(self, reindex: bool = False) -> Graph:
-        """Move to the store's newest version (re-indexing the repository first when
-        `reindex`); frames and indexes of the old version are dropped. Returns the graph."""
+    @property
+    def meta(self) -> dict:
+        """The version's meta.json: root, git_head, indexed_at, counts, parts."""
+        with self._call():
+            return self._meta
+
+    def refresh(self, reindex: bool | None = None) -> Graph:
+        """Move to the store's newest version; returns the graph. With `reindex`, index the
+        repository first (incremental: only what changed is parsed). By default it re-indexes
+        when it can and should: the repository is on this machine, the store is writable and
+        no `watch()` of this graph keeps it current already; `reindex=False` only moves.
+        The symbol and edge lookups this graph had built are built again for the new version,
+        in parallel, before it returns (the rest as calls need them); when nothing changed,
+        everything built is kept."""
+        if reindex is None:
+            reindex = self._reindexable()
+        report = None
         if reindex:
             from ctxframe._store.build import index
 
@@ -92,50 +178,261 @@ class Graph:
 
                 raise RepoNotFound(
                     f"cannot re-index: the repository {self.root} is not here; "
-                    "call refresh() without reindex"
+                    "call refresh(reindex=False) to move to the newest index"
                 )
-            self.report = index(self.root, store=self.store, progress=False)
-        snap = _store.Snapshot(self.store)
-        if snap.version != self._snap.version or snap.version is None:
-            self._snap, self.meta = snap, snap.meta
-            for name in _DERIVED:
-                self.__dict__.pop(name, None)
+            report = index(self.root, store=self.store, progress=False)
+        with self._lock:
+            self._pending = None
+            moved = self._move(_store.Snapshot(self.store), report)
+        if moved:
+            self._notify(None)
         return self
 
-    @cached_property
+    def _reindexable(self) -> bool:
+        if self._watch is not None and self._watch.running:
+            return False
+        root, store = self.root, self.store
+        if not root or not os.path.isdir(root):
+            return False
+        return os.access(store if os.path.isdir(store) else os.path.dirname(store), os.W_OK)
+
+    def _move(self, snap: _store.Snapshot, report: IndexReport | None = None) -> bool:
+        """Read `snap` from now on (under the lock); False when it is the version read already."""
+        if report is not None:
+            self.report = report
+        if snap.version is not None and snap.version == self._snap.version:
+            return False
+        if _same_tables(self._snap, snap):
+            self._snap, self._meta = snap, snap.meta
+            for name in _CONFIG:
+                self.__dict__.pop(name, None)
+            return True
+        # the symbol and edge lookups at once, in parallel (every verb needs them); the
+        # ranking and traversal indexes by the call that needs them, as on a fresh graph
+        lookups = self.__dict__.get("_lookups")
+        parts = set(lookups.__dict__) if lookups is not None else set()
+        fresh, _ = self._built_at(snap, set(self.__dict__), parts, set(self._tables))
+        # the replaced objects stay alive until every name is switched: their clean-up (a
+        # snapshot closing its files) never runs half-way through the switch
+        old = [self._snap, *(self.__dict__.get(n) for n in _DERIVED)]
+        for name in _DERIVED:
+            self.__dict__.pop(name, None)
+        self.__dict__.update({n: fresh.__dict__[n] for n in _DERIVED if n in fresh.__dict__})
+        self._snap, self._meta = snap, snap.meta
+        lookups = self.__dict__.get("_lookups")
+        if lookups is not None:
+            lookups._cache_dir = fresh._cache_dir
+        del old
+        return True
+
+    def _prepare(
+        self, report: IndexReport | None = None, offered: Callable[[], None] | None = None
+    ) -> str | None:
+        """(A watch thread, after an index.) Read the newest version off to the side, build
+        there the indexes this graph has built already, and leave the result for the graph's
+        next call to switch to (`_call`): no call ever waits for the rebuild. The symbol and
+        edge lookups every verb needs come first; the ranking and traversal indexes follow
+        and are handed over when ready (a call that needs one sooner builds it); `offered()`
+        is called in between. Returns the version prepared, None when the graph reads it
+        already."""
+        snap = _store.Snapshot(self.store)
+        with self._lock:
+            pending = self._pending
+            current = pending["_snap"] if pending else self._snap
+            if snap.version is not None and snap.version == current.version:
+                return None
+            built = set(self.__dict__)
+            lookups = self.__dict__.get("_lookups")
+            parts = set(lookups.__dict__) if lookups is not None else set()
+            tables = set(self._tables)
+        state: dict = {"_snap": snap, "_meta": snap.meta, "report": report}
+        later = None
+        if pending and _same_tables(current, snap):  # what was prepared serves this one too
+            state = {**pending, **state}
+        elif not _same_tables(current, snap):
+            fresh, later = self._built_at(snap, built, parts, tables)
+            state.update({n: fresh.__dict__[n] for n in _DERIVED if n in fresh.__dict__})
+        with self._lock:
+            self._pending = state
+        if offered is not None:
+            offered()
+        if later is not None:
+            late = later()
+            with self._lock:  # into the offered state, or the graph that switched to it
+                target = state if self._pending is state else None
+                if target is None and self._snap is snap:
+                    target = self.__dict__
+                for name, value in late.items():
+                    if target is not None and name not in target:
+                        target[name] = value
+        return snap.version
+
+    _FIRST = ("symbols", "edge_index", "ambiguous_dependencies")  # what verbs look up
+    _LATER = ("traversal",)
+
+    def _built_at(
+        self, snap: _store.Snapshot, built: set[str], parts: set[str], tables: set[str]
+    ) -> tuple[Graph, Callable[[], dict]]:
+        """A graph object at `snap` with the tables read and the symbol and edge lookups built
+        that this one has, and a function building the rest (ranking, traversal) that returns
+        the graph attributes it made and writes the new indexes into the version's cache (for
+        a later process to map in). Builds run in parallel threads (Polars releases the GIL)
+        and read or write no cache on the way: the version is new."""
+        fresh = Graph.__new__(Graph)
+        fresh.__dict__.update(self.__dict__.copy())
+        for name in (*_DERIVED, "_lock", "_listeners", "_watch"):
+            fresh.__dict__.pop(name, None)
+        fresh._lock, fresh._depth, fresh._pending = threading.RLock(), 0, None
+        fresh._at(snap)
+        for name in sorted(tables | ({"nodes", "tokens"} if "_rank_index" in built else set())):
+            fresh._table(name)
+        lookups = None
+        if "_lookups" in built:
+            lookups = Lookups(fresh.nodes, fresh.edges, fresh.files, cache_dir=None)
+            fresh.__dict__["_lookups"] = lookups
+            _parallel([functools.partial(getattr, lookups, p) for p in self._FIRST if p in parts])
+        cache_dir = fresh._cache_dir
+
+        def later() -> dict:
+            late: dict = {}
+            jobs: list[Callable[[], object]] = []
+            if "_rank_index" in built:
+                jobs.append(lambda: late.update(_rank_index=RankIndex(fresh.nodes, fresh.tokens)))
+            if lookups is not None:
+                jobs += [functools.partial(getattr, lookups, p) for p in self._LATER if p in parts]
+            _parallel(jobs)
+            if "_rank_index" in late:
+                _cache.save(cache_dir, late["_rank_index"].state())
+            if lookups is not None:
+                lookups._cache_dir = cache_dir
+                if "edge_index" in lookups.__dict__:
+                    _cache.save(cache_dir, lookups.edge_index.frames())
+            return late
+
+        return fresh, later
+
+    def _apply(self, state: dict) -> None:
+        """Switch to a prepared state (under the lock, between calls); never back to a
+        version older than the one read (a `refresh()` may have overtaken the watch)."""
+        self._pending = None
+        state = dict(state)
+        report = state.pop("report", None)
+        snap, now = state["_snap"], self._snap.version
+        if now is not None and (snap.version is None or snap.version <= now):
+            return
+        if set(state) == {"_snap", "_meta"}:  # the same tables: keep what was built
+            self._move(snap, report)
+            return
+        old = [self._snap, *(self.__dict__.get(n) for n in _DERIVED)]
+        for name in _DERIVED:
+            self.__dict__.pop(name, None)
+        self.__dict__.update(state)
+        del old
+        if report is not None:
+            self.report = report
+
+    def _subscribe(self, callback: Callable[[object], None]) -> None:
+        """Call `callback(update)` after each move (a watch's `Update`, or None after
+        `refresh()`); a bound method is held weakly (a closed explorer stops listening)."""
+        ref = weakref.WeakMethod(callback) if hasattr(callback, "__self__") else callback
+        self._listeners.append(ref)
+
+    def _notify(self, update: object) -> None:
+        for ref in list(self._listeners):
+            fn = ref() if isinstance(ref, weakref.WeakMethod) else ref
+            if fn is None:
+                self._listeners.remove(ref)
+                continue
+            try:
+                fn(update)
+            except Exception as exc:  # a listener's failure is its own: one line, go on
+                import sys
+
+                print(f"ctxframe: a graph listener failed: {type(exc).__name__}: {exc}",
+                      file=sys.stderr)  # fmt: skip
+
+    def watch(
+        self,
+        *,
+        debounce_ms: int | None = None,
+        poll: bool = False,
+        initial: bool = True,
+        on_update: Callable | None = None,
+    ) -> GraphWatch:
+        """Keep this graph current while the repository's files change: a background thread
+        re-indexes each settled burst of saves (only the changed files are walked and parsed)
+        and builds the new version's indexes off to the side; the graph switches at its next
+        call, never in the middle of one, and an open `cf.explore(graph)` redraws. Returns the
+        running watch: `.stop()` ends it, `.log` has one line per update; `on_update(update)`
+        is called (in the watch thread) after each. `debounce_ms` (default 50): quiet time
+        after a save before re-indexing. A graph watches once: a running watch is returned."""
+        from ctxframe._graph.live import GraphWatch
+
+        if self._watch is not None and self._watch.running:
+            return self._watch
+        self._watch = GraphWatch(
+            self, debounce_ms=debounce_ms, poll=poll, initial=initial, on_update=on_update
+        )
+        return self._watch
+
+    # -- tables ----------------------------------------------------------------------------------
+    def _table(self, name: str) -> pl.DataFrame:
+        frame = self._tables.get(name)
+        if frame is None:
+            frame = self._tables[name] = self._snap.read(name)
+        return frame
+
+    @property
     def nodes(self) -> pl.DataFrame:
         """One row per node (see docs/schema.md)."""
-        return self._snap.read("nodes")
+        with self._call():
+            return self._table("nodes")
 
-    @cached_property
+    @property
     def edges(self) -> pl.DataFrame:
         """One row per edge (see docs/schema.md)."""
-        return self._snap.read("edges")
+        with self._call():
+            return self._table("edges")
 
-    @cached_property
+    @property
     def files(self) -> pl.DataFrame:
         """One row per walked file, indexed or skipped with a reason."""
-        return self._snap.read("files")
+        with self._call():
+            return self._table("files")
 
-    @cached_property
+    @property
     def tokens(self) -> pl.DataFrame:
         """The exploded (node_id, token) table the ranker scores."""
-        return self._snap.read("tokens")
+        with self._call():
+            return self._table("tokens")
 
     @property
     def _cache_dir(self) -> str | None:
         return self._snap.dir if self._snap.version else None
 
-    @cached_property
+    @property
     def token_weights(self) -> pl.DataFrame:
         """The df table: per token, how many nodes contain it and its weight
         `0.1 + ln(N / (1 + df))`, N = number of nodes (the ranker's IDF)."""
-        return token_frequencies(self.tokens, self.nodes.height).rename({"idf": "weight"})
+        with self._call():
+            weights = self.__dict__.get("_token_weights")
+            if weights is None:
+                weights = token_frequencies(self.tokens, self.nodes.height).rename(
+                    {"idf": "weight"}
+                )
+                self.__dict__["_token_weights"] = weights
+            return weights
 
-    @cached_property
+    @property
     def config(self) -> Config:
         """Scope levers from `.ctxframe/config.toml` or `[tool.ctxframe]`."""
-        return load_config(self.root) if self.root and os.path.isdir(self.root) else Config()
+        with self._call():
+            cfg = self.__dict__.get("_config")
+            if cfg is None:
+                root = self.root
+                cfg = load_config(root) if root and os.path.isdir(root) else Config()
+                self.__dict__["_config"] = cfg
+            return cfg
 
     @cached_property
     def _duck(self):
@@ -146,6 +443,7 @@ class Graph:
             con.register(name, getattr(self, name))
         return con
 
+    @_live
     def sql(self, query: str, params: list | dict | None = None) -> pl.DataFrame:
         """Run DuckDB SQL over the tables `nodes`, `edges`, `files`, `tokens`; a Polars frame."""
         return self._duck.sql(query, params=params).pl()
@@ -163,6 +461,7 @@ class Graph:
     def _lookups(self) -> Lookups:
         return Lookups(self.nodes, self.edges, self.files, cache_dir=self._cache_dir)
 
+    @_live
     def rank(
         self, text: str, limit: int = 20, rule=None, within: str | None = None
     ) -> pl.DataFrame:
@@ -182,6 +481,7 @@ class Graph:
             project_tokens=self._project_tokens,
         )
 
+    @_live
     def query(
         self,
         text: str,
@@ -215,6 +515,7 @@ class Graph:
         index = self._lookups.arrows_index(one_shot=self._queries < 2)
         return answer(ranking, index, limit=limit, include_ambiguous=include_ambiguous)
 
+    @_live
     def context(
         self,
         question: str,
@@ -243,6 +544,7 @@ class Graph:
             tokenizer=tokenizer,
         )
 
+    @_live
     def warm(self) -> Graph:
         """Build the ranking, name, arrow and traversal indexes now instead of on first use
         (a server before its first request, a notebook before a demo)."""
@@ -261,20 +563,21 @@ class Graph:
 
     # -- verbs ---------------------------------------------------------------------------------
     # A symbol or file is always `name` (an id, a qualified name, a label, or a file's path).
+    @_live
     def card(self, name: str, include_ambiguous: bool = False) -> verbs.Card:
         """A known symbol: kind, place, signature, doc, parent, callers, callees, members."""
         name = _text(name, "name")
         return verbs.card(self._lookups, name, include_ambiguous=include_ambiguous)
 
+    @_live
     def affected(
         self, name: str, depth: int = 3, include_ambiguous: bool = False
     ) -> verbs.Affected:
         """Blast radius of a symbol or file: who depends on it, by depth (a floor)."""
         name, depth = _text(name, "name"), _depth(depth)
-        return verbs.affected(
-            self._lookups, name, depth=depth, include_ambiguous=include_ambiguous
-        )
+        return verbs.affected(self._lookups, name, depth=depth, include_ambiguous=include_ambiguous)
 
+    @_live
     def path(
         self, a: str, b: str, undirected: bool = False, include_ambiguous: bool = False
     ) -> verbs.PathResult:
@@ -284,30 +587,36 @@ class Graph:
             self._lookups, a, b, undirected=undirected, include_ambiguous=include_ambiguous
         )
 
+    @_live
     def change_plan(self, name: str, depth: int = 2) -> verbs.ChangePlan:
         """An ordered checklist of what to look at before editing a symbol."""
         return verbs.change_plan(self._lookups, _text(name, "name"), depth=_depth(depth))
 
+    @_live
     def explain(self, name: str) -> verbs.Explanation:
         """A plain-language paragraph about a symbol or file, from graph facts only."""
         return verbs.explain(self._lookups, _text(name, "name"))
 
+    @_live
     def hubs(self, limit: int = 10, *, top: int | None = None) -> verbs.Hubs:
         """Orientation: most depended-on symbols, largest files, entry points, directories
         (`limit` rows each; `top=` is its old name)."""
         limit = top if top is not None else limit
         return verbs.hubs(self._lookups, limit=clean_int(limit, "limit", 1, 100_000))
 
+    @_live
     def boundaries(self, name: str | None = None) -> verbs.Boundaries:
         """What the repo consumes and provides (routes, env vars, HTTP, exec, deps, k8s); with
         a name, only what that symbol or file reaches through its callees."""
         return verbs.boundaries(self._lookups, _opt_text(name, "name"))
 
+    @_live
     def coverage(self) -> pl.DataFrame:
         """Per language: files, parse errors, nodes (by kind) and the share of call sites
         resolved EXTRACTED or INFERRED (see ctxframe._store.coverage)."""
         return coverage(self.nodes, self.edges, self.files)
 
+    @_live
     def neighbourhood(
         self,
         name: str,
@@ -325,6 +634,7 @@ class Graph:
             self._lookups, name, depth=depth, include_ambiguous=include_ambiguous, cap=cap
         )
 
+    @_live
     def summary(self) -> dict:
         """Counts by kind and confidence, for display."""
         return {
@@ -336,6 +646,7 @@ class Graph:
             "edges": dict(self.edges.group_by("kind").len().sort("kind").iter_rows()),
         }
 
+    @_live
     def __repr__(self) -> str:
         s = self.summary()
         return (
@@ -343,6 +654,7 @@ class Graph:
             f"{self.edges.height} edges>"
         )
 
+    @_live
     def _repr_html_(self) -> str:
         s = self.summary()
         return render(

@@ -455,11 +455,17 @@ class ChangePlan(VerbResult):
     card: Card | None = None
     affected: Affected | None = None
     touches: pl.DataFrame = field(default_factory=pl.DataFrame)  # env vars, routes…
+    tests: list[str] | None = None  # test files reaching it (deeper than the blast radius)
     noun = "checklist items"
 
     @property
     def name(self) -> str:
         return self.card.name
+
+    @property
+    def test_files(self) -> list[str]:
+        """The test files to run: those whose calls reach the symbol, else the blast radius's."""
+        return self.affected.tests if self.tests is None else self.tests
 
     def header(self) -> list[str]:
         return self.card.header()
@@ -483,7 +489,10 @@ class ChangePlan(VerbResult):
                 f"(a floor; {a.ambiguous_left_out} AMBIGUOUS edges left out)",
                 [", ".join(f"d{d} {k} {c}" for d, k, c in a.by_depth_kind().iter_rows()) or "none"],
             ),
-            (f"run the {len(a.tests)} test file(s) reached", a.tests or ["none reached"]),
+            (
+                f"run the {len(self.test_files)} test file(s) reached",
+                self.test_files or ["none reached"],
+            ),
             (
                 f"update the {docs.height} doc section(s) that mention it",
                 [r["other_label"] for r in docs.iter_rows(named=True)] or ["none"],
@@ -525,7 +534,7 @@ class ChangePlan(VerbResult):
             "node": self.card.node,
             "callers": self.card.callers.to_dicts(),
             "affected": self.affected.payload(),
-            "tests": self.affected.tests,
+            "tests": self.test_files,
             "docs": self.card.section("in", ("mentions",)).to_dicts(),
             "touches": self.touches.to_dicts(),
         }
@@ -704,7 +713,23 @@ def card(lk: Lookups, name: str, *, include_ambiguous: bool = False) -> Card:
         return Card(name=name, status=AMBIGUOUS, candidates=cands)
     node = lk.node_rows(match.ids).row(0, named=True)
     arrows = lk.arrows([node["id"]], include_ambiguous=include_ambiguous)
+    init = _constructor(lk, node)
+    if init is not None:  # `C(...)` calls C.__init__: C's callers include them
+        ctor = lk.arrows([init], include_ambiguous=include_ambiguous).filter(
+            (pl.col("direction") == "in") & (pl.col("edge_kind") == "calls")
+        )
+        arrows = pl.concat([arrows, ctor.with_columns(hit_id=pl.lit(node["id"]))]).sort(
+            "direction", "edge_kind", "other_label", "other_id", nulls_last=True
+        )
     return Card(name=name, node=node, arrows=arrows)
+
+
+def _constructor(lk: Lookups, node: dict) -> str | None:
+    """A class's own `__init__` (what a call of the class runs), when it has one."""
+    if node["kind"] != "class":
+        return None
+    init = f"{node['id']}.__init__"
+    return init if lk.row(init) is not None else None
 
 
 def start_ids(lk: Lookups, name: str) -> tuple[list[str], Card | None]:
@@ -713,7 +738,10 @@ def start_ids(lk: Lookups, name: str) -> tuple[list[str], Card | None]:
     if lk.is_file(t):
         return [t, *lk.nodes.filter(pl.col("path") == t)["id"].to_list()], None
     c = card(lk, name)
-    return ([c.node["id"]] if c.status == OK else []), c
+    if c.status != OK:
+        return [], c
+    init = _constructor(lk, c.node)  # a class's constructor callers depend on it too
+    return [c.node["id"], *([init] if init else [])], c
 
 
 def affected(
@@ -817,7 +845,25 @@ def change_plan(lk: Lookups, name: str, *, depth: int = 2) -> ChangePlan:
         else c.arrows
     )
     handled = c.section("in", ("handles",))
-    return ChangePlan(card=c, affected=a, touches=pl.concat([touches, handled]))
+    return ChangePlan(
+        card=c, affected=a, touches=pl.concat([touches, handled]), tests=_tests(lk, c, depth)
+    )
+
+
+TEST_DEPTH = 6
+
+
+def _tests(lk: Lookups, c: Card, depth: int) -> list[str]:
+    """The test files whose code calls the symbol, directly or through other calls: a test
+    exercises code several calls down (`client.get` reaches the redirect handling four calls
+    in), so deeper than the blast radius — along calls only, not the imports every test has."""
+    ids = [c.node["id"], *([init] if (init := _constructor(lk, c.node)) else [])]
+    t = lk.traversal
+    rows = t.reach(
+        lk.rows(ids).to_list(), reverse=True, depth=max(depth, TEST_DEPTH), kinds=["calls"]
+    )
+    reached = t.with_ids(rows).join(lk.nodes.select("id", "path"), on="id", how="left")
+    return sorted(set(reached.filter(is_test_path())["path"].drop_nulls().to_list()))
 
 
 def explain(lk: Lookups, name: str) -> Explanation:
@@ -835,6 +881,12 @@ def hubs(lk: Lookups, limit: int = 10) -> Hubs:
         pl.col("kind").is_in(["calls", "imports"])
         & pl.col("dst").is_not_null()
         & (pl.col("confidence") != "AMBIGUOUS")
+    )
+    # a call of a class runs its `__init__`: counted for the class
+    dep = dep.with_columns(
+        dst=pl.when(pl.col("dst").str.ends_with(".__init__") & (pl.col("kind") == "calls"))
+        .then(pl.col("dst").str.strip_suffix(".__init__"))
+        .otherwise(pl.col("dst"))
     )
     indeg = dep.group_by("dst").agg(in_degree=pl.col("src").n_unique()).rename({"dst": "id"})
     ranked = (

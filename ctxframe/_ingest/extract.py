@@ -19,7 +19,7 @@ from functools import cache
 from ctxframe._core.languages import BY_NAME, Language, language_for, query_source
 from ctxframe._ingest import isolate
 from ctxframe._ingest.boundaries.calls import CALL_NAMES
-from ctxframe._ingest.lang import ecmascript, others, python, rust, sql
+from ctxframe._ingest.lang import ecmascript, others, python, python_facts, rust, sql
 
 MAX_FILE_BYTES = 1_000_000
 _SIG_CHARS = 200
@@ -159,11 +159,15 @@ def _pattern_roles(query, source: str) -> list[tuple[str, bool, str] | None]:
     return out
 
 
-def _role(capture: str) -> tuple[str, bool, str] | None:
+def _role(capture: str) -> tuple[str, bool | None, str] | None:
     if capture.startswith("definition."):
         return capture, True, capture[11:]
     if capture.startswith("reference."):
         return capture, False, capture[10:]
+    if capture.startswith("flow."):  # Python value-flow statements (python_facts)
+        return capture, None, capture[5:]
+    if capture == "typed.decl":  # a declared type (`_Builder._typed`)
+        return capture, None, "typed"
     return None
 
 
@@ -282,19 +286,22 @@ def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None
     root = tree.root_node
     if root.has_error:
         res.parse_errors = _count_errors(root)
-    defs, refs = _split_matches(QueryCursor(query).matches(root), roles)
+    defs, refs, flows = _split_matches(QueryCursor(query).matches(root), roles)
     if lang.name == "sql":
         defs.extend(sql.procedures(data, defs))
-    _Builder(res, lang, data, python=pack is None and lang.name == "python").build(defs, refs)
+    python_ = pack is None and lang.name == "python"
+    _Builder(res, lang, data, python=python_).build(defs, refs, flows)
 
 
 _PACK_ROLES: dict = {}  # a pack's compiled query -> its `_pattern_roles`
 
 
-def _split_matches(matches: list, roles: list) -> tuple[list[tuple], list[tuple]]:
-    """(kind, captured node, captures) of each match with a role: definitions, references."""
+def _split_matches(matches: list, roles: list) -> tuple[list[tuple], list[tuple], dict]:
+    """(kind, captured node, captures) of each match with a role: definitions, references;
+    and the value-flow statements' nodes by kind (`@flow.<kind>`)."""
     defs: list[tuple] = []
     refs: list[tuple] = []
+    flows: dict[str, list] = {}
     add_def, add_ref = defs.append, refs.append
     for pattern, caps in matches:
         role = roles[pattern]
@@ -303,8 +310,11 @@ def _split_matches(matches: list, roles: list) -> tuple[list[tuple], list[tuple]
             if role is None:
                 continue
         key, is_def, kind = role
+        if is_def is None:
+            flows.setdefault(kind, []).append(caps if kind == "typed" else caps[key][0])
+            continue
         (add_def if is_def else add_ref)((kind, caps[key][0], caps))
-    return defs, refs
+    return defs, refs, flows
 
 
 def _count_errors(node) -> int:
@@ -339,25 +349,36 @@ class _Builder:
         self.annotated = lang.name in _ANNOTATED
         self.python = python  # the built-in Python grammar: decorators found from definitions
 
-    def build(self, defs: list, refs: list) -> None:
-        """`defs` and `refs` hold (kind, captured node, captures) per match."""
+    def build(self, defs: list, refs: list, flows: dict | None = None) -> None:
+        """`defs` and `refs` hold (kind, captured node, captures) per match; `flows` (Python)
+        the value-flow statements' nodes by kind."""
         items = self._definitions(defs)
         self._emit_defs(items)
         self.decorations = python.decorations(items) if self.python else None
         self.recv_vars = any(item["recv_var"] for item in items)  # Go: `func (s *T) m()`
-        self._emit_refs(refs, items)
+        facts = None
+        if self.python and flows is not None:
+            add = self.res.refs.append
+            facts = python_facts.Facts(self.res.path, self.text, self.ascii, items, flows, add)
+        self.typed = self._typed(flows.get("typed", ()), items) if flows else {}
+        self._emit_refs(refs, items, facts)
+        if facts is not None:
+            facts.run()
 
     # -- definitions -------------------------------------------------------------------------
     def _definitions(self, defs: list) -> list[dict]:
         data, text, ascii, seen = self.data, self.text, self.ascii, {}
         for kind, node, caps in defs:
-            name_node = caps["name"][0]
             start, end = node.start_byte, node.end_byte
             key = (start, end)
             rtype, rvar = caps.get("receiver.type"), caps.get("receiver.var")
             if key in seen and (rtype is None or seen[key]["recv_type"]):
                 continue
-            name = text[name_node.start_byte : name_node.end_byte]
+            if "name" in caps:
+                name_node = caps["name"][0]
+                name = text[name_node.start_byte : name_node.end_byte]
+            else:  # an anonymous function (Python lambda): numbered below
+                name = "<lambda>"
             item = {
                 "kind": kind,
                 "node": node,
@@ -372,11 +393,15 @@ class _Builder:
             seen[key] = item
         items = sorted(seen.values(), key=lambda d: (d["start"], -d["end"]))
         stack: list[dict] = []
+        lambdas: dict[int, int] = {}  # per enclosing definition (id of its item), as PyCG counts
         for item in items:
             while stack and stack[-1]["end"] <= item["start"]:
                 stack.pop()
             item["parent"] = stack[-1] if stack else None
             stack.append(item)
+            if item["kind"] == "lambda":
+                n = lambdas[id(item["parent"])] = lambdas.get(id(item["parent"]), 0) + 1
+                item["name"] = f"<lambda{n}>"
         return items
 
     def _emit_defs(self, items: list[dict]) -> None:
@@ -484,12 +509,14 @@ class _Builder:
             item = item["parent"]
         return item
 
-    def _emit_refs(self, refs: list, items: list[dict]) -> None:
+    def _emit_refs(self, refs: list, items: list[dict], facts=None) -> None:
         """Reference rows in match order; calls, the bulk of them, are made here in one loop
-        (`_reference` makes the rest)."""
+        (`_reference` makes the rest). With Python `facts`, a call's `module` is the node of
+        its value (ctxframe._core.facts)."""
         data, text, ascii = self.data, self.text, self.ascii
         path, lang_name, starts = self.res.path, self.lang.name, self.starts
         append, reference, scope_of = self.res.refs.append, self._reference, self._scope
+        typed = self.typed
         decorations, recv_vars, bisect_right = self.decorations, self.recv_vars, bisect.bisect_right
         for kind, node, caps in refs:
             if kind in _NOT_CALLS:
@@ -514,6 +541,8 @@ class _Builder:
                     receiver = _utf8(receiver)
                 if owner is not None and (receiver in _SCOPE_WORDS or recv_vars):
                     scope, receiver = scope_of(owner, receiver)
+                if scope is None and typed:
+                    scope = self._receiver_type(owner, receiver)
                 if len(receiver) > 120:
                     receiver = receiver[:120]
             # Only the boundary rules read a call's arguments, and only of calls with these names.
@@ -522,10 +551,73 @@ class _Builder:
                 decorates = self._decorated(node, items)
             else:
                 decorates = decorations.get((start, node.end_byte)) if decorations else None
+            module, args = facts.site(node, owner, receiver, name) if facts else (None, None)
             append(
                 (owner["id"] if owner else path, path, lang_name, "call", name, receiver, scope,
-                 node.start_point[0] + 1, None, None, None, None, arg, arg_name, decorates)
+                 node.start_point[0] + 1, module, None, args, None, arg, arg_name, decorates)
             )  # fmt: skip
+
+    def _typed(self, decls, items: list[dict]) -> dict[tuple[str | None, str], str]:
+        """(enclosing definition's id, name) -> `type:T` / `typehint:T` for the variables,
+        parameters and fields the language declares a type for (`.scm` `@typed.decl`)."""
+        out: dict[tuple[str | None, str], str] = {}
+        text = self.text
+        for caps in decls:
+            name = caps.get("typed.name")
+            kind = next((k for k in ("type", "new", "hint", "call") if f"typed.{k}" in caps), None)
+            if name is None or kind is None:
+                continue
+            node = caps[f"typed.{kind}"][0]
+            raw = text[node.start_byte : node.end_byte]
+            t = raw if kind == "call" else _type_name(raw if self.ascii else _utf8(raw))
+            if not t or t == "var":  # Java/C# `var x = new T()`: the `new` pattern says T
+                continue
+            decl = caps["typed.decl"][0]
+            owner = self._enclosing(decl.start_byte, items)
+            if owner is not None and owner["start"] == decl.start_byte:
+                owner = owner["parent"]  # a field's declaration captured as its own definition
+            prefix = {"type": _TYPE, "new": "type:", "hint": "typehint:", "call": "typecall:"}[kind]
+            var = text[name[0].start_byte : name[0].end_byte]
+            value = prefix + t
+            out.setdefault((owner["id"] if owner else None, var), value)
+            if any(c.type == "accessibility_modifier" for c in decl.children):  # TS `private p: T`
+                cls = owner["parent"] if owner is not None else None
+                if cls is not None:
+                    out.setdefault((cls["id"], var), value)
+        self._type_prefix_fix(out)
+        return out
+
+    def _type_prefix_fix(self, out: dict) -> None:
+        """Declared types count as bindings where the language checks them (Go, Java, C#,
+        Rust), as hints elsewhere."""
+        checked = self.lang.name in _STATIC_TYPES
+        for k, v in out.items():
+            if v.startswith(_TYPE):
+                out[k] = ("type:" if checked else "typehint:") + v[len(_TYPE) :]
+
+    def _receiver_type(self, owner: dict | None, receiver: str) -> str | None:
+        """The declared type of a call's receiver: a variable or parameter of an enclosing
+        definition, or a field (`x`, `this.x`, `self.x`, Go `r.x`) of the enclosing type."""
+        head, _, field = receiver.partition(".")
+        if not head.isidentifier() or (field and not field.isidentifier()):
+            return None
+        if not field:
+            item = owner
+            while item is not None:
+                hit = self.typed.get((item["id"], head))
+                if hit is not None:
+                    return hit
+                item = item["parent"]
+            return self.typed.get((None, head))
+        if head not in _SELF_NAMES and not (owner and owner.get("recv_var") == head):
+            return None
+        item = owner
+        while item is not None and item["kind"] not in _CLASS_LIKE:
+            if item.get("rtype"):  # Go: the receiver's struct, declared in this file
+                struct = self.by_qual.get(item["rtype"])
+                return self.typed.get((struct["id"], field)) if struct else None
+            item = item["parent"]
+        return self.typed.get((item["id"], field)) if item is not None else None
 
     def _scope(self, owner: dict, receiver: str) -> tuple[str | None, str]:
         """The class a call on `self`/`cls`/`this` (or a Go receiver, Rust `Self`) resolves in,
@@ -546,6 +638,9 @@ class _Builder:
     def _reference(self, kind: str, node, caps: dict, items: list[dict]) -> None:
         if kind == "import":
             self._import(caps, node)
+            return
+        if kind == "reexport":
+            self._reexport(caps, node)
             return
         if kind in ("extends", "implements"):
             owner = self._enclosing(caps["name"][0].start_byte, items)
@@ -609,6 +704,27 @@ class _Builder:
             )
         )
 
+    def _reexport(self, caps: dict, node) -> None:
+        """`export * from "m"` (name `*`) and `export { a as b } from "m"` (name a, alias b):
+        import rows whose `scope` is `export` — the resolver follows a name through them."""
+        raw = _text(self.data, caps["import.module"][0])
+        module, cands = ecmascript.candidates(raw.strip("'\""), self.res.path)
+        clause = next((c for c in node.named_children if c.type == "export_clause"), None)
+        pairs: list[tuple[str, str | None]] = []
+        if clause is None:
+            pairs.append(("*", None))
+        else:
+            for spec in clause.named_children:
+                if spec.type != "export_specifier":
+                    continue
+                name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+                if name is not None:
+                    pairs.append(
+                        (_text(self.data, name), _text(self.data, alias) if alias else None)
+                    )
+        for name, alias in pairs:
+            self._ref(self.res.path, "import", name, None, "export", node, module, alias, cands)
+
     def _import(self, caps: dict, node) -> None:
         raw = _text(self.data, caps["import.module"][0])
         name = _text(self.data, caps["import.name"][0]) if "import.name" in caps else None
@@ -648,7 +764,26 @@ class _Builder:
         self._ref(self.res.path, "import", name, None, None, node, module, alias, cands, sub)
 
 
-_NOT_CALLS = frozenset({"import", "extends", "implements", "env"})
+_NOT_CALLS = frozenset({"import", "extends", "implements", "env", "reexport"})
+_TYPE = "type!:"  # a declared type, until `_type_prefix_fix` says how far it binds
+_STATIC_TYPES = {"go", "java", "csharp", "rust"}
+_NOT_TYPES = re.compile(r"^(?:\[|map\[|func\b|chan\b|\(|impl\b|dyn\b|fn\b)")
+
+
+def _type_name(text: str) -> str | None:
+    """A declared type as a dotted name (`*store.Store` -> `store.Store`, `&mut Pantry` ->
+    `Pantry`, `List<Item>` -> `List`, `crate::a::T` -> `crate.a.T`), or None for a type no
+    method call resolves in (slices, maps, functions, tuples)."""
+    t = text.strip()
+    while t[:1] in ("&", "*"):
+        t = t[1:].lstrip()
+    for word in ("mut ", "ref ", "readonly ", "final ", "const "):
+        if t.startswith(word):
+            t = t[len(word) :].lstrip()
+    if _NOT_TYPES.match(t):
+        return None
+    t = re.split(r"[<\[(]", t, maxsplit=1)[0].rstrip("?! ").replace("::", ".")
+    return t if re.fullmatch(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*", t) else None
 _STRINGS = {"string", "string_literal", "interpreted_string_literal", "raw_string_literal",
             "template_string", "verbatim_string_literal"}  # fmt: skip
 _NAMES = {"identifier", "member_expression", "attribute", "selector_expression", "field_access"}

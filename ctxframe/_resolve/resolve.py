@@ -18,6 +18,7 @@ import polars as pl
 from ctxframe._core.languages import LANGUAGES
 from ctxframe._core.schema import EDGES, NODES, PRODUCER
 from ctxframe._core.trace import mark
+from ctxframe._resolve.flow_edges import python_edges
 
 AMBIGUOUS_CAP = 8
 _FAMILY = {lang.name: lang.family for lang in LANGUAGES}
@@ -154,11 +155,13 @@ def _with_ctx(frame: pl.DataFrame, path: str, family: str = "family") -> pl.Data
 
 def _ref_slices(parts: list[pl.LazyFrame], kinds: list[str], rows: int) -> Iterator[pl.DataFrame]:
     """The references of these kinds (only the columns resolution reads), whole files at a
-    time, in slices of about `rows` rows; only one part is read into memory at once."""
+    time, in slices of about `rows` rows; only one part is read into memory at once. Python
+    calls are left out: the value flow resolves them (ctxframe._resolve.flow_edges)."""
     pending: list[pl.DataFrame] = []
     size = 0
+    keep = pl.col("kind").is_in(kinds) & (pl.col("language") != "python")
     for part in parts:
-        frame = part.filter(pl.col("kind").is_in(kinds)).select(_SYMBOLIC).collect()
+        frame = part.filter(keep).select(_SYMBOLIC).collect()
         for piece in _file_slices(frame, rows):
             pending.append(piece)
             size += piece.height
@@ -177,9 +180,15 @@ def resolve(
     previous: Previous | None = None,
     handlers: pl.DataFrame | None = None,
     spill: str | None = None,
+    python: tuple[pl.LazyFrame, pl.DataFrame] | bool | None = None,
 ) -> tuple[pl.LazyFrame, pl.DataFrame]:
     """Edges (contains, imports, calls, extends, implements), as a lazy frame whose call edges
     sit in scratch files under `spill` when given, and module-stub nodes.
+
+    Python's calls and bases come from the value flow of the whole repository: `python` gives
+    (every Python file's facts, every Python definition) when `refs` and `defs` hold only some
+    (the re-index fast path; the edges then cover every Python file), or is False when no
+    Python edge is wanted (the fast path when no Python file's facts changed).
 
     `refs` is one frame, or parts of it (each holding whole files) read one at a time, so the
     references of a large tree never sit in memory together. With `previous`, only references
@@ -230,7 +239,10 @@ def resolve(
         touched = changed.append(importers).unique()
         redo = pl.col("path").is_in(touched.implode()) | pl.col("name").is_in(moved.implode())
         old = previous.edges.filter(pl.col("kind").is_in(["calls", "extends", "implements"]))
-        kept = old.filter(~redo).drop("producer")
+        # Python's edges come from the whole repository's value flow: always made afresh.
+        py_paths = indexed.filter(pl.col("language") == "python")["path"].implode()
+        kept = old.filter(~redo & ~pl.col("path").is_in(py_paths)).drop("producer")
+        redo = redo | (pl.col("language") == "python")
 
     def symbolic(rows: pl.DataFrame) -> pl.DataFrame:
         """In a fixed order (module and alias are null for these kinds: as for imports)."""
@@ -238,13 +250,22 @@ def resolve(
         return rows.sort(order[:6], nulls_last=True).with_columns(family=_family())
 
     mark("resolve: imports")
+    py_facts, py_defs = python if isinstance(python, tuple) else (every, defs)
+    if python is False:
+        py_facts = py_facts.filter(pl.lit(False))
+    py_calls, py_fallback, py_extends, py_bases = _python(py_facts, py_defs, indexed)
+    mark("resolve: python value flow")
+    others = of_kind("extends", "implements").filter(pl.col("language") != "python")
     inherits = _resolve_refs(
-        symbolic(of_kind("extends", "implements").select(_SYMBOLIC)),
+        pl.concat([symbolic(others.select(_SYMBOLIC)), py_bases.select(_SYMBOLIC).cast(
+            others.select(_SYMBOLIC).schema).sort(order[:6], nulls_last=True).with_columns(
+            family=_family())]),
         targets,
         bindings,
         _TYPES,
         _TYPES,
     )
+    inherits = pl.concat([inherits, py_extends.select(inherits.columns)])
     bases = (
         inherits if kept is None else pl.concat([inherits, kept.filter(pl.col("kind") != "calls")])
     )
@@ -252,7 +273,12 @@ def resolve(
     # Calls resolve in slices of whole files (a reference's result depends only on it and the
     # definitions; duplicates share a source, so a file): the working set stays one slice, and
     # with `spill` each slice's edges go to a scratch file instead of accumulating in memory.
-    memo: dict = {}
+    # Go `x := NewT()`: x's type is NewT's declared result (ctxframe._resolve.resolve._typed)
+    memo: dict = {
+        "signatures": defs.filter(pl.col("language") == "go").select(
+            "id", "signature", fpath="path", fname="label"
+        )
+    }
     calls: list[pl.LazyFrame] = []
     for i, part in enumerate(_ref_slices(parts, ["call"], CALL_SLICE_ROWS)):
         found = _resolve_refs(
@@ -270,6 +296,19 @@ def resolve(
         else:
             found.write_ipc(file := os.path.join(spill, f"calls-{i:05d}.arrow"))
             calls.append(pl.scan_ipc(file))
+    if py_fallback.height:
+        found = _resolve_refs(
+            py_fallback.sort(order[:6], nulls_last=True).with_columns(
+                family=_family(), kind=pl.lit("calls")
+            ),
+            targets,
+            bindings,
+            _CALLABLE,
+            ["method"],
+            memo=memo,
+        )
+        calls.append(found.lazy())
+    calls.append(_dedupe_edges(py_calls).lazy())
     del memo, parts
     mark("resolve: calls")
     contains = defs.select(
@@ -305,6 +344,29 @@ def resolve(
     return edges, stubs
 
 
+def _python(
+    every: pl.LazyFrame, defs: pl.DataFrame, indexed: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """Python's calls and bases through the value flow of every Python file (see
+    ctxframe._resolve.flow_edges.python_edges)."""
+    python_calls = (pl.col("kind") == "call") & (pl.col("language") == "python")
+    facts = every.filter(pl.col("kind").str.starts_with("v.") | python_calls).collect()
+    empty_edges = pl.DataFrame(schema={c: EDGES[c] for c in _EDGE_COLS})
+    if facts.is_empty():
+        empty_refs = pl.DataFrame(schema={c: pl.String for c in _SYMBOLIC}).with_columns(
+            pl.col("line").cast(pl.Int32)
+        )
+        return empty_edges, empty_refs, empty_edges, empty_refs
+    return python_edges(facts, defs, indexed)
+
+
+def _dedupe_edges(edges: pl.DataFrame) -> pl.DataFrame:
+    """One row per (src, dst, kind, name), at its first line."""
+    return edges.sort("src", "kind", "name", "dst", "line", nulls_last=True).unique(
+        ["src", "dst", "kind", "name"], keep="first", maintain_order=True
+    )
+
+
 def _imports(
     imports: pl.DataFrame,
     indexed: pl.DataFrame,
@@ -312,7 +374,7 @@ def _imports(
     namespaces: pl.DataFrame | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     imports = imports.unique(
-        ["path", "module", "name", "alias"], keep="first", maintain_order=True
+        ["path", "module", "name", "alias", "scope"], keep="first", maintain_order=True
     ).with_row_index("ref_id")
     sub = _first_match(imports, "sub_candidates", indexed)
     main = _first_match(imports, "candidates", indexed)
@@ -389,11 +451,13 @@ def _imports(
             "target_dir",
             pl.when(is_module).then(None).otherwise(pl.col("name")).alias("remote"),
             (~pl.col("resolved")).alias("external"),
+            # `export … from`: not a local name, a name other files' imports pass through
+            (pl.col("scope") == "export").fill_null(False).alias("export"),
             "line",
         )
         # One meaning per local name: a repo binding beats an external one, then earliest line.
         .sort("path", "local", "external", "line", "target_path", "target_dir", nulls_last=True)
-        .unique(["path", "local"], keep="first", maintain_order=True)
+        .unique(["path", "local", "export"], keep="first", maintain_order=True)
         .drop("line")
     )
     stubs = (
@@ -424,7 +488,9 @@ def _resolve_refs(
     type_qualified: bool = False,
     memo: dict | None = None,
 ) -> pl.DataFrame:
-    """One edge row per resolved (or unresolved) reference, trying scope, imports, then names.
+    """One edge row per resolved (or unresolved) reference, trying the stages in order:
+    `super`, the enclosing type (self/this/receiver), a declared receiver type, a name of the
+    same file, an import binding (through re-exports), a type-qualified member, then names.
     `memo` keeps what depends only on the targets across calls over slices of references."""
     memo = {} if memo is None else memo
     refs = _with_ctx(refs.with_row_index("ref_id"), "path")
@@ -433,54 +499,105 @@ def _resolve_refs(
             ctx=pl.when(pl.col("family") == "go").then(pl.col("ddir")).otherwise(pl.col("dpath"))
         )
     targets = memo["targets"]
-    out = ["ref_id", "dst", "confidence"]
-    found: list[pl.DataFrame] = []
-
-    def pending(*cols: str) -> pl.DataFrame:
-        """The references no step has resolved yet, with only the columns a step reads."""
-        rows = refs.select("ref_id", *cols)
-        done = pl.concat([f.select("ref_id") for f in found]) if found else None
-        return rows if done is None else rows.join(done, on="ref_id", how="anti")
-
-    # A. super: a member of a resolved base class of the enclosing class.
+    stages = _Stages(refs, targets, bindings, memo)
     if bases is not None:
-        sup = (
-            refs.select("ref_id", "receiver", "path", "scope", "name")
-            .filter(pl.col("receiver") == "super")
-            .with_columns(cls=pl.concat_str("path", pl.lit("::"), "scope"))
-            .join(bases.rename({"src": "cls", "dst": "base"}), on="cls", how="inner")
-            .with_columns(
-                qualname=pl.concat_str(
-                    pl.col("base").str.extract(r"::(.*)$", 1), pl.lit("."), "name"
-                )
-            )
-            .join(
-                targets.select(pl.col("dpath").alias("bpath"), "qualname", "dst"),
-                on="qualname",
-                how="inner",
-            )
-            .filter(pl.col("base").str.starts_with(pl.col("bpath") + "::"))
-        )
-        found.append(sup.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
-    refs = refs.with_columns(
+        stages.add(_super(refs, targets, bases))
+    stages.refs = refs = refs.with_columns(
         scope=pl.when(pl.col("receiver") == "super").then(None).otherwise(pl.col("scope"))
     )
+    stages.add(_enclosing_type(stages.pending("scope", "name", "ctx"), targets))
+    if refs.select(pl.col("scope").str.starts_with("type").any()).item():
+        stages.add_all(_typed(stages, bases))
+    stages.add(_same_file(stages.pending("receiver", "ctx", "name"), targets, bare_kinds))
+    stages.add_all(_through_imports(stages, targets, bindings))
+    if type_qualified:
+        stages.add_all(
+            _type_qualified(
+                stages.pending("receiver", "name", "family", "language", "path"), targets, _OUT
+            )
+        )
+    stages.add(_by_name(stages.pending("receiver", "name", "family"), targets, bare_kinds,
+                        recv_kinds, memo))  # fmt: skip
+    edges = (
+        refs.select("ref_id", "src", "kind", "name", "path", "line")
+        .join(stages.resolved(), on="ref_id", how="left")
+        .select("src", "dst", "kind", "confidence", "name", "path", "line")
+    )
+    return edges.sort("src", "kind", "name", "dst", "line", nulls_last=True).unique(
+        ["src", "dst", "kind", "name"], keep="first", maintain_order=True
+    )
 
-    # A. self / this / Go receiver: a member of the enclosing type in the same file (package).
+
+_OUT = ["ref_id", "dst", "confidence"]
+
+
+class _Stages:
+    """The references no stage has resolved yet, and what the stages found."""
+
+    def __init__(self, refs, targets, bindings, memo):
+        self.refs, self.targets, self.bindings, self.memo = refs, targets, bindings, memo
+        self.found: list[pl.DataFrame] = []
+
+    def add(self, rows: pl.DataFrame) -> None:
+        self.found.append(rows.select(_OUT))
+
+    def add_all(self, parts: list[pl.DataFrame]) -> None:
+        for p in parts:
+            self.add(p)
+
+    def pending(self, *cols: str) -> pl.DataFrame:
+        """The references no stage has resolved yet, with only the columns a stage reads."""
+        rows = self.refs.select("ref_id", *cols)
+        if not self.found:
+            return rows
+        return rows.join(pl.concat([f.select("ref_id") for f in self.found]), on="ref_id",
+                         how="anti")  # fmt: skip
+
+    def resolved(self) -> pl.DataFrame:
+        schema = {"ref_id": pl.UInt32, "dst": pl.String, "confidence": pl.String}
+        return pl.concat([pl.DataFrame(schema=schema), *self.found], how="vertical_relaxed")
+
+
+def _confidence(value: str) -> pl.Expr:
+    return pl.lit(value, pl.String).alias("confidence")
+
+
+def _super(refs: pl.DataFrame, targets: pl.DataFrame, bases: pl.DataFrame) -> pl.DataFrame:
+    """`super.m()`: a member of a resolved base class of the enclosing class."""
+    sup = (
+        refs.select("ref_id", "receiver", "path", "scope", "name")
+        .filter(pl.col("receiver") == "super")
+        .with_columns(cls=pl.concat_str("path", pl.lit("::"), "scope"))
+        .join(bases.rename({"src": "cls", "dst": "base"}), on="cls", how="inner")
+        .with_columns(
+            qualname=pl.concat_str(pl.col("base").str.extract(r"::(.*)$", 1), pl.lit("."), "name")
+        )
+        .join(
+            targets.select(pl.col("dpath").alias("bpath"), "qualname", "dst"),
+            on="qualname",
+            how="inner",
+        )
+        .filter(pl.col("base").str.starts_with(pl.col("bpath") + "::"))
+    )
+    return sup.with_columns(_confidence("EXTRACTED"))
+
+
+def _enclosing_type(rows: pl.DataFrame, targets: pl.DataFrame) -> pl.DataFrame:
+    """self / this / Go receiver: a member of the enclosing type in the same file (package)."""
     scoped = (
-        pending("scope", "name", "ctx")
-        .filter(pl.col("scope").is_not_null())
+        rows.filter(pl.col("scope").is_not_null() & ~pl.col("scope").str.starts_with("type"))
         .with_columns(qualname=pl.concat_str("scope", pl.lit("."), "name"))
         .join(targets.select("ctx", "qualname", "dst"), on=["ctx", "qualname"], how="inner")
     )
-    found.append(scoped.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
+    return scoped.with_columns(_confidence("EXTRACTED"))
 
-    # B. a bare name defined in the same file (package, for Go): unique match only.
+
+def _same_file(rows: pl.DataFrame, targets: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:
+    """A bare name defined in the same file (package, for Go): unique match only."""
     local = (
-        pending("receiver", "ctx", "name")
-        .filter(pl.col("receiver").is_null())
+        rows.filter(pl.col("receiver").is_null())
         .join(
-            targets.filter(pl.col("kind").is_in(bare_kinds)).select(
+            targets.filter(pl.col("kind").is_in(kinds)).select(
                 "ctx", pl.col("label").alias("name"), "dst", "top"
             ),
             on=["ctx", "name"],
@@ -489,15 +606,23 @@ def _resolve_refs(
         .sort("ref_id", pl.col("top").not_(), "dst")
         .unique("ref_id", keep="first", maintain_order=True)
     )
-    found.append(local.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
+    return local.with_columns(_confidence("EXTRACTED"))
 
-    # C. through an import binding: `name()` from `from m import name`, or `mod.name()`.
-    rest = pending("receiver", "name", "path").with_columns(
+
+_REEXPORT_HOPS = 6
+
+
+def _through_imports(
+    stages: _Stages, targets: pl.DataFrame, bindings: pl.DataFrame
+) -> list[pl.DataFrame]:
+    """Through an import binding: `name()` from `from m import name`, `mod.name()`, `T.m()`
+    for an imported type T (T's member m in T's file), following `export … from` re-exports;
+    a call through a binding of a module outside the repository stays unresolved."""
+    rest = stages.pending("receiver", "name", "path").with_columns(
         local=pl.coalesce("receiver", "name"), bare=pl.col("receiver").is_null()
     )
-    bound = rest.join(bindings, on=["path", "local"], how="inner").filter(
-        pl.col("bare") | pl.col("remote").is_null()
-    )
+    own = bindings.filter(~pl.col("export"))
+    bound = rest.join(own, on=["path", "local"], how="inner")
     external = bound.filter(pl.col("external")).select("ref_id")
     want = (
         pl.when(pl.col("bare") & (pl.col("remote") != "default"))
@@ -505,31 +630,82 @@ def _resolve_refs(
         .otherwise(pl.col("name"))
     )
     top = targets.filter(pl.col("top")).select("dpath", "ddir", "label", "dst")
-    via_file = bound.with_columns(label=want).join(
-        top, left_on=["target_path", "label"], right_on=["dpath", "label"], how="inner"
+    module_calls = bound.filter(pl.col("bare") | pl.col("remote").is_null()).with_columns(
+        label=want
     )
-    via_dir = bound.with_columns(label=want).join(
-        top, left_on=["target_dir", "label"], right_on=["ddir", "label"], how="inner"
-    )
-    imported = (
-        pl.concat([via_file.select("ref_id", "dst"), via_dir.select("ref_id", "dst")])
-        .sort("ref_id", "dst")
-        .unique("ref_id", keep="first", maintain_order=True)
-    )
-    found.append(imported.with_columns(confidence=pl.lit("EXTRACTED")).select(out))
-    found.append(
+    imported = _in_target(module_calls, top)
+    missing = module_calls.join(imported.select("ref_id"), on="ref_id", how="anti")
+    imported = pl.concat([imported, _reexported(missing, bindings, top)])
+    members = _imported_members(bound.filter(~pl.col("bare")), targets)
+    imported = pl.concat([imported, members.join(imported, on="ref_id", how="anti")])
+    imported = imported.sort("ref_id", "dst").unique("ref_id", keep="first", maintain_order=True)
+    unresolved = (
         external.join(imported, on="ref_id", how="anti")
         .with_columns(dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String))
-        .select(out)
     )
+    return [imported.with_columns(_confidence("EXTRACTED")), unresolved]
 
-    if type_qualified:
-        found.extend(
-            _type_qualified(pending("receiver", "name", "family", "language", "path"), targets, out)
-        )
 
-    # D. by name within the language family: one candidate INFERRED, a few AMBIGUOUS.
-    rest = pending("receiver", "name", "family")
+def _in_target(rows: pl.DataFrame, top: pl.DataFrame) -> pl.DataFrame:
+    """(ref_id, dst): `label` defined at the top of the bound file (or Go directory)."""
+    via_file = rows.join(
+        top, left_on=["target_path", "label"], right_on=["dpath", "label"], how="inner"
+    )
+    via_dir = rows.join(top, left_on=["target_dir", "label"], right_on=["ddir", "label"],
+                        how="inner")  # fmt: skip
+    return pl.concat([via_file.select("ref_id", "dst"), via_dir.select("ref_id", "dst")])
+
+
+def _reexported(rows: pl.DataFrame, bindings: pl.DataFrame, top: pl.DataFrame) -> pl.DataFrame:
+    """A name the bound file does not define but re-exports (`export { a as b } from`,
+    `export * from`): followed to the file that defines it."""
+    out = []
+    exports = bindings.filter(pl.col("export") & pl.col("target_path").is_not_null()).select(
+        xpath="path", xlocal="local", xtarget="target_path", xremote="remote"
+    )
+    cur = rows.select("ref_id", "target_path", "label").filter(pl.col("target_path").is_not_null())
+    for _ in range(_REEXPORT_HOPS):
+        if cur.is_empty() or exports.is_empty():
+            break
+        named = cur.join(exports, left_on=["target_path", "label"], right_on=["xpath", "xlocal"])
+        star = cur.join(exports.filter(pl.col("xlocal") == "*"), left_on="target_path",
+                        right_on="xpath")  # fmt: skip
+        nxt = pl.concat(
+            [
+                named.select("ref_id", target_path="xtarget", label="xremote"),
+                star.select("ref_id", target_path="xtarget", label="label"),
+            ]
+        ).unique()
+        hit = nxt.join(top, left_on=["target_path", "label"], right_on=["dpath", "label"])
+        out.append(hit.select("ref_id", "dst"))
+        cur = nxt.join(hit.select("ref_id"), on="ref_id", how="anti")
+    if not out:
+        return pl.DataFrame(schema={"ref_id": pl.UInt32, "dst": pl.String})
+    return pl.concat(out)
+
+
+def _imported_members(bound: pl.DataFrame, targets: pl.DataFrame) -> pl.DataFrame:
+    """`T.m()` / `T::m()` where T is an imported type (`import {T}`, `use a::T`, Java
+    `import a.T`): the member `T.m` defined in T's file."""
+    if bound.is_empty():
+        return pl.DataFrame(schema={"ref_id": pl.UInt32, "dst": pl.String})
+    owner = pl.coalesce("remote", "receiver")
+    rows = bound.filter(pl.col("target_path").is_not_null()).with_columns(
+        qualname=owner + "." + pl.col("name")
+    )
+    members = targets.filter(pl.col("kind").is_in(["method", "function"])).select(
+        "dpath", "dst", qualname=pl.col("qualname").str.extract(r"([^.]+\.[^.]+)$", 1)
+    )
+    return rows.join(
+        members, left_on=["target_path", "qualname"], right_on=["dpath", "qualname"]
+    ).select("ref_id", "dst")
+
+
+def _by_name(
+    rest: pl.DataFrame, targets: pl.DataFrame, bare_kinds, recv_kinds, memo: dict
+) -> pl.DataFrame:
+    """By name within the language family: one candidate INFERRED, a few AMBIGUOUS; a
+    language builtin called bare never matches."""
     builtin = pl.lit(False)
     for fam, names in _BUILTINS.items():
         builtin = builtin | ((pl.col("family") == fam) & pl.col("name").is_in(list(names)))
@@ -540,22 +716,8 @@ def _resolve_refs(
     def by_name(rows: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:
         key = ("by_name", *kinds)
         if key not in memo:
-            memo[key] = candidates(kinds)
+            memo[key] = _name_candidates(targets, kinds)
         return rows.join(memo[key], on=["family", "name"], how="inner")
-
-    def candidates(kinds: list[str]) -> pl.DataFrame:
-        # Count candidates per name first, so a name with hundreds of definitions never joins.
-        cand = targets.filter(pl.col("kind").is_in(kinds)).select(
-            "family", pl.col("label").alias("name"), "dst", "kind"
-        )
-        # Java/C#/C++…: `new Item()` names the class, not also its constructor `Item.Item`.
-        shadowed = pl.col("family").is_in(list(_TYPE_QUALIFIED)) & (
-            (pl.col("kind") == "method") & pl.col("kind").is_in(_TYPES).any().over("family", "name")
-        )
-        cand = cand.filter(~shadowed).drop("kind")
-        return cand.with_columns(n=pl.len().over("family", "name")).filter(
-            pl.col("n") <= AMBIGUOUS_CAP
-        )
 
     cands = pl.concat(
         [
@@ -563,20 +725,156 @@ def _resolve_refs(
             by_name(rest.filter(pl.col("receiver").is_not_null()), recv_kinds),
         ]
     )
-    named = cands.with_columns(
+    return cands.with_columns(
         confidence=pl.when(pl.col("n") == 1).then(pl.lit("INFERRED")).otherwise(pl.lit("AMBIGUOUS"))
     )
-    found.append(named.select(out))
 
-    resolved = pl.concat(found)
-    edges = (
-        refs.select("ref_id", "src", "kind", "name", "path", "line")
-        .join(resolved, on="ref_id", how="left")
-        .select("src", "dst", "kind", "confidence", "name", "path", "line")
+
+def _name_candidates(targets: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:
+    """(family, name, dst, n): definitions of these kinds by label, names with more than
+    AMBIGUOUS_CAP definitions left out (counted first, so they never join)."""
+    cand = targets.filter(pl.col("kind").is_in(kinds)).select(
+        "family", pl.col("label").alias("name"), "dst", "kind"
     )
-    return edges.sort("src", "kind", "name", "dst", "line", nulls_last=True).unique(
-        ["src", "dst", "kind", "name"], keep="first", maintain_order=True
+    # Java/C#/C++…: `new Item()` names the class, not also its constructor `Item.Item`.
+    shadowed = pl.col("family").is_in(list(_TYPE_QUALIFIED)) & (
+        (pl.col("kind") == "method") & pl.col("kind").is_in(_TYPES).any().over("family", "name")
     )
+    cand = cand.filter(~shadowed).drop("kind")
+    return cand.with_columns(n=pl.len().over("family", "name")).filter(
+        pl.col("n") <= AMBIGUOUS_CAP
+    )
+
+
+def _typed(stages: _Stages, bases: pl.DataFrame | None) -> list[pl.DataFrame]:
+    """`x.m()` where the code declares x's type T (`var x T`, `T x = new T()`, `x: T`, a Go
+    `x := NewT()`, see `_Builder._typed`): T resolved like a base class (same file, imports,
+    names), then its member m — or its bases' — in T's file (Go: package). EXTRACTED when T is
+    a checked type found through bindings, INFERRED for a hint (a TypeScript annotation) or a
+    T found by its name alone, AMBIGUOUS for several; a checked type outside the repository
+    (`String`, `List`) resolves nothing, and the call is not matched by name."""
+    rows = stages.pending("src", "path", "language", "family", "scope", "name", "line")
+    rows = rows.filter(pl.col("scope").str.starts_with("type"))
+    if rows.is_empty():
+        return []
+    rows = rows.with_columns(
+        how=pl.col("scope").str.extract(r"^(type|typehint|typecall):", 1),
+        tname=pl.col("scope").str.extract(r"^[a-z]+:(.*)$", 1),
+    )
+    types = pl.concat(
+        [
+            _declared_types(stages, rows.filter(pl.col("how") != "typecall")),
+            _result_types(stages, rows.filter(pl.col("how") == "typecall")),
+        ]
+    ).join(rows.select("ref_id", "name"), on="ref_id")
+    found = _members(types, stages.targets, bases)
+    hint = pl.col("how") == "typehint"
+    out = found.join(rows.select("ref_id", "how"), on="ref_id").with_columns(
+        confidence=pl.when(hint & (pl.col("tconf") == "EXTRACTED"))
+        .then(pl.lit("INFERRED"))
+        .otherwise(pl.col("tconf"))
+    )
+    # a checked type that resolves nowhere (a library's): unresolved, never matched by name
+    blocked = rows.filter(~hint).join(out.select("ref_id"), on="ref_id", how="anti")
+    blocked = blocked.select(
+        "ref_id", dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String)
+    )
+    return [out, blocked]
+
+
+def _declared_types(stages: _Stages, rows: pl.DataFrame) -> pl.DataFrame:
+    """(ref_id, tdst, tconf): each declared type name resolved like a base class."""
+    if rows.is_empty():
+        return pl.DataFrame(schema={"ref_id": pl.UInt32, "tdst": pl.String, "tconf": pl.String})
+    t = rows.select(
+        src=pl.col("ref_id").cast(pl.String),
+        path="path",
+        language="language",
+        kind=pl.lit("extends"),
+        name=pl.col("tname").str.extract(r"([^.]+)$", 1),
+        receiver=pl.col("tname").str.extract(r"^(.*)\.[^.]+$", 1),
+        scope=pl.lit(None, pl.String),
+        line="line",
+        family="family",
+    )
+    got = _resolve_refs(t, stages.targets.drop("ctx"), stages.bindings, _TYPES, _TYPES)
+    return got.filter(pl.col("dst").is_not_null()).select(
+        ref_id=pl.col("src").cast(pl.UInt32), tdst="dst", tconf="confidence"
+    )
+
+
+_RESULT_TYPE = r"^[^)]*\)\s*\(?\s*\*?\s*([A-Za-z_][\w.]*)"
+
+
+def _result_types(stages: _Stages, rows: pl.DataFrame) -> pl.DataFrame:
+    """Go `x := NewT(…)` / `x := pkg.NewT(…)`: the callee resolved as a call, T read from its
+    declared result (`func NewT() *T`, `(T, error)`), looked up in the callee's package."""
+    schema = {"ref_id": pl.UInt32, "tdst": pl.String, "tconf": pl.String}
+    if rows.is_empty():
+        return pl.DataFrame(schema=schema)
+    calls = rows.select(
+        src=pl.col("ref_id").cast(pl.String),
+        path="path",
+        language="language",
+        kind=pl.lit("calls"),
+        name=pl.col("tname").str.extract(r"([^.]+)$", 1),
+        receiver=pl.col("tname").str.extract(r"^(.*)\.[^.]+$", 1),
+        scope=pl.lit(None, pl.String),
+        line="line",
+        family="family",
+    )
+    got = _resolve_refs(calls, stages.targets.drop("ctx"), stages.bindings, _CALLABLE,
+                        ["method"]).filter(pl.col("dst").is_not_null())  # fmt: skip
+    defs = stages.memo.get("signatures")
+    if defs is None or got.is_empty():
+        return pl.DataFrame(schema=schema)
+    fn = got.join(defs, left_on="dst", right_on="id")
+    after = pl.col("signature").str.slice(  # what follows `Name(`
+        pl.col("signature").str.find(pl.col("fname") + "(", literal=True)
+    )
+    fn = fn.with_columns(
+        tname=after.str.extract(_RESULT_TYPE, 1).str.extract(r"([^.]+)$", 1),
+        fdir=_dirname("fpath"),
+    )
+    types = stages.targets.filter(pl.col("kind").is_in(_TYPES)).select(
+        "ddir", tname="label", tdst="dst"
+    )
+    hit = fn.join(types, left_on=["fdir", "tname"], right_on=["ddir", "tname"])
+    return hit.select(ref_id=pl.col("src").cast(pl.UInt32), tdst="tdst", tconf="confidence")
+
+
+_BASE_HOPS = 4
+
+
+def _members(types: pl.DataFrame, targets: pl.DataFrame, bases) -> pl.DataFrame:
+    """(ref_id, dst, tconf): the method `name` of each resolved type, else of its bases."""
+    if types.is_empty():
+        return pl.DataFrame(schema={"ref_id": pl.UInt32, "dst": pl.String, "tconf": pl.String})
+    info = targets.select(tdst="dst", tqual="qualname", tpath="dpath", tdir="ddir",
+                          tfam="family")  # fmt: skip
+    methods = targets.filter(pl.col("kind").is_in(["method", "function"])).select(
+        "dst", "qualname", mpath="dpath", mdir="ddir"
+    )
+    out, cur, seen = [], types, types.select("ref_id", "tdst")
+    for _ in range(_BASE_HOPS):
+        t = cur.join(info, on="tdst").with_columns(qualname=pl.col("tqual") + "." + pl.col("name"))
+        hit = t.join(methods, on="qualname").filter(
+            (pl.col("mpath") == pl.col("tpath"))
+            | ((pl.col("tfam") == "go") & (pl.col("mdir") == pl.col("tdir")))
+        )
+        out.append(hit.select("ref_id", "dst", "tconf"))
+        if bases is None:
+            break
+        cur = (
+            t.join(hit.select("ref_id"), on="ref_id", how="anti")
+            .join(bases, left_on="tdst", right_on="src")
+            .select("ref_id", "name", "tconf", tdst="dst")
+            .join(seen, on=["ref_id", "tdst"], how="anti")
+        )
+        if cur.is_empty():
+            break
+        seen = pl.concat([seen, cur.select("ref_id", "tdst")])
+    return pl.concat(out).unique(["ref_id", "dst"])
 
 
 def _type_qualified(rest: pl.DataFrame, targets: pl.DataFrame, out: list[str]) -> list:

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Collection
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,7 +32,7 @@ from ctxframe._ingest.boundaries import code as boundary_code
 from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
 from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
 from ctxframe._ingest.redact import redact_frame
-from ctxframe._ingest.walk import BUILTIN_DIRS, walk
+from ctxframe._ingest.walk import BUILTIN_DIRS, walk, walk_paths
 from ctxframe._rank.tokens import build_tokens, tokens_lazy
 from ctxframe._render.html import render
 from ctxframe._resolve.boundaries import merge_boundaries
@@ -371,13 +372,18 @@ def index(
     dial: bool = False,
     wait: bool = True,
     processes: int | None = None,
+    changed: Collection[str] | None = None,
 ) -> IndexReport:
     """Index the repository at `path` into its store (incremental unless `rebuild`); files
     are parsed in `processes` worker processes (default: one per core; 1: in this process).
     Adapters in `.ctxframe/adapters/` always run; with `dial`, env vars whose value is a
     database or bucket URL are dialled (see ctxframe._ingest.dial). One writer at a time:
     another run's lock is waited for, or with `wait=False` raises StoreLocked. A previous
-    version that fails its checks (sizes, hashes, decoding) is rebuilt, and the report says so."""
+    version that fails its checks (sizes, hashes, decoding) is rebuilt, and the report says so.
+
+    `changed` (a file watcher): the repo-relative paths known to have changed — files or
+    directories, present or gone; only they are walked and hashed, every other file keeps its
+    stored row. None walks the whole tree."""
     t0 = time.perf_counter()
     if not os.path.isdir(path):
         raise RepoNotFound(f"{path} is not a directory: pass the root of a source repository")
@@ -392,6 +398,7 @@ def index(
         try:
             run = _Run(root, store, _interactive() if progress is None else progress, dial, spill)
             run.processes = processes
+            run.changed = _relative(changed)
             try:
                 report = _index(run, rebuild)
             except StoreCorrupt as exc:
@@ -406,6 +413,14 @@ def index(
             shutil.rmtree(spill, ignore_errors=True)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def _relative(paths: Collection[str] | None) -> frozenset[str] | None:
+    """Changed paths as the walk names them; None (walk everything) when one is the root."""
+    if paths is None:
+        return None
+    out = frozenset(os.path.normpath(p).replace(os.sep, "/").strip("/") for p in paths)
+    return None if "." in out or "" in out else out
 
 
 @dataclass
@@ -433,16 +448,13 @@ class _Run:
     file_nodes: pl.DataFrame | None = None
     gomods: dict[str, str] = field(default_factory=dict)
     processes: int | None = None  # extraction worker processes (None: one per core)
+    changed: frozenset[str] | None = None  # paths a watcher saw change; None: walk everything
 
 
 def _index(run: _Run, rebuild: bool) -> IndexReport:
     """The stages: previous version, plan (walk + stat compare), extract, the files table,
     then the delta fast path or a full resolution."""
-    cfg = load_config(run.root)
-    run.exclude = list(cfg.exclude)
-    rel_store = os.path.relpath(run.store, run.root)
-    if not rel_store.startswith("..") and rel_store.split(os.sep)[0] not in BUILTIN_DIRS:
-        run.exclude.append(f"/{rel_store}/")
+    run.exclude = excludes(run.root, run.store)
     run.prev = None if rebuild else _load_previous(run.store)
     jobs = _plan(run)
     _extract(run, jobs)
@@ -458,22 +470,48 @@ def _index(run: _Run, rebuild: bool) -> IndexReport:
     return _full(run)
 
 
+def excludes(root: str, store: str) -> list[str]:
+    """The walk's exclude globs: config `exclude`, and the store when it lies in the tree."""
+    out = list(load_config(root).exclude)
+    rel_store = os.path.relpath(store, root)
+    if not rel_store.startswith("..") and rel_store.split(os.sep)[0] not in BUILTIN_DIRS:
+        out.append(f"/{rel_store}/")
+    return out
+
+
+_STAT = {"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64}
+
+
+def _walked(run: _Run, prev_files: pl.DataFrame) -> pl.DataFrame:
+    """(path, size, mtime_ns) of every file the walk finds. Told which paths changed, only
+    those are walked (and stored rows without a stat: walk skips, unreadable files); every
+    other stored file keeps its stored stat."""
+    if run.changed is None or run.prev is None:
+        walked = walk(run.root, run.exclude)
+        run.skipped = walked.skipped
+        return pl.DataFrame(walked.files, schema=_STAT, orient="row")
+    redo = sorted(run.changed | set(prev_files.filter(pl.col("mtime_ns").is_null())["path"]))
+    part = walk_paths(run.root, redo, run.exclude)
+    run.skipped = part.skipped
+    below = [pl.col("path").str.starts_with(p.strip("/") + "/") for p in redo]
+    redone = pl.col("path").is_in(pl.Series(redo, dtype=pl.String).implode())
+    if below:
+        redone = redone | pl.any_horizontal(below)
+    kept = prev_files.filter(pl.col("mtime_ns").is_not_null() & ~redone).select(list(_STAT))
+    return pl.concat([kept, pl.DataFrame(part.files, schema=_STAT, orient="row")])
+
+
 def _plan(run: _Run) -> list[tuple[str, str | None]]:
     """Walk the tree and compare each file's stat with the stored one: unchanged files are
-    kept, the rest become (path, stored hash) jobs."""
-    walked = walk(run.root, run.exclude)
-    run.skipped = walked.skipped
+    kept, the rest become (path, stored hash) jobs (paths a watcher names always do: two
+    writes within one clock tick can leave size and mtime as they were)."""
+    prev_files = run.prev_files = run.prev["files"] if run.prev else _empty(FILES)
+    current = _walked(run, prev_files)
     _trace("walk")
     from ctxframe._ingest.packs import load_packs
 
     packs, run.pack_errors = load_packs(run.root)
     run.packs = packs
-    prev_files = run.prev_files = run.prev["files"] if run.prev else _empty(FILES)
-    current = pl.DataFrame(
-        walked.files,
-        schema={"path": pl.String, "size": pl.Int64, "mtime_ns": pl.Int64},
-        orient="row",
-    )
     joined = current.join(
         prev_files.select(
             "path",
@@ -497,6 +535,10 @@ def _plan(run: _Run) -> list[tuple[str, str | None]]:
         [lang.name for lang in LANGUAGES]
     )
     same = same & ((want_lang.is_null() & ~was_pack) | (want_lang == pl.col("language")))
+    if run.changed:
+        same = same & ~pl.col("path").is_in(
+            pl.Series(sorted(run.changed), dtype=pl.String).implode()
+        )
     run.kept = joined.filter(same.fill_null(False))
     todo = joined.filter(~same.fill_null(False))
     jobs = list(zip(todo["path"].to_list(), todo["hash"].to_list(), strict=True))

@@ -3,8 +3,11 @@
 One row per language (files whose language is null are left out): indexed files, files with
 parse errors and the ERROR/MISSING node count, nodes (and nodes by kind), and call resolution:
 `calls` counts distinct (caller, callee name) call sites read from that language's files;
-`calls_resolved` those with an EXTRACTED or INFERRED target, `calls_ambiguous` those with only
-AMBIGUOUS targets; `resolved_share` = calls_resolved / calls (null when there are no calls).
+`calls_resolved` those with an EXTRACTED or INFERRED target, split into `calls_extracted` (a
+target through bindings) and `calls_inferred` (only by type or a unique name), and
+`calls_ambiguous` those with only AMBIGUOUS targets; `resolved_share` = calls_resolved / calls
+(null when there are no calls). The split says how much of the resolution a reader can trust
+as written (docs/schema.md, confidence).
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ import polars as pl
 
 COLUMNS = (
     "language", "files", "files_with_errors", "parse_errors", "nodes", "nodes_by_kind",
-    "calls", "calls_resolved", "calls_ambiguous", "resolved_share",
+    "calls", "calls_resolved", "calls_extracted", "calls_inferred", "calls_ambiguous",
+    "resolved_share",
 )  # fmt: skip
 
 
-_SUMS = ("files", "files_with_errors", "parse_errors", "calls", "calls_resolved", "calls_ambiguous")
+_SUMS = ("files", "files_with_errors", "parse_errors", "calls", "calls_resolved",
+         "calls_extracted", "calls_inferred", "calls_ambiguous")  # fmt: skip
 COUNTS = {"language": pl.String, "key": pl.String, "n": pl.Int64}
 
 
@@ -51,12 +56,15 @@ def counts(nodes: pl.DataFrame, edges: pl.DataFrame, files: pl.DataFrame) -> pl.
                 .group_by("language", "src", "name")
                 .agg(
                     resolved=pl.col("confidence").is_in(["EXTRACTED", "INFERRED"]).any(),
+                    extracted=(pl.col("confidence") == "EXTRACTED").any(),
                     ambiguous=(pl.col("confidence") == "AMBIGUOUS").any(),
                 )
                 .group_by("language")
                 .agg(
                     calls=pl.len().cast(pl.Int64),
                     calls_resolved=pl.col("resolved").sum().cast(pl.Int64),
+                    calls_extracted=pl.col("extracted").sum().cast(pl.Int64),
+                    calls_inferred=(pl.col("resolved") & ~pl.col("extracted")).sum().cast(pl.Int64),
                     calls_ambiguous=(pl.col("ambiguous") & ~pl.col("resolved"))
                     .sum()
                     .cast(pl.Int64),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ctxframe._core import facts as F
 from ctxframe._core.schema import PRODUCER
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
 from ctxframe._rank.tokens import build_tokens
@@ -106,6 +107,46 @@ def _candidates(nodes: pl.DataFrame, refs: pl.DataFrame) -> pl.DataFrame:
     )  # fmt: skip
 
 
+_PY_FACTS = pl.col("language") == "python"
+
+
+def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_changed, moved,
+                   old_nodes):  # fmt: skip
+    """How the changed files' Python edges are made: None (no Python file changed), "keep"
+    (a Python file changed but no fact did — same rows, same lines — and no definition it
+    added or removed is a name any fact reads: every Python edge stands), else (every Python
+    file's facts, every definition): any Python edge anywhere may change."""
+    if not python_changed:
+        return None
+    py = _PY_FACTS & (pl.col("kind").str.starts_with("v.") | (pl.col("kind") == "call"))
+    if _same(old_refs.filter(py), refs.filter(py)) and _unread(refs0, moved) and _same(
+        _class_lines(old_nodes), _class_lines(defs)
+    ):
+        return "keep"
+    facts = pl.concat([refs0.filter(~in_changed & py), refs.lazy().filter(py)])
+    code = ~pl.col("kind").is_in(["file", "module"]) & pl.col("transport").is_null()
+    every = pl.concat([rest_nodes.filter(code).select(defs.columns), defs])
+    return facts, every
+
+
+def _unread(refs0: pl.LazyFrame, labels: list[str]) -> bool:
+    """No Python fact reads any of these names (`scope|name`, `….name`)."""
+    if not labels:
+        return True
+    probes = [f"|{n}" for n in labels] + [f"{F.STEP}.{n}" for n in labels]
+    col = pl.col("name").str.contains_any(probes) | pl.col("receiver").str.contains_any(probes)
+    col = col | pl.col("module").str.contains_any(probes)
+    hit = refs0.filter(_PY_FACTS & col.fill_null(False)).select(pl.len()).collect().item()
+    return hit == 0
+
+
+def _class_lines(nodes: pl.DataFrame) -> pl.DataFrame:
+    """Python classes' first lines (their `extends` edges carry them)."""
+    return nodes.filter((pl.col("kind") == "class") & (pl.col("language") == "python")).select(
+        "id", "line_start"
+    )
+
+
 def _words(names: list[str]) -> str:
     """A regex matching any of `names` as a whole word."""
     return r"\b(?:" + "|".join(re.escape(n) for n in names) + r")\b"
@@ -171,6 +212,7 @@ class _Own:
     old_nodes: pl.DataFrame
     old_own: pl.DataFrame  # their own edges
     old_refs: pl.DataFrame
+    python: bool  # a changed file is Python (its edges come from the repository's value flow)
 
 
 def update(
@@ -226,8 +268,25 @@ def update(
         if others is None:
             return None
     rest_nodes = _without(nodes0, own.node_spans)
-    resolved = _resolve_changed(rest_nodes, defs, files, refs, others, gomods)
-    new_edges = _own_edges(own, resolved, nodes0, edges0)
+    python = _python_inputs(
+        refs0, refs, own.old_refs, own.in_changed, rest_nodes, defs, own.python, moved,
+        own.old_nodes,
+    )  # fmt: skip
+    keep_py = python == "keep"
+    if keep_py:
+        python = None
+    # Python's edges come from the whole repository's value flow: all made again below when a
+    # Python file's facts changed, else none changes (a new name elsewhere is another family)
+    others = others.filter(~_PY_FACTS)
+    resolved = _resolve_changed(rest_nodes, defs, files, refs, others, gomods, python)
+    stale_py = fresh_py = None
+    if python is not None:  # other files' Python edges as they are now
+        others_py = ~own.in_changed & _py_edge(files)
+        stale_py, fresh_py = edges0.filter(others_py), resolved.filter(others_py)
+        if _same(stale_py.drop("producer"), fresh_py.drop("producer")):
+            stale_py = fresh_py = None
+        resolved = resolved.filter(~others_py)
+    new_edges = _own_edges(own, resolved, nodes0, edges0, files if keep_py else None)
     if new_edges is None:
         return None
     change = [
@@ -241,6 +300,9 @@ def update(
     else:
         new_edges = new_edges.sort(_EDGE_ORDER, nulls_last=True)
         edges = None if own.old_own.equals(new_edges) else _splice(edges, "src", new_edges)
+    if stale_py is not None:  # other files' Python edges changed
+        edges = _python_elsewhere(edges0 if edges is None else edges, stale_py, fresh_py, nodes0,
+                                  files, change)  # fmt: skip
     # A table whose rows the edit left as they were (the references, when a function without
     # calls was added at the end) is kept as stored: nothing to splice or write.
     same = {
@@ -286,21 +348,54 @@ def _own_rows(prev, files: pl.DataFrame, changed: list[str], refs0: pl.LazyFrame
     ):
         return None
     old_refs = refs0.filter(in_changed).collect()
-    return _Own(changed, in_changed, node_spans, edge_spans, old_nodes, old_own, old_refs)
+    python = "python" in set(langs.to_list())
+    return _Own(changed, in_changed, node_spans, edge_spans, old_nodes, old_own, old_refs, python)
 
 
-def _resolve_changed(rest_nodes, defs, files, refs, others, gomods) -> pl.DataFrame:
+def _resolve_changed(rest_nodes, defs, files, refs, others, gomods, python) -> pl.DataFrame:
     """The changed files' references and the other readers', resolved against the
-    definitions they could name."""
+    definitions they could name; with `python` (every Python fact, every definition), every
+    Python call of the repository again."""
     reading = pl.concat([refs, others])
-    targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
-    return resolve(targets, files, reading, gomods)[0].collect()
+    if python is None:
+        targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
+    else:  # every Python call resolves again, by name too: every definition is a target
+        targets = python[1].select(defs.columns)
+    return resolve(targets, files, reading, gomods, python=python or False)[0].collect()
 
 
-def _own_edges(own: _Own, resolved, nodes0, edges0) -> pl.DataFrame | None:
+def _py_edge(files: pl.DataFrame) -> pl.Expr:
+    """Edges whose resolution the Python value flow makes (calls and bases in Python files)."""
+    return pl.col("kind").is_in(["calls", "extends"]) & pl.col("path").is_in(
+        files.filter(pl.col("language") == "python")["path"].implode()
+    )
+
+
+def _python_elsewhere(edges, stale_py, fresh_py, nodes0, files, change: list) -> pl.DataFrame:
+    """The edge table with other files' Python edges replaced by the fresh ones; `change` gets
+    their coverage counts."""
+    paths = fresh_py["path"].append(stale_py["path"]).implode()
+    py_files = files.filter(pl.col("path").is_in(paths))
+    change += [
+        counts(nodes0.clear(), stale_py, py_files).with_columns(-pl.col("n")),
+        counts(nodes0.clear(), fresh_py, py_files),
+    ]
+    return pl.concat(
+        [
+            edges.join(stale_py, on=edges.columns, how="anti", nulls_equal=True),
+            fresh_py.select(edges.columns),
+        ]
+    ).sort(_EDGE_ORDER, nulls_last=True)
+
+
+def _own_edges(own: _Own, resolved, nodes0, edges0, keep_py_of=None) -> pl.DataFrame | None:
     """The changed files' own new edges (with their `uses`), or None when a file's own path
-    would start or stop being an edge end (see merge)."""
+    would start or stop being an edge end (see merge). `keep_py_of` (the files table): the
+    changed files' Python edges stay as they were (no Python fact changed)."""
     new_edges = resolved.filter(own.in_changed)
+    if keep_py_of is not None:
+        kept_py = own.old_own.filter(_py_edge(keep_py_of))
+        new_edges = pl.concat([new_edges, kept_py.select(new_edges.columns)])
     starts = pl.col("src").is_in(pl.Series(own.changed, dtype=pl.String).implode())
     if own.old_own.select(starts.any()).item() != new_edges.select(starts.any()).item():
         return None

@@ -56,3 +56,22 @@
 (using_directive
   name: (identifier) @import.alias
   (qualified_name) @import.module) @reference.import
+
+; Declared types of locals, fields, properties and parameters (a call on one resolves in its
+; type); `var x = new T()` takes T.
+(variable_declaration
+  type: (_) @typed.type
+  (variable_declarator name: (identifier) @typed.name)) @typed.decl
+
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @typed.name
+    (object_creation_expression type: (_) @typed.new))) @typed.decl
+
+(property_declaration
+  type: (_) @typed.type
+  name: (identifier) @typed.name) @typed.decl
+
+(parameter
+  type: (_) @typed.type
+  name: (identifier) @typed.name) @typed.decl

@@ -83,3 +83,13 @@
   index: (string) @name
   (#eq? @_process "process")
   (#eq? @_env "env")) @reference.env
+
+; `const x = new T()`: a call on x resolves in T.
+(variable_declarator
+  name: (identifier) @typed.name
+  value: (new_expression constructor: [(identifier) (member_expression)] @typed.new)) @typed.decl
+
+; Re-exports: `export * from "./m"`, `export { a, b as c } from "./m"`.
+(export_statement
+  !declaration
+  source: (string (string_fragment) @import.module)) @reference.reexport

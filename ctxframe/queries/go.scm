@@ -50,3 +50,27 @@
 (interface_type
   (type_elem
     [(type_identifier) (qualified_type)] @name)) @reference.extends
+
+; Declared types of variables, parameters and struct fields (a call on one resolves in its type):
+; `@typed.type` a declared type, `@typed.new` a composite literal's, `@typed.call` the function
+; whose result it is (its declared result type).
+(var_spec
+  name: (identifier) @typed.name
+  type: (_) @typed.type) @typed.decl
+
+(parameter_declaration
+  name: (identifier) @typed.name
+  type: (_) @typed.type) @typed.decl
+
+(field_declaration
+  name: (field_identifier) @typed.name
+  type: (_) @typed.type) @typed.decl
+
+(short_var_declaration
+  left: (expression_list . (identifier) @typed.name)
+  right: (expression_list . [(composite_literal type: (_) @typed.new)
+                             (unary_expression operand: (composite_literal type: (_) @typed.new))])) @typed.decl
+
+(short_var_declaration
+  left: (expression_list . (identifier) @typed.name)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @typed.call))) @typed.decl

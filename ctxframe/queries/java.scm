@@ -47,3 +47,22 @@
 
 (import_declaration
   [(scoped_identifier) (identifier)] @import.module) @reference.import
+
+; Declared types of locals, parameters and fields (a call on one resolves in its type);
+; `var x = new T()` takes T.
+(local_variable_declaration
+  type: (_) @typed.type
+  declarator: (variable_declarator name: (identifier) @typed.name)) @typed.decl
+
+(local_variable_declaration
+  declarator: (variable_declarator
+    name: (identifier) @typed.name
+    value: (object_creation_expression type: (_) @typed.new))) @typed.decl
+
+(formal_parameter
+  type: (_) @typed.type
+  name: (identifier) @typed.name) @typed.decl
+
+(field_declaration
+  type: (_) @typed.type
+  declarator: (variable_declarator name: (identifier) @typed.name)) @typed.decl

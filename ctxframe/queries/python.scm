@@ -48,3 +48,26 @@
   subscript: (string) @name
   (#eq? @_os "os")
   (#eq? @_environ "environ")) @reference.env
+
+; Lambdas are definitions of their own (`path::outer.<lambda1>`, numbered per enclosing scope).
+(lambda) @definition.lambda
+
+; Value flow (ctxframe/_ingest/lang/python_facts.py): statements that bind names, move values
+; or call something, one capture each.
+(assignment) @flow.assign
+(augmented_assignment) @flow.augassign
+(return_statement) @flow.return
+(yield) @flow.yield
+(for_statement) @flow.for
+(for_in_clause) @flow.for
+(with_item) @flow.with
+(raise_statement) @flow.raise
+(global_statement) @flow.global
+(nonlocal_statement) @flow.nonlocal
+(except_clause) @flow.except
+(named_expression) @flow.walrus
+(import_statement) @flow.import
+(import_from_statement) @flow.import
+; calls of what is neither a name nor an attribute (`f()()`, `d["k"]()`, `(lambda: 0)()`)
+(call
+  function: [(call) (subscript) (parenthesized_expression) (await) (lambda)]) @flow.call

@@ -72,3 +72,26 @@
 (mod_item
   !body
   name: (identifier) @import.module) @reference.import
+
+; Declared types of bindings, parameters and struct fields (a call on one resolves in its type);
+; `let x = T { .. }` takes T, `let x = T::new(..)` (an associated function: usually `Self`) a hint.
+(let_declaration
+  pattern: (identifier) @typed.name
+  type: (_) @typed.type) @typed.decl
+
+(let_declaration
+  pattern: (identifier) @typed.name
+  value: (struct_expression name: (_) @typed.new)) @typed.decl
+
+(let_declaration
+  pattern: (identifier) @typed.name
+  value: (call_expression
+    function: (scoped_identifier path: (_) @typed.hint name: (identifier)))) @typed.decl
+
+(parameter
+  pattern: (identifier) @typed.name
+  type: (_) @typed.type) @typed.decl
+
+(field_declaration
+  name: (field_identifier) @typed.name
+  type: (_) @typed.type) @typed.decl

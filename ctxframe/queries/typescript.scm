@@ -38,3 +38,21 @@
 (interface_declaration
   (extends_type_clause
     type: [(type_identifier) (nested_type_identifier) (generic_type)] @name)) @reference.extends
+
+; Type annotations of variables, parameters and fields: hints (TypeScript does not check them
+; at run time), a call on one resolves in the type when it is in the repository.
+(variable_declarator
+  name: (identifier) @typed.name
+  type: (type_annotation (_) @typed.hint)) @typed.decl
+
+(required_parameter
+  pattern: (identifier) @typed.name
+  type: (type_annotation (_) @typed.hint)) @typed.decl
+
+(optional_parameter
+  pattern: (identifier) @typed.name
+  type: (type_annotation (_) @typed.hint)) @typed.decl
+
+(public_field_definition
+  name: (property_identifier) @typed.name
+  type: (type_annotation (_) @typed.hint)) @typed.decl

@@ -1,0 +1,1003 @@
+"""Python value-flow facts for one file (the vocabulary is ctxframe._core.facts).
+
+Runs in the extraction worker on the tree already parsed: one query
+(`queries/python_facts.scm`) finds the statements that bind, move or call; names are resolved
+to their binding scope here (Python's rules: a name assigned in a function is local to it,
+class bodies are not seen from their methods, `global`/`nonlocal` redirect), so the facts the
+resolver reads are already scope-exact.
+"""
+
+from __future__ import annotations
+
+import bisect
+import builtins
+import re
+import zlib
+from functools import lru_cache
+
+from ctxframe._core import facts as F
+from ctxframe._ingest.lang.python import absolute
+
+BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
+_PROPERTY = {"property", "cached_property", "cached_classproperty", "classproperty"}
+_STRINGS = {"string", "concatenated_string"}
+_CONTAINERS = {"list": "list", "tuple": "tuple", "set": "set", "dictionary": "dict",
+               "expression_list": "tuple"}  # fmt: skip
+_COMPREHENSIONS = {
+    "list_comprehension": "=b:list",
+    "set_comprehension": "=b:set",
+    "dictionary_comprehension": "=b:dict",
+    "generator_expression": "=x:",
+}
+_PATTERNS = {"pattern_list", "tuple_pattern", "list_pattern", "tuple", "list", "expression_list"}
+_WRAPPED = {"list_splat_pattern", "parenthesized_expression", "as_pattern_target"}
+_KEEP = {"assignment", "return_statement", "default_parameter", "typed_default_parameter"}
+_SHORT = 40  # literals up to this many characters are values of their own (keys, flags)
+_KEYLIKE = re.compile(r"[\w-]{1,40}")
+ARGS, ARGSEP = F.ARGS, F.ARGSEP
+_LITERAL_ARGS = {"string", "concatenated_string", "integer", "float", "true", "false", "none",
+                 "unary_operator", "binary_operator", "comparison_operator", "not_operator",
+                 "list_comprehension", "generator_expression", "dictionary_comprehension",
+                 "set_comprehension"}  # fmt: skip
+_LITERAL_DEFAULTS = _LITERAL_ARGS - {"string", "integer"}  # a short literal may be a key
+_CONST_ARGS = ("=b:", "=k:", "=B:", "=x:")
+_LITERAL = re.compile(r"""('''|\"\"\"|'|")(?:\\.|(?!\1).)*\1""", re.S)
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+STEP = F.STEP
+
+
+class Facts:
+    """One file's facts: made in two steps around the extractor's own call references.
+    `Facts(...)` finds what each scope binds; `site(call, owner)` gives a call's node (the
+    extractor stores it on its call reference); `run()` adds every other fact with `add`."""
+
+    def __init__(self, path: str, text: str, ascii: bool, items: list[dict], caps: dict, add):
+        self.path, self.text, self.ascii, self.add = path, text, ascii, add
+        self.items = items
+        self.starts = [it["start"] for it in items]
+        self.by_start = {it["start"]: it for it in items}
+        self.bound: dict[str | None, set[str]] = {None: set()}  # scope id -> local names
+        self.globals: dict[str, set[str]] = {}
+        self.nonlocals: dict[str, set[str]] = {}
+        self.stars = False  # a `from m import *` at module level
+        self.memo: dict = {}
+        self.lookups: dict = {}
+        self.sites: set = set()
+        self.counts: dict[str, int] = {}
+        self.params: list[tuple[str, list[str]]] = []
+        self.done: set[tuple[int, int]] = set()  # calls already described (by `site`)
+        self.caps = caps
+        defs = [it for it in items if it["kind"] in ("function", "method", "lambda", "class")]
+        self.defs = defs
+        self.collect_bindings(self.caps, defs)
+
+    # -- helpers -----------------------------------------------------------------------------
+    def txt(self, node) -> str:
+        s = self.text[node.start_byte : node.end_byte]
+        return s if self.ascii else s.encode("latin-1").decode("utf-8", "replace")
+
+    def scope_of(self, byte: int) -> dict | None:
+        i = bisect.bisect_right(self.starts, byte) - 1
+        item = self.items[i] if i >= 0 else None
+        while item is not None and item["end"] <= byte:
+            item = item["parent"]
+        return item
+
+    def function_of(self, item: dict | None) -> dict | None:
+        while item is not None and item["kind"] not in ("function", "method", "lambda"):
+            item = item["parent"]
+        return item
+
+    def sid(self, item: dict | None) -> str:
+        return item["id"] if item is not None else self.path
+
+    def emit(self, kind, name, receiver=None, scope=None, line=0, src=None, alias=None) -> None:
+        self.add((src or self.path, self.path, "python", kind, name, receiver, scope, line,
+                  None, alias, None, None, None, None, None))  # fmt: skip
+
+    def site_row(self, name: str, call: str | None, line: int, src: str, alias,
+                 args: str | None = None) -> None:  # fmt: skip
+        """A call the language query does not capture (`f()()`, `for`, `with`, `raise`, `@d`)."""
+        self.add((src, self.path, "python", F.SITE, name, None, None, line, call, alias,
+                  args, None, None, None, None))  # fmt: skip
+
+    def flow(self, dst: str | None, src: str | None, kind: str = F.FLOW) -> None:
+        if dst is not None and src is not None and dst != src:
+            self.emit(kind, dst, src)
+
+    def step(self, parent: str, step: str) -> str:
+        return parent + STEP + step
+
+    # -- scopes ------------------------------------------------------------------------------
+    def bind(self, name: str, item: dict | None) -> None:
+        sid = item["id"] if item is not None else None
+        if sid is not None and name in self.globals.get(sid, ()):
+            sid = None
+        self.bound.setdefault(sid, set()).add(name)
+
+    def bind_target(self, node, item: dict | None) -> None:
+        t = node.type
+        if t == "identifier":
+            self.bind(self.txt(node), item)
+        elif t in _PATTERNS or t in _WRAPPED:
+            for c in node.named_children:
+                self.bind_target(c, item)
+
+    def lookup(self, name: str, item: dict | None) -> str:
+        """The node a name read in `item` stands for (its binding scope's slot)."""
+        key = (name, item["id"] if item is not None else None)
+        hit = self.lookups.get(key)
+        if hit is not None:
+            return hit
+        s, first = item, True
+        while s is not None:
+            if s["kind"] == "class" and not first:
+                s = s["parent"]
+                continue
+            first = False
+            sid = s["id"]
+            if name in self.bound.get(sid, ()) and name not in self.nonlocals.get(sid, ()):
+                hit = f"{sid}|{name}"
+                break
+            s = s["parent"]
+        if hit is None:
+            if name in BUILTIN_NAMES and name not in self.bound[None] and not self.stars:
+                hit = f"=B:{name}"
+            else:
+                hit = f"{self.path}|{name}"
+        self.lookups[key] = hit
+        return hit
+
+    # -- expressions -------------------------------------------------------------------------
+    def key(self, node, item: dict | None) -> str | None:
+        """The node an expression's value is read from, or None when it says nothing."""
+        t = node.type
+        if t == "identifier":
+            return self.lookup(self.txt(node), item)
+        if t == "attribute":
+            text = self.txt(node)
+            if _DOTTED.fullmatch(text):
+                return self.dotted(text, item)
+        mk = (node.start_byte, node.end_byte, t)
+        if mk in self.memo:
+            return self.memo[mk]
+        k = self._key(node, item)
+        self.memo[mk] = k
+        return k
+
+    def dotted(self, text: str, item: dict | None) -> str:
+        """`a.b.c` read in `item`."""
+        parts = text.split(".")
+        k = self.lookup(parts[0], item)
+        for p in parts[1:]:
+            k = k + STEP + "." + p
+        return k
+
+    def _key(self, node, item) -> str | None:
+        t = node.type
+        if t == "identifier":
+            return self.lookup(self.txt(node), item)
+        if t == "attribute":
+            obj = node.child_by_field_name("object")
+            base = self.key(obj, item) if obj is not None else None
+            attr = node.child_by_field_name("attribute")
+            return self.step(base, "." + self.txt(attr)) if base and attr is not None else None
+        if t == "call":
+            return self.call_key(node, item)
+        if t == "subscript":
+            return self.subscript_key(node, item)
+        if t in ("parenthesized_expression", "await"):
+            inner = node.named_children
+            return self.key(inner[-1], item) if inner else None
+        if t in _STRINGS:
+            return self.string_key(node)
+        if t == "integer":
+            s = self.txt(node)
+            return f"=k:{_lit('n', s)}" if len(s) <= _SHORT and s.isdigit() else "=b:int"
+        if t == "float":
+            return "=b:float"
+        if t in ("true", "false", "comparison_operator", "not_operator"):
+            return "=b:bool"
+        if t in _CONTAINERS:
+            return self.container(node, item)
+        if t in _COMPREHENSIONS:
+            return _COMPREHENSIONS[t]
+        if t == "lambda":
+            lam = self.by_start.get(node.start_byte)
+            return f"={lam['id']}" if lam is not None and lam["kind"] == "lambda" else None
+        if t in ("conditional_expression", "boolean_operator"):
+            return self.union(node, item)
+        if t == "named_expression":
+            value = node.child_by_field_name("value")
+            return self.key(value, item) if value is not None else None
+        if t == "binary_operator":
+            left = node.child_by_field_name("left")
+            if left is not None and left.type in _STRINGS:
+                return "=b:bytes" if self.txt(left)[:2].lower() in ("b'", 'b"') else "=b:str"
+        return None
+
+    def string_key(self, node) -> str:
+        s = self.txt(node)
+        head = s[: s.find(s[-1])] if s and s[-1] in "\"'" else ""
+        if "b" in head.lower():
+            return "=b:bytes"
+        if node.type == "string" and not head and len(s) <= _SHORT + 2 and s[:1] in "\"'":
+            body = s[1:-1]
+            if s[:1] * 3 != s[:3] and _KEYLIKE.fullmatch(body):
+                return f"=k:{_lit('s', body)}"
+        return "=b:str"
+
+    def call_key(self, node, item) -> str | None:
+        fn = node.child_by_field_name("function")
+        if fn is None:
+            return None
+        if fn.type == "identifier" and self.txt(fn) == "super":
+            cls = self.enclosing_class(item)
+            if cls is not None:
+                return f"=s:{cls['id']}"
+        callee = self.key(fn, item)
+        if callee is None:
+            return None
+        return self.step(callee, f"({self.tag(node.child_by_field_name('arguments'), item)})")
+
+    def tag(self, args, item) -> str:
+        """What tells textually different calls of one callee apart: a hash of their
+        arguments' nodes (literals left out: a changed message is the same call)."""
+        packed = self.packed_args(args, item)
+        return format(zlib.crc32(packed.encode("utf-8", "replace")), "08x") if packed else ""
+
+    def packed_args(self, args, item) -> str | None:
+        """A call's arguments as stored on its row (`POS<ARGSEP>NODE`, `=KW<ARGSEP>NODE`
+        joined by ARGS); literal ones are left out."""
+        if args is None or args.type != "argument_list" or args.end_byte - args.start_byte <= 2:
+            return None
+        span = (args.start_byte, args.end_byte, "args")
+        if span in self.memo:
+            return self.memo[span]
+        out = []
+        pos = 0
+        for a in args.named_children:
+            t = a.type
+            if t in _LITERAL_ARGS:
+                pos += 1
+                continue
+            if t == "keyword_argument":
+                v = a.child_by_field_name("value")
+                if v is not None and v.type not in _LITERAL_ARGS:
+                    k = self.key(v, item)
+                    if k is not None and k[:3] not in _CONST_ARGS:
+                        out.append(f"={self.txt(a.child_by_field_name('name'))}{ARGSEP}{k}")
+            elif t in ("list_splat", "dictionary_splat", "comment"):
+                if t == "list_splat":
+                    pos = -10_000  # positions after `*args` are unknown
+            else:
+                k = self.key(a, item)
+                if k is not None and pos >= 0 and k[:3] not in _CONST_ARGS:
+                    out.append(f"{pos}{ARGSEP}{k}")
+                pos += 1
+        packed = ARGS.join(out) if out else None
+        self.memo[span] = packed
+        return packed
+
+    def enclosing_class(self, item: dict | None) -> dict | None:
+        fn = self.function_of(item)
+        while fn is not None and fn["kind"] == "lambda":
+            fn = self.function_of(fn["parent"])
+        parent = fn["parent"] if fn is not None else None
+        return parent if parent is not None and parent["kind"] == "class" else None
+
+    def subscript_key(self, node, item) -> str | None:
+        value = node.child_by_field_name("value")
+        base = self.key(value, item) if value is not None else None
+        if base is None:
+            return None
+        subs = node.children_by_field_name("subscript")
+        return self.step(base, f"[{self.index(subs[0], item) if len(subs) == 1 else '?'}]")
+
+    def index(self, node, item) -> str:
+        """A subscript's key as a step: a literal, a node holding it, or unknown."""
+        t = node.type
+        if t == "integer":
+            s = self.txt(node)
+            return _lit("n", s) if s.isdigit() else "?"
+        if t == "string":
+            k = self.string_key(node)
+            return k[3:] if k.startswith("=k:") else "?"
+        if t == "identifier":
+            k = self.key(node, item)
+            return f"@{k}" if k and STEP not in k else "?"
+        return "?"
+
+    def container(self, node, item) -> str:
+        """A display's value: its own (`c:PATH@BYTE`) with its elements when one of them can
+        hold something callable, else just its builtin type."""
+        t = node.type
+        pairs = []
+        if t == "dictionary":
+            for pair in node.named_children:
+                if pair.type == "pair":
+                    k, v = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+                    if k is not None and v is not None:
+                        idx = self.index(k, item) if k.type != "identifier" else "?"
+                        pairs.append((idx, self.key(v, item)))
+        else:
+            i = 0
+            for child in node.named_children:
+                if child.type in ("list_splat", "dictionary_splat", "comment"):
+                    i = -1
+                    continue
+                pairs.append((_lit("n", str(i)) if i >= 0 else "?", self.key(child, item)))
+                if i >= 0:
+                    i += 1
+        parent = node.parent.type if node.parent is not None else ""
+        kept = parent in _KEEP or not pairs  # a display bound to a name may be filled later
+        if not kept and not any(k is not None and k[:3] not in ("=k:", "=b:") for _, k in pairs):
+            return "=b:" + _CONTAINERS[t]
+        value = "c:" + self.ordinal(item)
+        for idx, k in pairs:
+            self.flow(f"{value}|{idx}", k)
+        return "=" + value
+
+    def ordinal(self, item: dict | None) -> str:
+        """`SCOPE#N`: the Nth value made in a scope (a display, a union), stable under edits
+        elsewhere in the file."""
+        sid = self.sid(item)
+        n = self.counts[sid] = self.counts.get(sid, 0) + 1
+        return f"{sid}#{n}"
+
+    def union(self, node, item) -> str:
+        key = "u:" + self.ordinal(item)
+        for field in ("consequence", "alternative", "left", "right"):
+            child = node.child_by_field_name(field)
+            if child is not None:
+                self.flow(key, self.key(child, item))
+        if (
+            node.type == "conditional_expression"
+        ):  # `a if c else b`: fields unnamed in some grammars
+            kids = node.named_children
+            if len(kids) == 3:
+                self.flow(key, self.key(kids[0], item))
+                self.flow(key, self.key(kids[2], item))
+        return key
+
+    # -- the run -----------------------------------------------------------------------------
+    def run(self) -> None:
+        caps = self.caps
+        for it in self.defs:
+            if it["kind"] == "class":
+                self.class_facts(it)
+            else:
+                self.function_facts(it)
+        for node in caps.get("assign", ()):
+            parent = node.parent
+            if parent is None or parent.type != "assignment":
+                self.assignment(node)
+        for node in caps.get("augassign", ()):
+            self.augmented(node)
+        for node in caps.get("return", ()):
+            self.returned(node)
+        for node in caps.get("yield", ()):
+            self.yielded(node)
+        for node in caps.get("for", ()):
+            self.loop(node)
+        for node in caps.get("with", ()):
+            self.with_item(node)
+        for node in caps.get("raise", ()):
+            self.raised(node)
+        for node in caps.get("walrus", ()):
+            self.walrus(node)
+        for node in caps.get("import", ()):
+            self.imported(node)
+        for node in caps.get("call", ()):
+            self.call(node)
+        used = set(self.lookups.values())  # a function whose parameters are never read: no row
+        for fid, packed in self.params:
+            if any(f"{fid}|{p.split(ARGSEP, 1)[0]}" in used for p in packed):
+                self.emit(F.PARAM, ARGS.join(packed), src=fid)
+
+    def collect_bindings(self, caps: dict, defs: list[dict]) -> None:
+        """Every name each scope binds, before any name is looked up."""
+        for node in caps.get("global", ()):
+            owner = self.scope_of(node.start_byte)
+            if owner is not None:
+                names = {self.txt(c) for c in node.named_children if c.type == "identifier"}
+                self.globals.setdefault(owner["id"], set()).update(names)
+        for node in caps.get("nonlocal", ()):
+            owner = self.scope_of(node.start_byte)
+            if owner is not None:
+                names = {self.txt(c) for c in node.named_children if c.type == "identifier"}
+                self.nonlocals.setdefault(owner["id"], set()).update(names)
+        for it in defs:
+            if it["kind"] != "lambda":
+                self.bind(it["name"], it["parent"])
+            params = it["node"].child_by_field_name("parameters")
+            if params is not None:
+                for p in params.named_children:
+                    name = _param_name(p)
+                    if name is not None:
+                        self.bind(self.txt(name), it)
+        for node in caps.get("assign", ()):
+            item = self.scope_of(node.start_byte)
+            left = node.child_by_field_name("left")
+            if left is not None:
+                self.bind_target(left, item)
+        for node in caps.get("augassign", ()):
+            left = node.child_by_field_name("left")
+            if left is not None:
+                self.bind_target(left, self.scope_of(node.start_byte))
+        for node in caps.get("for", ()):
+            left = node.child_by_field_name("left")
+            if left is not None:
+                self.bind_target(left, self.scope_of(node.start_byte))
+        for node in caps.get("with", ()):
+            value = node.child_by_field_name("value")
+            if value is not None and value.type == "as_pattern":
+                alias = value.child_by_field_name("alias")
+                if alias is not None:
+                    self.bind_target(alias, self.scope_of(node.start_byte))
+        for node in caps.get("except", ()):
+            for c in node.named_children:
+                if c.type == "as_pattern":
+                    alias = c.child_by_field_name("alias")
+                    if alias is not None:
+                        self.bind_target(alias, self.scope_of(node.start_byte))
+        for node in caps.get("walrus", ()):
+            name = node.child_by_field_name("name")
+            if name is not None:
+                self.bind(self.txt(name), self.function_of(self.scope_of(node.start_byte)))
+        for node in caps.get("import", ()):
+            item = self.scope_of(node.start_byte)
+            for local, *_ in self.import_names(node):
+                if local == "*":
+                    self.stars = self.stars or item is None
+                else:
+                    self.bind(local, item)
+
+    # -- definitions -------------------------------------------------------------------------
+    def function_facts(self, it: dict) -> None:
+        """Its parameters (one row: NAME<ARGSEP>KIND<ARGSEP>POS joined by ARGS; KIND `self`
+        or `cls` for a bound first one), their defaults and annotations, what a lambda
+        returns, and its name's binding when decorated."""
+        node, fid = it["node"], it["id"]
+        outer = it["parent"]
+        decorators = self.decorators(it)
+        method = it["kind"] == "method" and "staticmethod" not in decorators
+        first_kind = "cls" if "classmethod" in decorators else "self"
+        params = node.child_by_field_name("parameters")
+        pos = 0
+        kwonly = False
+        packed = []
+        for p in params.named_children if params is not None else ():
+            t = p.type
+            if t == "identifier":
+                name_node = p
+            elif t == "keyword_separator":
+                kwonly = True
+                continue
+            else:
+                name_node = _param_name(p)
+                if name_node is None:
+                    continue
+            name = self.txt(name_node)
+            if t == "list_splat_pattern":
+                kind, kwonly = "*", True
+            elif t == "dictionary_splat_pattern":
+                kind = "**"
+            elif kwonly:
+                kind = "kw"
+            elif pos == 0 and method:  # bound: calls through an instance skip it
+                kind = first_kind
+            else:
+                kind = "pos"
+            packed.append(f"{name}{ARGSEP}{kind}{ARGSEP}{pos if kind[0] not in 'k*' else -1}")
+            if kind not in ("kw", "*", "**"):
+                pos += 1
+            if t != "identifier":
+                default = p.child_by_field_name("value")
+                if default is not None and default.type not in _LITERAL_DEFAULTS:
+                    self.flow(f"{fid}|{name}", self.key(default, outer))
+                ann = p.child_by_field_name("type")
+                if ann is not None:
+                    self.annotate(f"{fid}|{name}", ann, outer)
+        if packed:
+            self.params.append((fid, packed))
+        ret = node.child_by_field_name("return_type")
+        if ret is not None:
+            self.annotate(f"{fid}|()", ret, outer)
+        if it["kind"] == "lambda":
+            body = node.child_by_field_name("body")
+            if body is not None:
+                self.flow(f"{fid}|()", self.key(body, it))
+            return
+        if decorators:
+            self.define(it, outer, decorators)
+
+    def class_facts(self, it: dict) -> None:
+        supers = it["node"].child_by_field_name("superclasses")
+        i = 0
+        for b in supers.named_children if supers is not None else ():
+            if b.type in ("keyword_argument", "list_splat", "dictionary_splat", "comment"):
+                continue
+            k = self.key(b, it["parent"])
+            if k is not None:
+                self.emit(F.BASE, k, None, None, i, src=it["id"])
+            i += 1
+        decorators = self.decorators(it)
+        if decorators:
+            self.define(it, it["parent"], decorators)
+
+    def decorators(self, it: dict) -> list[str]:
+        """The decorators' expressions over a definition, outermost first, as their last name."""
+        parent = it["node"].parent
+        if parent is None or parent.type != "decorated_definition":
+            it["decos"] = []
+            return []
+        nodes = [c.named_children[0] for c in parent.children
+                 if c.type == "decorator" and c.named_child_count]  # fmt: skip
+        it["decos"] = nodes
+        out = []
+        for n in nodes:
+            while n.type == "call":
+                fn = n.child_by_field_name("function")
+                if fn is None:
+                    break
+                n = fn
+            s = self.txt(n)
+            out.append(s.rsplit(".", 1)[-1])
+        return out
+
+    def define(self, it: dict, outer: dict | None, names: list[str]) -> None:
+        """A decorated definition's name is bound to what its decorators make of it (an
+        undecorated one's binding the resolver makes from the definition itself)."""
+        var = f"{self.sid(outer)}|{it['name']}"
+        if outer is not None and it["name"] in self.globals.get(outer["id"], ()):
+            var = f"{self.path}|{it['name']}"
+        self.emit(F.REBOUND, it["id"])
+        cur = f"={it['id']}"
+        nodes = it.get("decos") or []
+        for deco, name in zip(reversed(nodes), reversed(names), strict=True):
+            if name in _PROPERTY or (name in ("getter",) and deco.type == "attribute"):
+                cur = f"{it['id']}|()"  # a property reads as what its getter returns
+                continue
+            if name in ("setter", "deleter") and deco.type == "attribute":
+                return  # `@x.setter def x`: the name keeps the getter
+            if name in ("staticmethod", "classmethod", "abstractmethod", "override"):
+                continue
+            dk = self.key(deco, outer)
+            if dk is None:
+                continue
+            applied = self.step(dk, f"(@{it['id']})")
+            self.emit(F.DECORATED, applied, cur)
+            line = deco.start_point[0] + 1
+            self.site_row(name, applied, line, self.sid(outer), "decorator", f"0{ARGSEP}{cur}")
+            cur = applied
+        self.flow(var, cur)
+
+    def annotate(self, var: str, ann, item: dict | None) -> None:
+        for t in _annotation_types(ann):
+            if t.type == "string":
+                name = self.txt(t)[1:-1].strip()
+                parts = name.split(".")
+                if not name or not all(p.isidentifier() for p in parts):
+                    continue
+                k = self.lookup(parts[0], item)
+                for p in parts[1:]:
+                    k = self.step(k, "." + p)
+            else:
+                k = self.key(t, item)
+            if k is not None:
+                self.flow(var, self.step(k, "!"), F.FLOW_INFERRED)
+
+    # -- statements --------------------------------------------------------------------------
+    def assignment(self, node) -> None:
+        item = self.scope_of(node.start_byte)
+        lefts, cur = [], node
+        while cur is not None and cur.type == "assignment":
+            left = cur.child_by_field_name("left")
+            if left is not None:
+                lefts.append((left, cur.child_by_field_name("type")))
+            cur = cur.child_by_field_name("right")
+        for left, ann in lefts:
+            if cur is not None:
+                self.assign(left, cur, item)
+            if ann is not None and left.type == "identifier":
+                self.annotate(self.target_key(left, item), ann, item)
+            if left.type == "identifier" and self.txt(left) == "__all__" and item is None:
+                self.exports(cur)
+
+    def exports(self, value) -> None:
+        if value is None:
+            return
+        if value.type == "binary_operator":
+            for field in ("left", "right"):
+                self.exports(value.child_by_field_name(field))
+            return
+        if value.type in ("list", "tuple"):
+            for c in value.named_children:
+                if c.type == "string":
+                    name = self.txt(c)[1:-1]
+                    if name.isidentifier():
+                        self.emit(F.ALL, name)
+
+    def target_key(self, node, item) -> str:
+        return self.lookup(self.txt(node), item)
+
+    def assign(self, left, right, item) -> None:
+        """`left = right` (and the parts of an unpacking, pairwise where both sides are written
+        as tuples or lists)."""
+        t = left.type
+        if t == "identifier":
+            self.flow(self.target_key(left, item), self.key(right, item))
+        elif t == "attribute":
+            self.store(left, right, item)
+        elif t == "subscript":
+            value = left.child_by_field_name("value")
+            base = self.key(value, item) if value is not None else None
+            subs = left.children_by_field_name("subscript")
+            src = self.key(right, item)
+            if base is not None and src is not None and len(subs) == 1:
+                self.emit(F.STORE_ITEM, base, src, self.index(subs[0], item))
+        elif t in _PATTERNS or t == "parenthesized_expression":
+            self.unpack(left, right, item)
+
+    def unpack(self, left, right, item) -> None:
+        targets = [c for c in left.named_children if c.type != "comment"]
+        if left.type == "parenthesized_expression":
+            if targets:
+                self.assign(targets[0], right, item)
+            return
+        star = next((i for i, c in enumerate(targets) if c.type == "list_splat_pattern"), None)
+        values = None
+        if right.type in ("tuple", "list", "expression_list"):
+            values = [c for c in right.named_children if c.type != "comment"]
+            if any(v.type in ("list_splat", "parenthesized_list_splat") for v in values):
+                values = None
+        if values is not None and (len(values) == len(targets) if star is None else
+                                   len(values) >= len(targets) - 1):  # fmt: skip
+            tail = len(targets) - 1 - (star if star is not None else 0)
+            for i, tgt in enumerate(targets):
+                if i == star:
+                    rest = values[i : len(values) - tail]
+                    self.starred(tgt, rest, item)
+                elif star is not None and i > star:
+                    self.assign(tgt, values[len(values) - (len(targets) - i)], item)
+                else:
+                    self.assign(tgt, values[i], item)
+            return
+        src = self.key(right, item)
+        if src is None:
+            return
+        for i, tgt in enumerate(targets):
+            if star is not None and i >= star:
+                break  # positions past a starred target are not known
+            self.assign_node(tgt, self.step(src, f"[{_lit('n', str(i))}]"), item)
+
+    def starred(self, target, values: list, item) -> None:
+        inner = target.named_children
+        if not inner or inner[0].type != "identifier":
+            return
+        value = "c:" + self.ordinal(item)
+        for i, v in enumerate(values):
+            self.flow(f"{value}|{_lit('n', str(i))}", self.key(v, item))
+        self.flow(self.target_key(inner[0], item), "=" + value)
+
+    def assign_node(self, left, src: str, item) -> None:
+        """`left = <the value of node src>`."""
+        t = left.type
+        if t == "identifier":
+            self.flow(self.target_key(left, item), src)
+        elif t in _PATTERNS or t == "parenthesized_expression":
+            targets = [c for c in left.named_children if c.type != "comment"]
+            for i, tgt in enumerate(targets):
+                if tgt.type == "list_splat_pattern":
+                    break
+                self.assign_node(tgt, self.step(src, f"[{_lit('n', str(i))}]"), item)
+        elif t == "attribute":
+            self.store_node(left, src, item)
+
+    def store(self, left, right, item) -> None:
+        src = self.key(right, item)
+        if src is not None:
+            self.store_node(left, src, item)
+
+    def store_node(self, left, src: str, item) -> None:
+        obj, attr = left.child_by_field_name("object"), left.child_by_field_name("attribute")
+        if obj is None or attr is None:
+            return
+        base = self.key(obj, item)
+        if base is None:
+            return
+        name = self.txt(attr)
+        cls = self.self_class(obj, item)
+        if cls is not None:  # `self.x = …`: the class's slot, known here
+            self.flow(f"{cls['id']}|{name}", src)
+        else:
+            self.emit(F.STORE, base, src, name)
+
+    def self_class(self, obj, item) -> dict | None:
+        """The class whose instance `obj` is when it is a method's first parameter."""
+        if obj.type != "identifier":
+            return None
+        fn = self.function_of(item)
+        if fn is None or fn["kind"] != "method":
+            return None
+        params = fn["node"].child_by_field_name("parameters")
+        first = params.named_children[0] if params is not None and params.named_children else None
+        name = _param_name(first) if first is not None else None
+        if name is None or self.txt(name) != self.txt(obj) or fn is not item:
+            return None
+        return fn["parent"]
+
+    def augmented(self, node) -> None:
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None or left.type != "identifier":
+            return
+        item = self.scope_of(node.start_byte)
+        if self.txt(left) == "__all__" and item is None:
+            self.exports(right)
+        self.flow(self.target_key(left, item), self.key(right, item))
+
+    def returned(self, node) -> None:
+        item = self.scope_of(node.start_byte)
+        fn = self.function_of(item)
+        kids = node.named_children
+        if fn is None or not kids:
+            return
+        value = kids[0]
+        k = self.key(value, item)
+        ret = f"{fn['id']}|()"
+        if k is not None and value.type == "identifier" and k.startswith(fn["id"] + "|"):
+            name = k[len(fn["id"]) + 1 :]
+            if self.is_param(fn, name) and self.self_class(value, fn) is None:
+                self.emit(F.RETPARAM, ret, k, name)
+                return
+        self.flow(ret, k)
+
+    def is_param(self, fn: dict, name: str) -> bool:
+        params = fn["node"].child_by_field_name("parameters")
+        for p in params.named_children if params is not None else ():
+            n = _param_name(p)
+            if n is not None and self.txt(n) == name:
+                return True
+        return False
+
+    def yielded(self, node) -> None:
+        item = self.scope_of(node.start_byte)
+        fn = self.function_of(item)
+        if fn is None:
+            return
+        fid = fn["id"]
+        if fid not in self.sites:
+            self.sites.add(fid)
+            self.flow(f"{fid}|()", f"=g:{fid}")
+        kids = node.named_children
+        if not kids:
+            return
+        if kids[0].type == "expression_list" or self.txt(node).startswith("yield from"):
+            k = self.key(kids[0], item)
+            if k is not None and self.txt(node).startswith("yield from"):
+                self.flow(f"{fid}|*", self.step(k, "*"))
+                return
+        self.flow(f"{fid}|*", self.key(kids[0], item))
+
+    def loop(self, node) -> None:
+        item = self.scope_of(node.start_byte)
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is None or right is None:
+            return
+        src = self.key(right, item)
+        if src is None:
+            return
+        line = node.start_point[0] + 1
+        owner = self.sid(item)
+        first = node.child(0)
+        aiter, anext = (
+            ("__aiter__", "__anext__") if first is not None and first.type == "async"
+            else ("__iter__", "__next__")
+        )  # fmt: skip
+        it = self.step(src, "." + aiter)
+        got = self.step(it, "()")
+        nxt = self.step(got, "." + anext)
+        value = self.step(nxt, "()")
+        self.site_row(aiter, got, line, owner, "implicit")
+        self.site_row(anext, value, line, owner, "implicit")
+        elem = self.step(src, "*")
+        self.flow(elem, value)
+        self.assign_node(left, elem, item)
+
+    def with_item(self, node) -> None:
+        value = node.child_by_field_name("value")
+        if value is None:
+            return
+        alias = None
+        if value.type == "as_pattern":
+            alias = value.child_by_field_name("alias")
+            value = value.named_children[0] if value.named_children else None
+            if value is None:
+                return
+        item = self.scope_of(node.start_byte)
+        src = self.key(value, item)
+        if src is None:
+            return
+        line, owner = node.start_point[0] + 1, self.sid(item)
+        enter = self.step(src, ".__enter__")
+        entered = self.step(enter, "()")
+        leave = self.step(src, ".__exit__")
+        self.site_row("__enter__", entered, line, owner, "implicit")
+        self.site_row("__exit__", self.step(leave, "()"), line, owner, "implicit")
+        if alias is not None:
+            targets = [c for c in alias.named_children if c.type != "comment"]
+            for tgt in targets[:1]:
+                self.assign_node(tgt, entered, item)
+                if tgt.type == "identifier":
+                    self.flow(self.target_key(tgt, item), src)
+
+    def raised(self, node) -> None:
+        kids = node.named_children
+        if not kids or kids[0].type == "call":
+            return
+        item = self.scope_of(node.start_byte)
+        k = self.key(kids[0], item)
+        if k is None:
+            return
+        name = self.txt(kids[0]).rsplit(".", 1)[-1][:80]
+        self.site_row(name, self.step(k, "()"), node.start_point[0] + 1, self.sid(item), "raise")
+
+    def walrus(self, node) -> None:
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is None or value is None:
+            return
+        item = self.scope_of(node.start_byte)
+        self.flow(self.lookup(self.txt(name), self.function_of(item)), self.key(value, item))
+
+    def import_names(self, node) -> list[tuple[str, str, str | None, str | None]]:
+        """(local name, absolute module, imported name, "root") per name an import binds."""
+        out = []
+        if node.type == "import_statement":
+            for c in node.named_children:
+                if c.type == "dotted_name":
+                    mod = self.txt(c)
+                    out.append((mod.split(".")[0], mod.split(".")[0], None, "root"))
+                elif c.type == "aliased_import":
+                    n, a = c.child_by_field_name("name"), c.child_by_field_name("alias")
+                    if n is not None and a is not None:
+                        out.append((self.txt(a), self.txt(n), None, None))
+            return out
+        mod_node = node.child_by_field_name("module_name")
+        if mod_node is None:
+            return out
+        module = absolute(self.txt(mod_node), self.path)
+        for c in node.named_children:
+            if c is mod_node or c.start_byte == mod_node.start_byte:
+                continue
+            if c.type == "wildcard_import":
+                out.append(("*", module, "*", None))
+            elif c.type == "dotted_name":
+                n = self.txt(c)
+                out.append((n, module, n, None))
+            elif c.type == "aliased_import":
+                n, a = c.child_by_field_name("name"), c.child_by_field_name("alias")
+                if n is not None and a is not None:
+                    out.append((self.txt(a), module, self.txt(n), None))
+        return out
+
+    def imported(self, node) -> None:
+        item = self.scope_of(node.start_byte)
+        sid = self.sid(item)
+        for local, module, name, root in self.import_names(node):
+            var = sid if local == "*" else self.lookup(local, item)
+            self.emit(F.IMPORT, var, module, name, src=sid, alias=root)
+
+    def fill(self, fn, name: str, args, item) -> None:
+        """`d.update({...})`, `x.append(v)`…: stores into the container `d`/`x` holds."""
+        obj = fn.child_by_field_name("object")
+        base = self.key(obj, item) if obj is not None else None
+        kids = [a for a in args.named_children if a.type != "comment"]
+        if base is None or not kids:
+            return
+        if name == "update" and kids[0].type == "dictionary":
+            for pair in kids[0].named_children:
+                k, v = pair.child_by_field_name("key"), pair.child_by_field_name("value")
+                if pair.type == "pair" and k is not None and v is not None:
+                    value = self.key(v, item)
+                    if value is not None:
+                        self.emit(F.STORE_ITEM, base, value, self.index(k, item))
+        elif name in ("append", "add") and len(kids) == 1:
+            value = self.key(kids[0], item)
+            if value is not None:
+                self.emit(F.STORE_ITEM, base, value, "?")
+        elif name in ("insert", "setdefault") and len(kids) == 2:
+            value = self.key(kids[1], item)
+            if value is not None:
+                key = "?" if name == "insert" else self.index(kids[0], item)
+                self.emit(F.STORE_ITEM, base, value, key)
+
+    def call(self, node) -> None:
+        """A call the language query did not capture (its callee is not a name or an
+        attribute): a site of its own."""
+        if (node.start_byte, node.end_byte) in self.done:
+            return
+        item = self.scope_of(node.start_byte)
+        fn = node.child_by_field_name("function")
+        if fn is None:
+            return
+        called, args = self.site(node, item)
+        name = _LITERAL.sub("...", self.txt(fn))[:80]  # as written, literal text left out
+        self.site_row(name, called, node.start_point[0] + 1, self.sid(item), None, args)
+
+    def site(self, node, item: dict | None, receiver: str | None = None,
+             name: str | None = None) -> tuple[str | None, str | None]:  # fmt: skip
+        """(the node of a call's value, its arguments packed): the call node's parent is its
+        callee; the arguments (see `packed_args`) are stored on the call's own row, once per
+        call node. `receiver` and `name`, when given, are the callee as written (the
+        extractor has them: a dotted receiver spares walking the tree)."""
+        start, end = node.start_byte, node.end_byte
+        self.done.add((start, end))
+        args = node.child_by_field_name("arguments")
+        if name is not None and name != "super" and (receiver is None or (
+                receiver != "super" and _DOTTED.fullmatch(receiver))):  # fmt: skip
+            callee = self.lookup(name, item) if receiver is None else (
+                self.dotted(receiver, item) + STEP + "." + name)  # fmt: skip
+            called = callee + STEP + f"({self.tag(args, item)})"
+            self.memo[(start, end, "call")] = called
+        else:
+            called = self.key(node, item)
+        if called is None or called[0] == "=" or called in self.sites:
+            return called, None
+        self.sites.add(called)
+        if name in _FILLERS and receiver is not None and args is not None:
+            self.fill(node.child_by_field_name("function"), name, args, item)
+        return called, self.packed_args(args, item)
+
+
+_FILLERS = {"update", "append", "add", "insert", "setdefault"}
+
+
+@lru_cache(maxsize=8192)
+def _lit(kind: str, text: str) -> str:
+    """A literal as a key: its kind and a hash of its text (literal text is never stored: it
+    may be a secret's value)."""
+    return f"{kind}:{zlib.crc32(text.encode('utf-8', 'replace')):08x}"
+
+
+def _param_name(p):
+    t = p.type
+    if t == "identifier":
+        return p
+    if t in ("default_parameter", "typed_default_parameter"):
+        return p.child_by_field_name("name")
+    if t == "typed_parameter":
+        for c in p.named_children:
+            if c.type == "identifier":
+                return c
+            if c.type in ("list_splat_pattern", "dictionary_splat_pattern"):
+                return _param_name(c)
+        return None
+    if t in ("list_splat_pattern", "dictionary_splat_pattern"):
+        for c in p.named_children:
+            if c.type == "identifier":
+                return c
+    return None
+
+
+def _annotation_types(ann) -> list:
+    """The type expressions an annotation names: `X`, `a.X`, `"X"`, the arguments of
+    `Optional[…]`/`Union[…]`, both sides of `X | None`."""
+    node = ann.named_children[0] if ann.type == "type" and ann.named_children else ann
+    t = node.type
+    if t in ("identifier", "attribute", "string"):
+        return [node]
+    if t == "binary_operator":
+        return [x for f in ("left", "right") if (c := node.child_by_field_name(f)) is not None
+                for x in _annotation_types(c)]  # fmt: skip
+    if t in ("generic_type", "subscript"):
+        kids = node.named_children
+        head = kids[0] if kids else None
+        name = head.text.decode("utf-8", "replace").rsplit(".", 1)[-1] if head is not None else ""
+        if name in ("Optional", "Union"):
+            return [x for k in kids[1:] for c in (k.named_children if k.type in (
+                "type_parameter",) else [k]) for x in _annotation_types(c)]  # fmt: skip
+        return []
+    if t == "none":
+        return []
+    return []

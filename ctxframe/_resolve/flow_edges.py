@@ -1,0 +1,189 @@
+"""Python `calls` and `extends` edges from the solved value flow (ctxframe._resolve.flow).
+
+A call site links to what its callee's values are: a function or lambda (a method read
+through an instance too), a class's own `__init__` (the class itself when it has none: the
+edge's `dst` kind says so), an instance's `__call__`. Confidence: EXTRACTED when the value
+came through bindings, INFERRED when only a type annotation brought it. A site whose callee
+has values but none of them is callable in the repository (a builtin's method, a library's
+function) links nowhere, and is never matched by name. Only a site nothing is known about
+(a method of an unknown receiver, a name bound nowhere in its file) goes to the name
+matching of ctxframe._resolve.resolve, returned as references.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ctxframe._core import facts as F
+from ctxframe._resolve import flow, flow_tables
+from ctxframe._resolve.flow_tables import BOUND, CLASS, FUNC, INST, H, slot
+
+_EDGE = ["src", "dst", "kind", "confidence", "name", "path", "line"]
+_REF = ["src", "path", "language", "kind", "name", "receiver", "scope", "line"]
+
+
+def python_edges(
+    facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """(call edges, call references left to name matching, extends edges, base references
+    left to name matching) of the Python files whose facts are given. `defs` needs id, kind,
+    label, parent, language, line_start."""
+    py = defs.filter(pl.col("language") == "python").select("id", "kind", "label", "parent")
+    tables = flow_tables.build(facts, py, files)
+    sol = flow.solve(tables)
+    points = pl.concat(
+        [
+            sol.exact.with_columns(confidence=pl.lit("EXTRACTED")),
+            sol.inferred.with_columns(confidence=pl.lit("INFERRED")),
+        ]
+    )
+    sites = tables.sites.with_row_index("site")
+    calls, fallback = _calls(sites, points, sol)
+    extends, unresolved = _extends(tables, sol, defs)
+    return calls, fallback, extends, unresolved
+
+
+def _calls(sites: pl.DataFrame, points: pl.DataFrame, sol: flow.Solution):
+    t = sol.tables
+    kinds = t.values.select("v", "vk", "vt")
+    vstr = t.values.select("v", "vs")
+    hit = sites.join(points, left_on="callee", right_on="n").join(kinds, on="v", how="left")
+    func = hit.filter(pl.col("vk") == FUNC).with_columns(target=pl.col("v"))
+    bound = hit.filter(pl.col("vk") == BOUND).with_columns(target=pl.col("vt"))
+    classes = hit.filter(pl.col("vk") == CLASS).join(
+        vstr.rename({"v": "v", "vs": "cs"}), on="v", how="left"
+    )
+    own = _slotdef(t).rename({"slot": "init"})
+    classes = (
+        classes.with_columns(init=slot(pl.col("cs"), pl.lit("__init__")))
+        .join(own, on="init", how="left")
+        .with_columns(target=pl.coalesce("f", "v"))
+    )
+    insts = hit.filter(pl.col("vk") == INST).with_columns(
+        cls=pl.col("vt"), n=pl.col("callee"), name_h=pl.lit(_h("__call__"), pl.UInt64),
+        dst=pl.col("call"),
+    )  # fmt: skip
+    called = _instance_calls(insts, sol)
+    keep = ["site", "target", "confidence"]
+    linked = pl.concat([x.select(keep) for x in (func, bound, classes, called)])
+    linked = (
+        linked.join(vstr, left_on="target", right_on="v", how="inner")
+        .sort("site", "vs", "confidence")
+        .unique(["site", "vs"], keep="first", maintain_order=True)
+        .select("site", dst="vs", confidence="confidence")
+    )
+    edges = sites.join(linked, on="site", how="inner")
+    known = sites.join(points.select("n").unique(), left_on="callee", right_on="n", how="semi")
+    written = pl.col("alias").is_null()
+    dead = known.filter(written).join(linked, on="site", how="anti")
+    unknown = sites.join(known, on="site", how="anti").filter(written)
+    fallback, unresolved = _fallback(unknown, t, points)
+    nulls = pl.concat([dead.select(sites.columns), unresolved.select(sites.columns)]).with_columns(
+        dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String)
+    )
+    out = pl.concat([edges.select(_site_edge()), nulls.select(_site_edge())])
+    return out, fallback
+
+
+def _site_edge() -> list:
+    return [
+        "src",
+        "dst",
+        pl.lit("calls").alias("kind"),
+        "confidence",
+        "name",
+        "path",
+        pl.col("line").cast(pl.Int32),
+    ]
+
+
+def _h(s: str) -> int:
+    return pl.select(H(pl.lit(s))).item()
+
+
+def _slotdef(t) -> pl.DataFrame:
+    funcs = t.values.filter(pl.col("vk") == FUNC).select(f="v")
+    seeded = t.seeds.join(funcs, left_on="v", right_on="f", how="semi")
+    return t.flows.join(seeded, left_on="src", right_on="n").select(slot="dst", f="v")
+
+
+def _instance_calls(insts: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
+    """Calling an instance runs its class's `__call__` (along the MRO)."""
+    if insts.is_empty():
+        return insts.select("site", target=pl.col("v"), confidence="confidence")
+    t = sol.tables
+    hit = (
+        insts.join(sol.mro, on="cls")
+        .join(t.slots, left_on=["anc", "name_h"], right_on=["owner", "name_h"])
+        .sort("rank")
+        .unique(["site", "v"], keep="first")
+        .join(_slotdef(t), on="slot")
+    )
+    return hit.select("site", target="f", confidence="confidence")
+
+
+def _fallback(unknown: pl.DataFrame, t, points: pl.DataFrame):
+    """Sites nothing is known about that name matching may still link: a method call whose
+    receiver has no value, or a bare name its file binds nowhere. Others stay unresolved."""
+    unknown = unknown.with_columns(callee_key=flow_tables.callee_key(pl.col("call_key")))
+    key = pl.col("callee_key")
+    attr = key.str.extract(F.STEP + r"\.([A-Za-z_]\w*)$", 1)
+    receiver = key.str.replace(F.STEP + r"\.[A-Za-z_]\w*$", "")
+    rows = unknown.with_columns(attr=attr, recv=H(receiver))
+    bound = t.flows.select(n="dst").unique()
+    on_recv = rows.filter(pl.col("attr").is_not_null()).join(
+        points.select("n").unique(), left_on="recv", right_on="n", how="anti"
+    )
+    bare_name = key.str.extract(r"^([^|]+)\|([A-Za-z_]\w*)$", 2)
+    bare = (
+        rows.filter(pl.col("attr").is_null())
+        .with_columns(bn=bare_name, bp=key.str.extract(r"^([^|]+)\|", 1))
+        .filter((pl.col("bp") == pl.col("path")) & pl.col("bn").is_not_null())
+        .join(bound, left_on="callee", right_on="n", how="anti")
+    )
+    refs = pl.concat(
+        [
+            on_recv.select(
+                "src", "path", language=pl.lit("python"), kind=pl.lit("call"), name="name",
+                receiver=pl.lit("?"), scope=pl.lit(None, pl.String), line="line",
+            ),
+            bare.select(
+                "src", "path", language=pl.lit("python"), kind=pl.lit("call"), name="name",
+                receiver=pl.lit(None, pl.String), scope=pl.lit(None, pl.String), line="line",
+            ),
+        ]
+    )  # fmt: skip
+    taken = pl.concat([on_recv.select("site"), bare.select("site")])
+    rest = unknown.join(taken, on="site", how="anti")
+    return refs.with_columns(pl.col("line").cast(pl.Int32)), rest
+
+
+def _extends(t, sol: flow.Solution, defs: pl.DataFrame) -> pl.DataFrame:
+    """A class extends the classes its base expressions hold."""
+    classes = t.values.filter(pl.col("vk") == CLASS).select("v", "vs")
+    hit = t.bases.join(sol.exact, left_on="base", right_on="n").join(classes, on="v")
+    lines = defs.select(src="id", line=pl.col("line_start").cast(pl.Int32))
+    edges = (
+        hit.join(lines, on="src", how="left")
+        .select(
+            "src",
+            dst="vs",
+            kind=pl.lit("extends"),
+            confidence=pl.lit("EXTRACTED"),
+            name="name",
+            path="path",
+            line="line",
+        )
+        .unique(["src", "dst"])
+    )
+    # a base no class value reached: matched by name as before (`mod.Base`: through `mod`)
+    rest = t.bases.join(hit.select("base", "cls").unique(), on=["base", "cls"], how="anti")
+    root = pl.col("key").str.extract(r"^[^|]*\|([A-Za-z_]\w*)" + F.STEP, 1)
+    refs = rest.join(lines, on="src", how="left").select(
+        "src", "path", language=pl.lit("python"), kind=pl.lit("extends"), name="name",
+        receiver=root, scope=pl.lit(None, pl.String), line="line",
+    )  # fmt: skip
+    return edges, refs.unique()
+
+
+FACT_KINDS = list(F.KINDS)

@@ -1,0 +1,154 @@
+"""Python calls follow values (ctxframe._resolve.flow): small programs, real parsing, and the
+edges a reader of the code expects, written by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import ctxframe as cf
+
+PKG_INIT = "from ._client import *\nfrom ._api import get\n"
+CLIENT = (
+    '__all__ = ["Client"]\n\n\nclass Client:\n    def __init__(self, base=""):\n'
+    "        self.base = base\n\n    def get(self, url):\n        return url\n\n"
+    "    def __enter__(self):\n        return self\n\n    def __exit__(self, *a):\n"
+    "        pass\n\n\nclass Hidden:\n    pass\n"
+)
+API = "from ._client import Client\n\n\ndef get(url):\n    return Client().get(url)\n"
+
+# (name, files, expected (src, dst, confidence), absent (src, dst))
+CASES = [
+    (
+        "package re-exports, constructors, receivers typed by their constructor",
+        {
+            "pkg/__init__.py": PKG_INIT,
+            "pkg/_client.py": CLIENT,
+            "pkg/_api.py": API,
+            "t.py": "import pkg\n\n\ndef test():\n    c = pkg.Client()\n    c.get('/')\n"
+            "    pkg.get('/')\n    with pkg.Client() as d:\n        d.get('/')\n",
+        },
+        [
+            ("t.py::test", "pkg/_client.py::Client.__init__", "EXTRACTED"),
+            ("t.py::test", "pkg/_client.py::Client.get", "EXTRACTED"),
+            ("t.py::test", "pkg/_api.py::get", "EXTRACTED"),
+            ("t.py::test", "pkg/_client.py::Client.__enter__", "EXTRACTED"),
+            ("t.py::test", "pkg/_client.py::Client.__exit__", "EXTRACTED"),
+        ],
+        [],
+    ),
+    (
+        "literal receivers never link to a repo method",
+        {
+            "u.py": "class URL:\n    def join(self, other):\n        return other\n\n\n"
+            "def f(parts):\n    sep = ', '\n    a = ', '.join(parts)\n    b = sep.join(parts)\n"
+            "    c = f'{a}'.join(parts)\n    d = {'k': 1}.get('k')\n    return str(b).join(c)\n",
+        },
+        [],
+        [("u.py::f", "u.py::URL.join")],
+    ),
+    (
+        "parameters, returns, containers, lambdas, decorators",
+        {
+            "m.py": "def target():\n    pass\n\n\ndef call(fn):\n    fn()\n\n\n"
+            "def make():\n    return target\n\n\ntable = {'a': target}\n\n\n"
+            "def dec(f):\n    def inner():\n        return f()\n    return inner\n\n\n"
+            "@dec\ndef wrapped():\n    pass\n\n\n"
+            "def main():\n    call(target)\n    make()()\n    table['a']()\n"
+            "    g = lambda x: x()\n    g(target)\n    wrapped()\n",
+        },
+        [
+            ("m.py::call", "m.py::target", "EXTRACTED"),
+            ("m.py::main", "m.py::target", "EXTRACTED"),
+            ("m.py::main", "m.py::main.<lambda1>", "EXTRACTED"),
+            ("m.py::main.<lambda1>", "m.py::target", "EXTRACTED"),
+            ("m.py::main", "m.py::dec.inner", "EXTRACTED"),
+            ("m.py", "m.py::dec", "EXTRACTED"),
+            ("m.py::dec.inner", "m.py::wrapped", "EXTRACTED"),
+        ],
+        [("m.py::main", "m.py::wrapped")],
+    ),
+    (
+        "self attributes, the MRO, super(), raise and for",
+        {
+            "c.py": "class Base:\n    def __init__(self):\n        pass\n\n    def run(self):\n"
+            "        self.helper.work()\n\n\nclass Helper:\n    def work(self):\n        pass\n\n\n"
+            "class Child(Base):\n    def __init__(self):\n        super().__init__()\n"
+            "        self.helper = Helper()\n\n\nclass Bad(Exception):\n"
+            "    def __init__(self):\n        pass\n\n\nclass Bag:\n    def __iter__(self):\n"
+            "        return self\n\n    def __next__(self):\n        raise StopIteration\n\n\n"
+            "def main():\n    Child().run()\n    for _ in Bag():\n        pass\n    raise Bad\n",
+        },
+        [
+            ("c.py::main", "c.py::Child.__init__", "EXTRACTED"),
+            ("c.py::main", "c.py::Base.run", "EXTRACTED"),
+            ("c.py::Child.__init__", "c.py::Base.__init__", "EXTRACTED"),
+            ("c.py::Base.run", "c.py::Helper.work", "EXTRACTED"),
+            ("c.py::main", "c.py::Bag", "EXTRACTED"),  # no __init__ of its own: the class
+            ("c.py::main", "c.py::Bag.__iter__", "EXTRACTED"),
+            ("c.py::main", "c.py::Bag.__next__", "EXTRACTED"),
+            ("c.py::main", "c.py::Bad.__init__", "EXTRACTED"),
+        ],
+        [],
+    ),
+    (
+        "annotations are INFERRED; a library's object is never matched by name",
+        {
+            "a.py": "import requests\n\n\nclass Store:\n"
+            "    def get(self, k):\n        return k\n\n\n"
+            "def f(s: 'Store', t: Store | None):\n    s.get(1)\n    t.get(2)\n"
+            "    r = requests.Session()\n    r.get('x')\n",
+        },
+        [("a.py::f", "a.py::Store.get", "INFERRED")],
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "files", "want", "absent"), CASES, ids=[c[0] for c in CASES])
+def test_value_flow_edges(tmp_path: Path, name, files, want, absent) -> None:
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
+    calls = g.edges.filter(pl.col("kind") == "calls")
+    got = {(r["src"], r["dst"]): r["confidence"] for r in calls.iter_rows(named=True) if r["dst"]}
+    missing = [w for w in want if got.get(w[:2]) != w[2]]
+    assert not missing, f"{name}: missing {missing}\n got {sorted(got.items())}"
+    wrong = [a for a in absent if a in got]
+    assert not wrong, f"{name}: should be absent {wrong}"
+
+
+def test_requests_session_calls_stay_unresolved(tmp_path: Path) -> None:
+    """`r.get` on a library's object: no edge to the repository's `get`, by any name rule."""
+    (tmp_path / "a.py").write_text(
+        "import requests\n\n\nclass Store:\n    def get(self, k):\n        return k\n\n\n"
+        "def f():\n    r = requests.Session()\n    return r.get('x')\n"
+    )
+    g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
+    row = g.edges.filter((pl.col("src") == "a.py::f") & (pl.col("name") == "get"))
+    assert row["dst"].to_list() == [None]
+
+
+def test_lambda_nodes_are_numbered_per_scope(tmp_path: Path) -> None:
+    (tmp_path / "l.py").write_text(
+        "f = lambda: 1\ng = lambda: 2\n\n\ndef h():\n    return lambda: 3\n"
+    )
+    g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
+    lambdas = g.nodes.filter(pl.col("kind") == "lambda").sort("id")
+    assert lambdas["id"].to_list() == ["l.py::<lambda1>", "l.py::<lambda2>", "l.py::h.<lambda1>"]
+    assert lambdas.filter(pl.col("id") == "l.py::h.<lambda1>")["parent"].to_list() == ["l.py::h"]
+
+
+def test_no_literal_text_is_stored(tmp_path: Path) -> None:
+    """Literal keys are facts as hashes: a secret's value never reaches the store."""
+    secret = "s3cr3t-token-value-42"
+    (tmp_path / "k.py").write_text(
+        f'KEY = "{secret}"\nd = {{"{secret}": print}}\nd["{secret}"]()\n'
+    )
+    g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
+    for f in Path(g.store).rglob("*"):
+        if f.is_file():
+            assert secret.encode() not in f.read_bytes(), f.name
