@@ -254,8 +254,12 @@ def test_a_graph_keeps_its_version_until_refresh(tmp_path):
     g = cf.open_catalog(str(directory))
     before = g.nodes.height
     (repos / "core" / "python" / "shop_core" / "extra.py").write_text("def more():\n    pass\n")
-    g2 = g.refresh(reindex=True)
+    assert g.refresh(reindex=False).nodes.height == before  # not indexed yet: same version
+    g2 = g.refresh()  # a writable catalog: `catalog index` first, then the new version
     assert g2 is g and g.nodes.height == before + 2  # the file and its function
+    assert sorted(g.repos) == sorted(REPOS)
+    with pytest.raises(cf.CtxframeError, match="catalog index"):
+        g.watch()
 
 
 def test_removing_a_repository_drops_it_and_its_links(tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from functools import cached_property
+from typing import NoReturn
 
 import polars as pl
 
@@ -62,16 +63,34 @@ class CatalogGraph(Graph):
             )
         return pl.scan_parquet(os.path.join(self.directory, files[table]))
 
-    def refresh(self, reindex: bool = False) -> CatalogGraph:
-        """Move to the catalog store's newest version (running `catalog index` first when
-        `reindex`: every repository, in this process)."""
+    def refresh(self, reindex: bool | None = None) -> CatalogGraph:
+        """Move to the catalog store's newest version; with `reindex` (by default when the
+        catalog directory is writable and no watch runs) `catalog index` runs first: every
+        repository, in this process, only the changed ones parsed again."""
+        if reindex is None:
+            reindex = self._reindexable()
         if reindex:
             from ctxframe._store.catalog_run import index_catalog
 
             self.report = index_catalog(self.directory)  # type: ignore[assignment]
-        super().refresh()
+        super().refresh(reindex=False)
         self.__dict__.pop("links", None)
         return self
+
+    def _reindexable(self) -> bool:
+        if self._watch is not None and self._watch.running:
+            return False
+        return os.access(self.directory, os.W_OK)
+
+    def watch(self, **_kwargs) -> NoReturn:
+        """Not for a catalog: its repositories live elsewhere; run `catalog index` (or
+        `ctxframe watch` in a repository, then `refresh()`)."""
+        from ctxframe._core.errors import BadInput
+
+        raise BadInput(
+            "a catalog graph cannot watch its repositories: run `ctxframe catalog index` "
+            "after changes, then g.refresh()"
+        )
 
     @cached_property
     def _project_tokens(self) -> tuple[str, ...]:
