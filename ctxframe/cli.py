@@ -165,7 +165,12 @@ def _catalog_parsers(sub) -> None:
 
     def common(c: argparse.ArgumentParser) -> None:
         c.add_argument(
-            "--catalog", default=".", metavar="DIR", help="catalog directory (default: .)"
+            "--catalog",
+            "--repo",
+            dest="catalog",
+            default=".",
+            metavar="DIR",
+            help="catalog directory (default: .); --repo is the same, as the verbs take it",
         )
         c.add_argument("--json", action="store_true", help="print JSON instead of text")
 

@@ -359,7 +359,7 @@ def test_cli_add_index_list_and_verbs(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["verb"] == "catalog-index" and out["status"] == "ok"
     assert out["built"]["links"] == 22
-    assert main(["catalog", "list", "--catalog", str(directory)]) == 0
+    assert main(["catalog", "list", "--repo", str(directory)]) == 0  # --repo as the verbs
     assert "payments" in capsys.readouterr().out
     # every verb takes the catalog as --repo
     assert main(["boundaries", "web/server/paymentsClient.js::submitRefund",
