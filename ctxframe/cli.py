@@ -303,10 +303,22 @@ def _open(a):
     return g
 
 
+def _not_a_catalog(repo: str, command: str) -> str:
+    """`repo`, unless it is a catalog directory (`index` and `watch` are per repository)."""
+    if os.path.isfile(os.path.join(repo, "catalog.json")):
+        from ctxframe._core.errors import BadInput
+
+        raise BadInput(
+            f"{repo} is a catalog: `ctxframe catalog index --repo {repo}` indexes its "
+            f"repositories (`{command}` takes one repository)"
+        )
+    return repo
+
+
 def _cmd_index(a) -> None:
     from ctxframe._store import alloc as _alloc
 
-    repo = _repo(a)
+    repo = _not_a_catalog(_repo(a), "index")
     _alloc.for_index(repo, a.store)  # before _indexer loads Polars
     from ctxframe._store.build import index
 
@@ -513,7 +525,7 @@ def _cmd_watch(a) -> int:
     if a.debounce is not None and not 1 <= a.debounce <= 60_000:
         raise CtxframeError(f"--debounce {a.debounce}: give milliseconds between 1 and 60000")
     return watch_command(
-        _repo(a),
+        _not_a_catalog(_repo(a), "watch"),
         a.store,
         as_json=a.json,
         debounce_ms=a.debounce,

@@ -340,6 +340,15 @@ def test_same_name_twice_is_refused(tmp_path):
     assert "web2" in set(cf.catalog(str(directory)).repos["name"])
 
 
+@pytest.mark.parametrize("command", ["index", "watch"])
+def test_a_catalog_is_not_indexed_as_one_repository(tmp_path, capsys, command):
+    _repos, directory = _make(tmp_path)
+    assert main([command, "--repo", str(directory)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "is a catalog: `ctxframe catalog index" in err and "\n" not in err
+    assert not (directory / ".ctxframe").exists()
+
+
 def test_no_catalog_yet(tmp_path, capsys):
     assert main(["catalog", "index", "--catalog", str(tmp_path)]) == 2
     assert "no catalog at" in capsys.readouterr().err
