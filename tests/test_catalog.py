@@ -37,7 +37,8 @@ def _found(directory: Path) -> set[tuple]:
 def _make(tmp: Path) -> tuple[Path, Path]:
     """A copy of the sample repositories and a catalog of them (not indexed yet)."""
     repos = tmp / "repos"
-    shutil.copytree(SAMPLE, repos)
+    # without the stores a `catalog add data-samples/catalog/*/` in this checkout leaves there
+    shutil.copytree(SAMPLE, repos, ignore=shutil.ignore_patterns(".ctxframe"))
     directory = tmp / "shop-catalog"
     cf.catalog(str(directory)).add(*(str(repos / r) for r in REPOS))
     return repos, directory

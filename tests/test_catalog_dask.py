@@ -21,6 +21,7 @@ distributed = pytest.importorskip("distributed")
 from test_catalog import REPOS, SAMPLE, _expected, _found  # noqa: E402
 
 TABLES = ("nodes", "edges", "files", "tokens")
+_NO_STORES = shutil.ignore_patterns(".ctxframe")  # left in the sample by a local catalog run
 
 
 class Killer(threading.Thread):
@@ -63,7 +64,7 @@ def _run(tmp_path: Path, monkeypatch, names: list[str], workers: int, kills: int
     monkeypatch.setenv("TMPDIR", str(tmpdir))  # the workers' scratch folders land here
     repos = tmp_path / "repos"
     for name in names:
-        shutil.copytree(SAMPLE / name.split("-")[0], repos / name)
+        shutil.copytree(SAMPLE / name.split("-")[0], repos / name, ignore=_NO_STORES)
     _padding(repos / names[-1], pad)
     directory = tmp_path / "catalog"
     cat = cf.catalog(str(directory))
