@@ -25,6 +25,8 @@ _alloc.default()  # before Polars loads: it returns freed pages at once (ctxfram
 
 if typing.TYPE_CHECKING:
     from ctxframe import rules
+    from ctxframe._apps.catalog import Catalog
+    from ctxframe._graph.catalog import CatalogGraph
     from ctxframe._graph.graph import Graph
     from ctxframe._rank.tokens import tokenize
     from ctxframe._store.status import Status
@@ -49,6 +51,9 @@ _LAZY = {
     "Neighbourhood": ("ctxframe._graph.neighbourhood", "Neighbourhood"),
     "Picture": ("ctxframe._render.picture", "Picture"),
     "Evaluation": ("ctxframe._apps.eval", "Evaluation"),
+    "Catalog": ("ctxframe._apps.catalog", "Catalog"),
+    "CatalogGraph": ("ctxframe._graph.catalog", "CatalogGraph"),
+    "CatalogReport": ("ctxframe._store.catalog_run", "CatalogReport"),
 }
 
 
@@ -117,6 +122,22 @@ def explore(graph: "Graph", **kwargs):
     return _explore(graph, **kwargs)
 
 
+def catalog(directory: str = ".") -> "Catalog":
+    """The catalog of many repositories at `directory`: `.add(PATH)`, `.index(jobs=,
+    executor=)`, `.repos`, `.links`, `.open()` (docs/catalog.md)."""
+    from ctxframe._apps.catalog import Catalog
+
+    return Catalog(directory)
+
+
+def open_catalog(directory: str = ".") -> "CatalogGraph":
+    """One Graph over every repository of the catalog at `directory`: ids prefixed with the
+    repository's name, cross-repository links as edges, catalog-wide word weights."""
+    from ctxframe._graph.catalog import open_catalog as _open_catalog
+
+    return _open_catalog(directory)
+
+
 def status(path: str = ".", *, store: str | None = None) -> "Status":
     """Is the index of `path` fresh against git HEAD and the working tree?"""
     from ctxframe._store.status import status as _status
@@ -128,6 +149,9 @@ __all__ = [
     "Affected",
     "Boundaries",
     "Card",
+    "Catalog",
+    "CatalogGraph",
+    "CatalogReport",
     "ChangePlan",
     "ConfigError",
     "Context",
@@ -150,11 +174,13 @@ __all__ = [
     "StoreWriteError",
     "SymbolNotFound",
     "__version__",
+    "catalog",
     "evaluate",
     "explore",
     "index",
     "load_queries",
     "open",
+    "open_catalog",
     "rules",
     "status",
     "tokenize",

@@ -162,8 +162,49 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="index the bundled sample shop and ask it a question")
     p.add_argument("--keep", default=None, help="copy the sample here (kept) instead of a temp dir")
     _agent_parsers(sub)
+    _catalog_parsers(sub)
     _watch_parser(sub)
     return ap
+
+
+def _catalog_parsers(sub) -> None:
+    """`catalog add|remove|list|index`: many repositories as one graph (docs/catalog.md). The
+    verbs open a catalog given as `--repo DIR`."""
+    p = sub.add_parser("catalog", help="many repositories as one graph (add, index, list)")
+    csub = p.add_subparsers(dest="catalog_command", required=True, metavar="ACTION")
+
+    def common(c: argparse.ArgumentParser) -> None:
+        c.add_argument(
+            "--catalog",
+            "--repo",
+            dest="catalog",
+            default=".",
+            metavar="DIR",
+            help="catalog directory (default: .); --repo is the same, as the verbs take it",
+        )
+        c.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    c = csub.add_parser("add", help="add repositories to the catalog")
+    c.add_argument("paths", nargs="+", metavar="PATH", help="repository roots")
+    c.add_argument("--name", default=None, help="the repository's name (default: its directory's)")
+    c.add_argument(
+        "--store", default=None, help="where its store goes: a directory or an fsspec URL"
+    )
+    common(c)
+    c = csub.add_parser("remove", help="drop a repository from the catalog")
+    c.add_argument("name")
+    common(c)
+    c = csub.add_parser("list", help="the repositories and what their last index did")
+    common(c)
+    c = csub.add_parser("index", help="index every repository, then the links and the graph")
+    c.add_argument("only", nargs="*", metavar="NAME", help="only these repositories (default: all)")
+    c.add_argument("--jobs", type=int, default=1, help="repositories at once (default 1)")
+    c.add_argument(
+        "--executor",
+        default="local",
+        help="local (default), dask://HOST:PORT or dask://local (needs ctxframe[dask])",
+    )
+    common(c)
 
 
 def _watch_parser(sub) -> None:
@@ -251,13 +292,18 @@ def _emit(obj, as_json: bool, budget: int | None = None) -> None:
 
 
 def _open(a):
-    """The graph of `--repo`/`--store`; with `--json`, a missing index is JSON too (status
-    `not-indexed`) besides the one-line error."""
+    """The graph of `--repo`/`--store` (a catalog's when `--repo` is a catalog directory);
+    with `--json`, a missing index is JSON too (status `not-indexed`) besides the error."""
     from ctxframe._core.errors import StoreNotFound
     from ctxframe._graph.graph import open_graph
 
     try:
-        g = open_graph(_repo(a), store=a.store)
+        repo = _repo(a)
+        if a.store is None and os.path.isfile(os.path.join(repo, "catalog.json")):
+            from ctxframe._graph.catalog import open_catalog
+
+            return open_catalog(repo)
+        g = open_graph(repo, store=a.store)
     except StoreNotFound as exc:
         if a.json:
             verb = a.command
@@ -267,10 +313,22 @@ def _open(a):
     return g
 
 
+def _not_a_catalog(repo: str, command: str) -> str:
+    """`repo`, unless it is a catalog directory (`index` and `watch` are per repository)."""
+    if os.path.isfile(os.path.join(repo, "catalog.json")):
+        from ctxframe._core.errors import BadInput
+
+        raise BadInput(
+            f"{repo} is a catalog: `ctxframe catalog index --repo {repo}` indexes its "
+            f"repositories (`{command}` takes one repository)"
+        )
+    return repo
+
+
 def _cmd_index(a) -> None:
     from ctxframe._store import alloc as _alloc
 
-    repo = _repo(a)
+    repo = _not_a_catalog(_repo(a), "index")
     _alloc.for_index(repo, a.store)  # before _indexer loads Polars
     from ctxframe._store.build import index
 
@@ -447,6 +505,31 @@ def _cmd_hook(a) -> int:
     )
 
 
+def _cmd_catalog(a) -> int:
+    from ctxframe._apps.catalog import Catalog
+
+    cat = Catalog(a.catalog)
+    action = a.catalog_command
+    if action == "index":
+        report = cat.index(jobs=a.jobs, executor=a.executor, only=a.only or None)
+        _emit(report, a.json)
+        return 0 if report.ok else 1
+    if action == "add":
+        cat.add(*a.paths, name=a.name, store=a.store)
+    elif action == "remove":
+        cat.remove(a.name)
+    repos = cat.repos
+    if a.json:
+        out = {"verb": f"catalog-{action}", "status": "ok", "catalog": cat.directory}
+        print(json.dumps({**out, "repos": repos.to_dicts()}, indent=2))
+    else:
+        print(f"catalog {cat.directory}: {repos.height} repositories")
+        for r in repos.iter_rows(named=True):
+            when = r["indexed_at"] or "not indexed yet"
+            print(f"  {r['name']}  {r['path']}  ({when}{'; ' + r['error'] if r['error'] else ''})")
+    return 0
+
+
 def _cmd_watch(a) -> int:
     from ctxframe._apps.watch import watch_command
     from ctxframe._core.errors import CtxframeError
@@ -454,7 +537,7 @@ def _cmd_watch(a) -> int:
     if a.debounce is not None and not 1 <= a.debounce <= 60_000:
         raise CtxframeError(f"--debounce {a.debounce}: give milliseconds between 1 and 60000")
     return watch_command(
-        _repo(a),
+        _not_a_catalog(_repo(a), "watch"),
         a.store,
         as_json=a.json,
         debounce_ms=a.debounce,
@@ -493,6 +576,7 @@ _COMMANDS = {
     "serve": _cmd_serve,
 }
 _COMMANDS["adapters"] = _cmd_adapters
+_COMMANDS["catalog"] = _cmd_catalog
 _COMMANDS.update(context=_cmd_context, mcp=_cmd_mcp, hook=_cmd_hook, watch=_cmd_watch)
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 

@@ -955,7 +955,9 @@ def hubs(lk: Lookups, limit: int = 10) -> Hubs:
 
 # -- boundaries ---------------------------------------------------------------------------------
 
-_USES = ["reads", "http", "exec", "uses", "sets", "declares", "runs", "selects", "routes"]
+# `calls` into a boundary node: a catalog's HTTP call resolved to the route it lands on
+_USES = ["reads", "http", "exec", "uses", "sets", "declares", "runs", "selects", "routes",
+         "calls"]  # fmt: skip
 
 
 @dataclass

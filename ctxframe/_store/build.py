@@ -228,9 +228,11 @@ def _extract_all(
     progress: bool,
     packs: tuple = (),
     spill: str | None = None,
+    processes: int | None = None,
 ) -> list[Batch]:
-    """Extract the jobs; with many chunks each batch's references go to a scratch Parquet
-    file under `spill` and stay there (`Batch.refs` is then a LazyFrame scanning it)."""
+    """Extract the jobs (in `processes` worker processes, default one per core); with many
+    chunks each batch's references go to a scratch Parquet file under `spill` and stay there
+    (`Batch.refs` is then a LazyFrame scanning it)."""
     if packs:  # user language packs: parsed in a guarded child, one file at a time
         from ctxframe._core.languages import language_for
         from ctxframe._ingest.packs import extract_guarded
@@ -242,10 +244,10 @@ def _extract_all(
             taken = {p for p, _ in mine}
             rest = [j for j in jobs if j[0] not in taken]
             guarded = [_framed(b) for b in extract_guarded(root, mine, packs)]
-            return _extract_all(root, rest, progress, spill=spill) + guarded
-    if len(jobs) < _POOL_MIN_FILES or (os.cpu_count() or 1) < 2:
+            return _extract_all(root, rest, progress, spill=spill, processes=processes) + guarded
+    workers = processes or os.cpu_count() or 1
+    if len(jobs) < _POOL_MIN_FILES or workers < 2:
         return [_framed(extract_batch(root, jobs, packed=False))]
-    workers = os.cpu_count() or 2
     # Small chunks keep each result (and its unpickled Python objects) small in the parent.
     size = min(_MAX_CHUNK, max(_CHUNK, len(jobs) // (workers * 6)))
     chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
@@ -373,9 +375,11 @@ def index(
     progress: bool | None = None,
     dial: bool = False,
     wait: bool = True,
+    processes: int | None = None,
     changed: Collection[str] | None = None,
 ) -> IndexReport:
-    """Index the repository at `path` into its store (incremental unless `rebuild`).
+    """Index the repository at `path` into its store (incremental unless `rebuild`); files
+    are parsed in `processes` worker processes (default: one per core; 1: in this process).
     Adapters in `.ctxframe/adapters/` always run; with `dial`, env vars whose value is a
     database or bucket URL are dialled (see ctxframe._ingest.dial). One writer at a time:
     another run's lock is waited for, or with `wait=False` raises StoreLocked. A previous
@@ -397,6 +401,7 @@ def index(
         spill = spill_dir()
         try:
             run = _Run(root, store, _interactive() if progress is None else progress, dial, spill)
+            run.processes = processes
             run.changed = _relative(changed)
             try:
                 report = _index(run, rebuild)
@@ -404,6 +409,7 @@ def index(
                 shutil.rmtree(spill, ignore_errors=True)
                 os.makedirs(spill, exist_ok=True)
                 run = _Run(run.root, store, run.progress, dial, spill)
+                run.processes = processes
                 report = _index(run, rebuild=True)
                 what = getattr(exc, "detail", None) or str(exc)
                 report.repaired = f"the previous store was damaged ({what}); rebuilt it"
@@ -445,6 +451,7 @@ class _Run:
     same_set: bool = False  # the same files are indexed as before
     file_nodes: pl.DataFrame | None = None
     gomods: dict[str, str] = field(default_factory=dict)
+    processes: int | None = None  # extraction worker processes (None: one per core)
     changed: frozenset[str] | None = None  # paths a watcher saw change; None: walk everything
     content: pl.DataFrame | None = None  # token counts of the bodies of the files parsed
 
@@ -553,7 +560,9 @@ def _extract(run: _Run, jobs: list[tuple[str, str | None]]) -> None:
         # (Polars frees the GIL); a few changed files likely take the delta path, which
         # also reads the tokens
         run.prev.prefetch(["nodes", "edges", *(["tokens", "vocab"] if len(jobs) <= 8 else [])])
-    run.batches = _extract_all(run.root, jobs, run.progress, tuple(run.packs), run.spill)
+    run.batches = _extract_all(
+        run.root, jobs, run.progress, tuple(run.packs), run.spill, run.processes
+    )
     run.content = pl.concat([b.content for b in run.batches]) if run.batches else None
     for b in run.batches:
         b.content = None

@@ -1,0 +1,3 @@
+module example.com/shop/core
+
+go 1.21

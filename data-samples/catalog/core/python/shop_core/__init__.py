@@ -1,0 +1,1 @@
+"""Helpers shared by the shop's Python services."""
