@@ -56,6 +56,7 @@ class Tables:
     values: pl.DataFrame  # v, vs, vk, vt
     slots: pl.DataFrame  # owner, name_h, slot
     elems: pl.DataFrame  # cont, key, slot
+    named: pl.DataFrame  # owner, name_h, node: every node `owner|name` of the facts
 
 
 def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Tables:
@@ -80,22 +81,21 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
                         _submodules(modules)])  # fmt: skip
     site_rows = pl.concat([of["call"], of[F.SITE]])
     args = _args(site_rows)
-    exprs = _expressions(
-        pl.concat(
-            [
-                flows.select(s="src"),
-                of[F.FLOW_INFERRED].select(s="receiver"),
-                args.select(s="arg"),
-                of[F.STORE].select(s="name"),
-                of[F.STORE].select(s="receiver"),
-                of[F.STORE_ITEM].select(s="name"),
-                of[F.STORE_ITEM].select(s="receiver"),
-                of[F.DECORATED].select(s="name"),
-                of[F.BASE].select(s="name"),
-                site_rows.select(s="module"),
-            ]
-        )
+    read = pl.concat(
+        [
+            flows.select(s="src"),
+            of[F.FLOW_INFERRED].select(s="receiver"),
+            args.select(s="arg"),
+            of[F.STORE].select(s="name"),
+            of[F.STORE].select(s="receiver"),
+            of[F.STORE_ITEM].select(s="name"),
+            of[F.STORE_ITEM].select(s="receiver"),
+            of[F.DECORATED].select(s="name"),
+            of[F.BASE].select(s="name"),
+            site_rows.select(s="module"),
+        ]
     )
+    exprs = _expressions(read)
     nodes = pl.concat([exprs.select(s="node"), exprs.select(s="parent"), flows.select(s="src"),
                        args.select(s="arg"), of[F.STORE].select(s="receiver"),
                        of[F.STORE_ITEM].select(s="receiver"),
@@ -115,6 +115,8 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
     args = args.select(call=H(pl.col("call")), arg=H(pl.col("arg")), pos="pos", kw="kw")
     live = _live(of, exprs, hashed, args, slot_keys, defs)
     alive = pl.col("dst").is_in(live.implode())
+    named = pl.concat([nodes, read, slot_keys.select(s="key"),
+                       of[F.FLOW_INFERRED].select(s="name")])  # fmt: skip
     return Tables(
         flows=hashed.filter(alive),
         inferred=of[F.FLOW_INFERRED].select(src=H(pl.col("receiver")), dst=H(pl.col("name"))),
@@ -151,6 +153,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
         values=_values(defs, strings, modules, params),
         slots=_slots(slot_keys),
         elems=_elems(slot_keys),
+        named=_named(named),
     )
 
 
@@ -332,6 +335,18 @@ def _slots(keys: pl.DataFrame) -> pl.DataFrame:
         owner=H(pl.col("owner")), name_h=H(pl.col("name")), slot=H(pl.col("key")),
         owner_s="owner", name="name",
     )  # fmt: skip
+
+
+def _named(strings: pl.DataFrame) -> pl.DataFrame:
+    """(owner, name_h, node) of every node `owner|name` (no step): a slot a store may write
+    into, found by its owner's value and the name."""
+    s = pl.col("s")
+    plain = strings.filter(~s.str.contains(F.STEP, literal=True) & ~s.str.starts_with("="))
+    split = s.str.split_exact("|", 1)
+    parts = plain.unique().with_columns(
+        owner=split.struct.field("field_0"), name=split.struct.field("field_1")
+    ).filter(pl.col("name").is_not_null())
+    return parts.select(owner=H(pl.col("owner")), name_h=H(pl.col("name")), node=H(s))
 
 
 def _elems(keys: pl.DataFrame) -> pl.DataFrame:
