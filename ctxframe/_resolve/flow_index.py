@@ -25,7 +25,7 @@ def search(a: np.ndarray, probes: np.ndarray, side: str = "left") -> np.ndarray:
     by the one before when the probes ascend, which keeps a large `a` in cache."""
     if len(probes) <= _SORT_ABOVE or bool((probes[1:] >= probes[:-1]).all()):
         return np.searchsorted(a, probes, side)
-    order = np.argsort(probes, kind="stable")
+    order = np.argsort(probes)  # any order of equal probes: each gets its own answer
     out = np.empty(len(probes), dtype=I64)
     out[order] = np.searchsorted(a, probes[order], side)
     return out

@@ -96,10 +96,11 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
         ]
     )
     exprs = _expressions(read)
-    nodes = pl.concat([exprs.select(s="node"), exprs.select(s="parent"), flows.select(s="src"),
-                       args.select(s="arg"), of[F.STORE].select(s="receiver"),
-                       of[F.STORE_ITEM].select(s="receiver"),
+    # `roots`: every node but the expressions' own (which all hold a step)
+    roots = pl.concat([exprs.select(s="parent"), flows.select(s="src"), args.select(s="arg"),
+                       of[F.STORE].select(s="receiver"), of[F.STORE_ITEM].select(s="receiver"),
                        of[F.DECORATED].select(s="receiver")])  # fmt: skip
+    nodes = pl.concat([exprs.select(s="node"), roots])
     strings = pl.concat([nodes, consts.select(s=pl.lit("=") + pl.col("value"))])
     strings = strings.filter(pl.col("s").str.starts_with("=")).unique()
     seeds = pl.concat(
@@ -115,7 +116,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
     args = args.select(call=H(pl.col("call")), arg=H(pl.col("arg")), pos="pos", kw="kw")
     live = _live(of, exprs, hashed, args, slot_keys, defs)
     alive = pl.col("dst").is_in(live.implode())
-    named = pl.concat([nodes, read, slot_keys.select(s="key"),
+    named = pl.concat([roots, read, slot_keys.select(s="key"),
                        of[F.FLOW_INFERRED].select(s="name")])  # fmt: skip
     return Tables(
         flows=hashed.filter(alive),
@@ -161,7 +162,8 @@ def _live(of: dict, exprs, flows, args, slot_keys, defs) -> pl.Series:
     """The nodes whose values something reads: a flow's source, a rule's base, an argument,
     a stored value, a base class, a slot of a class, module or container, a return or yield
     node. Values reaching any other node (a call whose result nobody uses) are not kept."""
-    owner = pl.col("key").str.extract(r"^(.*)\|[^|]*$", 1)
+    key = pl.col("key")  # the owner: the key up to its last `|`
+    owner = pl.when(key.str.contains("|", literal=True)).then(key.str.replace(r"\|[^|]*$", ""))
     classes = defs.filter(pl.col("kind") == "class").select(owner="id")
     keys = slot_keys.filter(~pl.col("key").str.contains(F.STEP, literal=True))
     slotted = keys.with_columns(owner=owner).filter(
@@ -341,9 +343,9 @@ def _named(strings: pl.DataFrame) -> pl.DataFrame:
     """(owner, name_h, node) of every node `owner|name` (no step): a slot a store may write
     into, found by its owner's value and the name."""
     s = pl.col("s")
-    plain = strings.filter(~s.str.contains(F.STEP, literal=True) & ~s.str.starts_with("="))
+    plain = strings.filter(~s.str.contains(F.STEP, literal=True) & ~s.str.starts_with("=")).unique()
     split = s.str.split_exact("|", 1)
-    parts = plain.unique().with_columns(
+    parts = plain.with_columns(
         owner=split.struct.field("field_0"), name=split.struct.field("field_1")
     ).filter(pl.col("name").is_not_null())
     return parts.select(owner=H(pl.col("owner")), name_h=H(pl.col("name")), node=H(s))
