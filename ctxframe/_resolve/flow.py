@@ -1,27 +1,40 @@
-"""Solve the value-flow facts of a repository: points-to sets of nodes over values, as
-iterated Polars joins to a fixpoint, in the manner of PyCG's assignment graph.
+"""Solve the value-flow facts of a repository: points-to sets of nodes over values, to a
+fixpoint, in the manner of PyCG's assignment graph.
 
-Semi-naive: each round applies the rules to the pairs found in the round before only, and
-reads the tables it needs through sorted indexes (ctxframe._resolve.flow_index), so a round
-costs what its new pairs touch. The rules: copy along flows; look attributes up (a module's
-slot; a class's along its MRO, an instance's binding methods; `super()` past the class);
-call (a function's return value, a class's instance and `__init__`, an instance's
-`__call__`, arguments into parameters); subscripts of containers; stores into attributes and
-elements; iteration (elements, a generator's yields); `!` (an instance of an annotation's
-class). Rules make new flows, which carry what their source already holds. A node with more
-than CAP values stops spreading. The MRO is built from the bases' values, and the rules run
-again over everything when it grows. Flows from annotations join last: what they add is
-INFERRED.
+Semi-naive: each round applies the rules to the pairs found in the round before only. The
+rules: copy along flows; look attributes up (a module's slot; a class's along its MRO, an
+instance's binding methods; `super()` past the class); call (a function's return value, a
+class's instance and `__init__`, an instance's `__call__`, arguments into parameters);
+subscripts of containers; stores into attributes and elements; iteration (elements, a
+generator's yields); `!` (an instance of an annotation's class). Rules make new flows, which
+carry what their source already holds. A node with more than CAP values stops spreading. The
+MRO is built from the bases' values, and the lookups it changes are made again when it grows.
+Flows from annotations join last: what they add is INFERRED.
+
+The tables (ctxframe._resolve.flow_tables, 64-bit hashes) are renumbered to dense ids once;
+the rounds then run on numpy arrays joined by binary search (ctxframe._resolve.flow_index):
+a round costs what its new pairs touch, with a few microseconds per operation.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
-from ctxframe._resolve import flow_tables as ft
-from ctxframe._resolve.flow_index import Dispatch, Growing, Index, pair
+from ctxframe._resolve.flow_index import (
+    EMPTY,
+    I64,
+    KeySet,
+    Rel,
+    first_of_runs,
+    high,
+    low,
+    pair,
+    search,
+    unique,
+)
 from ctxframe._resolve.flow_tables import (
     BFUNC,
     BINST,
@@ -37,14 +50,13 @@ from ctxframe._resolve.flow_tables import (
     SUPER,
     H,
     Tables,
-    slot,
 )  # fmt: skip
 
 CAP = 48  # values of one node beyond which it stops spreading them
 MAX_ROUNDS = 200
 _MRO_EVERY = 4
 _U = pl.UInt64
-_EDGES = {"src": _U, "dst": _U}
+NULL_KEY = np.int64((1 << 32) - 1)  # a key read through a node: matches no element's
 
 
 def _hash(s: str) -> int:
@@ -66,551 +78,705 @@ def solve(t: Tables) -> Solution:
     s = _Solver(t)
     s.run(s.initial())
     s.decorator_defaults()
-    exact = s.points.all()
-    s.add_flows(t.inferred)
-    inferred = s.points.all().join(exact, on=["n", "v"], how="anti")
-    return Solution(exact, inferred, t, s.mro.frame)
+    exact = s.points.key.copy()
+    s.add_flows(s.inferred_src, s.inferred_dst)
+    inferred = s.points.key[~KeySet(exact).has(s.points.key)]
+    return Solution(s.pairs_frame(exact), s.pairs_frame(inferred), t, s.mro_frame())
+
+
+class _Space:
+    """Dense ids 0..len-1 for a set of 64-bit hashes (in hash order)."""
+
+    def __init__(self, parts: list[pl.Series]):
+        every = pl.concat([p.cast(_U) for p in parts]).drop_nulls().unique().sort()
+        self.hashes = every.to_numpy()
+
+    def __len__(self) -> int:
+        return len(self.hashes)
+
+    def ids(self, col: pl.Series) -> np.ndarray:
+        """Each hash's id; -1 for a null or a hash outside the space."""
+        if col.len() == 0:
+            return EMPTY
+        h = col.cast(_U).fill_null(0).to_numpy()
+        at = np.minimum(search(self.hashes, h), max(len(self.hashes) - 1, 0))
+        ok = (self.hashes[at] == h) if len(self.hashes) else np.zeros(len(h), dtype=bool)
+        ok &= ~col.is_null().to_numpy()
+        return np.where(ok, at, -1).astype(I64)
+
+
+def _hashed(col: pl.Series) -> pl.Series:
+    return pl.select(H(pl.lit(col))).to_series() if col.len() else col.cast(_U)
 
 
 class _Solver:
     def __init__(self, t: Tables):
         self.t = t
-        self.ext = _hash(ft.EXTERNAL)
-        self.init_h, self.call_h = _hash("__init__"), _hash("__call__")
-        self.points = Growing(pl.DataFrame(schema={"n": _U, "v": _U}), "n")
-        self.consts = Index(t.seeds, "n")
-        self.copy = Growing(t.flows.select("src", "dst"), "src")
-        self.bcopy = Growing(pl.DataFrame(schema=_EDGES), "src")
-        self.values = Index(t.values, "v")
-        self.vstr = Index(t.values.select("v", "vs"), "v")
-        keyed = t.subs.filter(pl.col("keynode").is_not_null())
-        items_keyed = t.store_items.filter(pl.col("keynode").is_not_null())
-        self.dispatch = Dispatch(
-            {
-                "attrs": (t.attrs, "base"),
-                "calls": (t.calls, "callee"),
-                "subs": (t.subs, "base"),
-                "subs_by_key": (keyed, "keynode"),
-                "iters": (t.iters, "base"),
-                "instof": (t.instof, "base"),
-                "stores": (t.stores, "base"),
-                "items": (t.store_items, "base"),
-                "items_by_key": (items_keyed, "keynode"),
-            }
-        )
-        self.calls = Index(t.calls, "callee")
-        self.args = Index(t.args, "call")
-        self.params = Index(t.params, "f")
-        self.retparams = Index(t.retparams, "f")
-        self.decorated = Index(t.decorated, "call")
-        self.slots = Growing(
-            t.slots.select("owner", "name_h", "slot", k=pair("owner", "name_h")), "k"
-        )
-        self.elems = Growing(t.elems.with_columns(k=pair("cont", H(pl.col("key")))), "k")
-        self.elems_of = Growing(t.elems, "cont")
-        funcs = t.values.filter(pl.col("vk") == FUNC).select(f="v")
-        seeded = t.seeds.join(funcs, left_on="v", right_on="f", how="semi")
-        self.slotdef = Index(
-            t.flows.join(seeded, left_on="src", right_on="n").select(slot="dst", f="v"), "slot"
-        )
-        self.reads = pl.DataFrame(schema={"cont": _U, "kh": _U, "q": pl.Boolean, "dst": _U})
-        self.misses = Growing(
-            pl.DataFrame(schema={"cls": _U, "name_h": _U, "dst": _U, "how": pl.Int8}), "name_h"
-        )
-        # (n, v, cls): the pairs whose lookups depend on class cls's MRO
-        self.class_reads = Growing(pl.DataFrame(schema={"n": _U, "v": _U, "cls": _U}), "cls")
+        names = {
+            "subs_key": _hashed(t.subs["key"]),
+            "stores": _hashed(t.stores["name"]),
+            "items_key": _hashed(t.store_items["key"]),
+            "elems": _hashed(t.elems["key"]),
+            "kw": _hashed(t.args["kw"]),
+            "pname": _hashed(t.params["pname"]),
+            "rpname": _hashed(t.retparams["pname"]),
+            "fixed": pl.Series([_hash("__init__"), _hash("__call__"), _hash("?")], dtype=_U),
+        }
+        K = _Space([*names.values(), t.attrs["name_h"], t.values["kh"], t.slots["name_h"]])
+        V = _Space([t.values[c] for c in ("v", "vt", "inst", "bound", "res")] + [
+            t.seeds["v"], t.slots["owner"], t.elems["cont"], t.params["f"], t.retparams["f"],
+            t.bases["cls"]])  # fmt: skip
+        N = _Space([
+            t.flows["src"], t.flows["dst"], t.inferred["src"], t.inferred["dst"], t.seeds["n"],
+            t.attrs["base"], t.attrs["dst"], t.calls["callee"], t.calls["dst"], t.subs["base"],
+            t.subs["keynode"], t.subs["dst"], t.iters["base"], t.iters["dst"], t.instof["base"],
+            t.instof["dst"], t.args["call"], t.args["arg"], t.params["node"], t.stores["base"],
+            t.stores["val"], t.store_items["base"], t.store_items["keynode"],
+            t.store_items["val"], t.decorated["call"], t.decorated["arg"], t.bases["base"],
+            t.values["ret"], t.values["yld"], t.slots["slot"], t.elems["slot"], t.named["node"],
+        ])  # fmt: skip
+        self.N, self.V, self.K = N, V, K
+        self.next_node = len(N)  # ids of slots no fact names (a store's new attribute)
+        self.nv = np.int64(max(len(V), 1))
+        self.init_k, self.call_k, self.q_k = K.ids(names["fixed"])
+        # values: arrays indexed by value id
+        v = V.ids(t.values["v"])
+        n_v = len(V)
+
+        def column(name: str, space: _Space, fill=-1) -> np.ndarray:
+            out = np.full(n_v, fill, dtype=I64)
+            out[v] = space.ids(t.values[name])
+            return out
+
+        self.vk = np.zeros(n_v, dtype=np.int8)
+        self.vk[v] = t.values["vk"].to_numpy()
+        self.vt, self.inst = column("vt", V), column("inst", V)
+        self.bound, self.res = column("bound", V), column("res", V)
+        self.ret, self.yld = column("ret", N), column("yld", N)
+        self.kh = column("kh", K)
+        self.ext = V.ids(pl.Series([_hash("x:")], dtype=_U))[0]
+        # points: pair keys (node, value); constants: the seeds, by node
+        self.points = KeySet()
+        seeds_n, seeds_v = N.ids(t.seeds["n"]), V.ids(t.seeds["v"])
+        self.consts = Rel(seeds_n, v=seeds_v)
+        fs, fd = N.ids(t.flows["src"]), N.ids(t.flows["dst"])
+        self.flow_src, self.flow_dst = fs, fd
+        self.copy = KeySet(pair(fs, fd))
+        self.bcopy = KeySet()
+        self.inferred_src, self.inferred_dst = N.ids(t.inferred["src"]), N.ids(t.inferred["dst"])
+        # the rules' tables, by the node they read
+        self.attrs = Rel(N.ids(t.attrs["base"]), name=K.ids(t.attrs["name_h"]),
+                         dst=N.ids(t.attrs["dst"]))  # fmt: skip
+        self.calls = Rel(N.ids(t.calls["callee"]), dst=N.ids(t.calls["dst"]),
+                         live=t.calls["live"].to_numpy())  # fmt: skip
+        self.calls_by_dst = Rel(self.calls["dst"], callee=self.calls.key)
+        sk = K.ids(names["subs_key"])
+        sq = (t.subs["key"] == "?").fill_null(False).to_numpy()
+        sbase, skn, sdst = N.ids(t.subs["base"]), N.ids(t.subs["keynode"]), N.ids(t.subs["dst"])
+        self.subs = Rel(sbase, key=sk, q=sq, keynode=skn, dst=sdst)
+        keyed = skn >= 0
+        self.subs_by_key = Rel(skn[keyed], base=sbase[keyed], dst=sdst[keyed])
+        self.iters = Rel(N.ids(t.iters["base"]), dst=N.ids(t.iters["dst"]))
+        self.instof = Rel(N.ids(t.instof["base"]), dst=N.ids(t.instof["dst"]))
+        self.stores = Rel(N.ids(t.stores["base"]), name=K.ids(names["stores"]),
+                          val=N.ids(t.stores["val"]))  # fmt: skip
+        ib, ikn = N.ids(t.store_items["base"]), N.ids(t.store_items["keynode"])
+        ik, iv = K.ids(names["items_key"]), N.ids(t.store_items["val"])
+        self.items = Rel(ib, key=ik, keynode=ikn, val=iv)
+        keyed = ikn >= 0
+        self.items_by_key = Rel(ikn[keyed], base=ib[keyed], val=iv[keyed])
+        self.args = Rel(N.ids(t.args["call"]), arg=N.ids(t.args["arg"]),
+                        pos=t.args["pos"].fill_null(-1).to_numpy().astype(I64),
+                        kw=K.ids(names["kw"]))  # fmt: skip
+        pf, pnode = V.ids(t.params["f"]), N.ids(t.params["node"])
+        ppos = t.params["pos"].fill_null(-1).to_numpy().astype(I64)
+        pname = K.ids(names["pname"])
+        at = ppos >= 0
+        self.params_pos = Rel(pair(pf[at], ppos[at]), node=pnode[at])
+        self.params_kw = Rel(pair(pf, pname), node=pnode, pos=ppos)
+        self.retparams = Rel(V.ids(t.retparams["f"]), pname=K.ids(names["rpname"]))
+        self.decorated = Rel(N.ids(t.decorated["call"]), arg=N.ids(t.decorated["arg"]))
+        # slots: (owner, name) -> the node lookups find; `named`: every node `owner|name`
+        self.slots = Rel(pair(V.ids(t.slots["owner"]), K.ids(t.slots["name_h"])),
+                         slot=N.ids(t.slots["slot"]))  # fmt: skip
+        no, nn = V.ids(t.named["owner"]), K.ids(t.named["name_h"])
+        ok = (no >= 0) & (nn >= 0)
+        named = Rel(pair(no[ok], nn[ok]), node=N.ids(t.named["node"])[ok])
+        keep = first_of_runs(named.key)
+        self.named = Rel(named.key[keep], node=named["node"][keep])
+        self.elems = Rel(pair(V.ids(t.elems["cont"]), K.ids(names["elems"])),
+                         slot=N.ids(t.elems["slot"]))  # fmt: skip
+        funcs = self.vk[seeds_v.clip(0)] == FUNC
+        seeded = Rel(seeds_n[funcs & (seeds_v >= 0)], f=seeds_v[funcs & (seeds_v >= 0)])
+        i, j = seeded.find(fs)
+        self.slotdef = Rel(fd[i], f=seeded["f"][j])
+        # what later rounds read again: subscript reads, lookups that found nothing, and the
+        # (node, value) pairs whose lookups depend on a class's MRO
+        self.reads_known = Rel(EMPTY, dst=EMPTY)  # (container, key) -> dst
+        self.reads_any = Rel(EMPTY, dst=EMPTY)  # container -> dst (an unknown key)
+        self.misses = Rel(EMPTY, cls=EMPTY, dst=EMPTY, how=EMPTY)  # by name
+        self.class_reads = Rel(EMPTY, n=EMPTY, v=EMPTY)  # by class
+        # classes
+        self.bases_cls, self.bases_node = V.ids(t.bases["cls"]), N.ids(t.bases["base"])
+        self.bases_pos = t.bases["pos"].fill_null(0).to_numpy().astype(I64)
+        self.base_nodes = KeySet(self.bases_node)
+        self.class_like = np.isin(self.vk, [CLASS, EXT, BFUNC])
+        self.classes = np.flatnonzero(self.vk == CLASS).astype(I64)
         self.base_count = -1
-        self.base_nodes = Index(t.bases.select("base").unique(), "base")
-        self.class_like = t.values.filter(pl.col("vk").is_in([CLASS, EXT, BFUNC])).select("v")
-        self.mro = Index(pl.DataFrame(schema={"cls": _U, "anc": _U, "rank": pl.Int32}), "cls")
-        self.ext_base = pl.DataFrame(schema={"cls": _U})
-        self.desc = Index(pl.DataFrame(schema={"cls": _U, "sub": _U}), "cls")
+        self.mro = Rel(EMPTY, anc=EMPTY, rank=EMPTY)
+        self.mro_keys = KeySet()
+        self.ext_base = np.zeros(n_v, dtype=bool)
+        self.desc = Rel(EMPTY, sub=EMPTY)
         self._mro()
 
+    # -- output ------------------------------------------------------------------------------
+    def pairs_frame(self, keys: np.ndarray) -> pl.DataFrame:
+        n, v = high(keys), low(keys)
+        known = n < len(self.N)
+        return pl.DataFrame(
+            {"n": self.N.hashes[n[known]], "v": self.V.hashes[v[known]]},
+            schema={"n": _U, "v": _U},
+        )
+
+    def mro_frame(self) -> pl.DataFrame:
+        return pl.DataFrame(
+            {
+                "cls": self.V.hashes[self.mro.key],
+                "anc": self.V.hashes[self.mro["anc"]],
+                "rank": self.mro["rank"].astype(np.int32),
+            },
+            schema={"cls": _U, "anc": _U, "rank": pl.Int32},
+        )
+
     # -- driver ------------------------------------------------------------------------------
-    def run(self, delta: pl.DataFrame) -> None:
+    def run(self, delta: tuple[np.ndarray, np.ndarray]) -> None:
         """Rounds until nothing is new; then the lookups that found nothing on an instance
         look down into the subclasses the final MRO knows (`_lookup_down`), and rounds go on
         while that finds something."""
         for _ in range(8):
             self._rounds(delta)
-            r = self.misses.all().filter(pl.col("how") == 1)
-            down = self._lookup_down(r.with_columns(n=pl.col("dst"), v=pl.col("cls")))
-            delta = self._edges([], [down.select(src="slot", dst="dst")])
-            delta = pl.concat(delta) if delta else pl.DataFrame(schema={"n": _U, "v": _U})
-            if self._new(delta).is_empty():
+            m = self.misses
+            inst = m["how"] == 1
+            src, dst = self._lookup_down(m["cls"][inst], m.key[inst], m["dst"][inst])
+            delta = self._edges([], [(src, dst)])
+            if len(self._new(*delta)) == 0:
                 return
 
-    def _relookup(self, changed: pl.Series) -> pl.DataFrame:
+    def _relookup(self, changed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The lookups of the classes whose MRO grew, made again (the rest stands)."""
-        every = self.class_reads.take(changed).select("n", "v").unique()
-        dk = every.join(self.values.take(every["v"]).drop("vs"), on="v", how="inner")
-        hits = self.dispatch.take(every["n"])
+        _, j = self.class_reads.find(changed)
+        k = unique(pair(self.class_reads["n"][j], self.class_reads["v"][j]))
+        n, v = high(k), low(k)
         copies, bcopies, out = [], [], []
         for rule in (self._attrs, self._calls):
-            c, b, k = rule(dk, hits)
+            c, b, o = rule(n, v)
             copies += c
             bcopies += b
-            out += k
-        out += self._edges(copies, bcopies)
-        if not out:
-            return pl.DataFrame(schema={"n": _U, "v": _U})
-        return pl.concat([o.select(pl.col("n").cast(_U), pl.col("v").cast(_U)) for o in out])
+            out += o
+        out += [self._edges(copies, bcopies)]
+        return _cat(out)
 
-    def add_flows(self, flows: pl.DataFrame) -> None:
-        self.copy.add(flows)
-        self._rounds(self._carry(flows))
+    def add_flows(self, src: np.ndarray, dst: np.ndarray) -> None:
+        self.copy.add(self.copy.new(pair(src, dst)))
+        self._rounds(self._carry(src, dst))
 
-    def _rounds(self, delta: pl.DataFrame) -> None:
+    def _rounds(self, delta: tuple[np.ndarray, np.ndarray]) -> None:
         """Rounds until nothing is new; when a round gives a class's base expression a value,
         the MRO is rebuilt at once and the lookups it changes are made again."""
-        delta = self._new(delta)
+        keys = self._new(*delta)
         stale = False  # a base expression gained a class since the MRO was built
         for i in range(MAX_ROUNDS):
-            done = delta.is_empty()
+            done = len(keys) == 0
             if done and not stale:
                 return
-            self.points.add(delta)
-            step = self._step(delta)
-            at_bases = delta.join(self.base_nodes.take(delta["n"]), left_on="n", right_on="base")
-            stale = stale or at_bases.join(self.class_like, on="v", how="semi").height > 0
+            self.points.add(keys)
+            n, v = high(keys), low(keys)
+            step = self._step(n, v)
+            stale = stale or bool((self.base_nodes.has(n) & self.class_like[v]).any())
             if stale and (done or i % _MRO_EVERY == 0):  # each rebuild costs a pass: not always
                 stale = False
                 changed = self._mro()
-                if changed.len():
-                    step = pl.concat([step, self._relookup(changed)])
-            delta = self._new(step)
+                if len(changed):
+                    step = _cat([step, self._relookup(changed)])
+            keys = self._new(*step)
 
-    def _new(self, pairs: pl.DataFrame) -> pl.DataFrame:
-        """The pairs not known yet, but none for a node past CAP values."""
-        pairs = pairs.select(pl.col("n").cast(_U), pl.col("v").cast(_U)).unique()
-        if pairs.is_empty():
-            return pairs
-        known = self.points.take(pairs["n"])
-        pairs = pairs.join(known, on=["n", "v"], how="anti")
-        if pairs.is_empty():
-            return pairs
-        counts = (
-            pl.concat([known.select("n"), pairs.select("n")])
-            .group_by("n")
-            .len()
-            .filter(pl.col("len") > CAP)
-        )
-        return pairs.join(counts, on="n", how="anti") if counts.height else pairs
+    def _new(self, n: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """The pairs not known yet (as sorted keys), but none for a node past CAP values."""
+        keys = self.points.new(pair(n, v))
+        if len(keys) == 0:
+            return keys
+        nodes = high(keys)
+        starts = np.flatnonzero(first_of_runs(nodes))
+        fresh = np.diff(np.append(starts, len(nodes)))
+        ok = self.points.count_high(nodes[starts]) + fresh <= CAP
+        return keys if ok.all() else keys[np.repeat(ok, fresh)]
 
-    def _step(self, d: pl.DataFrame) -> pl.DataFrame:
-        """What one round of the rules derives from the new pairs `d`."""
-        dk = d.join(self.values.take(d["v"]).drop("vs"), on="v", how="inner")
-        out = [self._along(d, self.copy), self._bound(self._along(d, self.bcopy))]
+    def _step(self, n: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What one round of the rules derives from the new pairs (n, v)."""
+        out = [self._along(n, v, self.copy), self._bound(*self._along(n, v, self.bcopy))]
         copies, bcopies = [], []
-        hits = self.dispatch.take(d["n"])
         for rule in (self._stores, self._attrs, self._calls, self._subs, self._iters,
                      self._instof, self._decorators):  # fmt: skip
-            c, b, k = rule(dk, hits)
+            c, b, k = rule(n, v)
             copies += c
             bcopies += b
             out += k
-        out += self._edges(copies, bcopies)
-        return pl.concat([o.select(pl.col("n").cast(_U), pl.col("v").cast(_U)) for o in out])
+        out.append(self._edges(copies, bcopies))
+        return _cat(out)
 
-    def _along(self, d: pl.DataFrame, edges: Growing) -> pl.DataFrame:
-        e = edges.take(d["n"])
-        return d.join(e, left_on="n", right_on="src").select(n="dst", v="v")
+    def _along(self, n, v, edges: KeySet) -> tuple[np.ndarray, np.ndarray]:
+        i, dst = edges.of_high(n)
+        return dst, v[i]
 
-    def _edges(self, copies: list, bcopies: list) -> list[pl.DataFrame]:
+    def _edges(self, copies: list, bcopies: list) -> tuple[np.ndarray, np.ndarray]:
         """New flows join the tables and carry what their sources already hold."""
         out = []
         for new, table, bound in ((copies, self.copy, False), (bcopies, self.bcopy, True)):
-            new = [e for e in new if e.height]
             if not new:
                 continue
-            edges = pl.concat([e.select(pl.col("src").cast(_U), pl.col("dst").cast(_U))
-                               for e in new]).unique()  # fmt: skip
-            edges = edges.join(table.take(edges["src"]), on=["src", "dst"], how="anti")
-            if edges.is_empty():
+            src = np.concatenate([s for s, _ in new])
+            dst = np.concatenate([d for _, d in new])
+            ok = (src >= 0) & (dst >= 0)
+            keys = table.new(pair(src[ok], dst[ok]))
+            if len(keys) == 0:
                 continue
-            table.add(edges)
-            carried = self._carry(edges)
-            out.append(self._bound(carried) if bound else carried)
-        return out
+            table.add(keys)
+            carried = self._carry(high(keys), low(keys))
+            out.append(self._bound(*carried) if bound else carried)
+        return _cat(out)
 
-    def _carry(self, edges: pl.DataFrame) -> pl.DataFrame:
-        known = pl.concat([self.points.take(edges["src"]), self.consts.take(edges["src"])])
-        return known.join(edges, left_on="n", right_on="src").select(n="dst", v="v")
+    def _values(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(index into nodes, value) of every value the nodes hold now."""
+        return self.points.of_high(nodes)
 
-    def initial(self) -> pl.DataFrame:
+    def _carry(self, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        i, v = self._values(src)
+        ci, cj = self.consts.find(src)
+        return (np.concatenate([dst[i], dst[ci]]),
+                np.concatenate([v, self.consts["v"][cj]]))  # fmt: skip
+
+    def initial(self) -> tuple[np.ndarray, np.ndarray]:
         """What the constants give: the flows out of them (a constant node itself only joins
         the pairs when some rule reads it)."""
-        t = self.t
-        read = pl.concat(
-            [t.attrs.select(n="base"), t.calls.select(n="callee"), t.subs.select(n="base"),
-             t.iters.select(n="base"), t.instof.select(n="base"), t.stores.select(n="base"),
-             t.store_items.select(n="base")]
-        )  # fmt: skip
-        return pl.concat([self._carry(t.flows), t.seeds.join(read.unique(), on="n", how="semi")])
+        read = KeySet(np.concatenate([r.key for r in (
+            self.attrs, self.calls, self.subs, self.iters, self.instof, self.stores, self.items)]))
+        c = self.consts
+        at = read.has(c.key)
+        carried = self._carry(self.flow_src, self.flow_dst)
+        return _cat([carried, (c.key[at], c["v"][at])])
 
-    def _bound(self, pairs: pl.DataFrame) -> pl.DataFrame:
+    def _bound(self, n: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Methods read through an instance are bound (calls skip their first parameter)."""
-        if pairs.is_empty():
-            return pairs
-        b = self.values.take(pairs["v"]).filter(pl.col("bound").is_not_null())
-        return pairs.join(b.select("v", "bound"), on="v", how="left").select(
-            "n", v=pl.coalesce("bound", "v")
-        )
+        if len(v) == 0:
+            return n, v
+        b = self.bound[v]
+        return n, np.where(b >= 0, b, v)
 
-    def _str(self, rows: pl.DataFrame, col: str, out: str) -> pl.DataFrame:
-        """`rows` with the string of value column `col` as `out` (to compute slots from)."""
-        s = self.vstr.take(rows[col]).rename({"v": col, "vs": out})
-        return rows.join(s, on=col, how="left")
+    def _slot_nodes(self, owner: np.ndarray, name: np.ndarray) -> np.ndarray:
+        """The node `owner|name` (a new id when no fact names it)."""
+        keys = pair(owner, name)
+        at = self.named.get(keys)
+        missing = at < 0
+        if missing.any():
+            new = unique(keys[missing])
+            ids = np.arange(self.next_node, self.next_node + len(new), dtype=I64)
+            self.next_node += len(new)
+            self.named.add(new, node=ids)
+            at = self.named.get(keys)
+        return self.named["node"][at]
 
     # -- attributes --------------------------------------------------------------------------
-    def _attrs(self, d: pl.DataFrame, hits: dict):
-        e = hits.get("attrs")
-        if e is None:
+    def _attrs(self, n, v):
+        i, r = self.attrs.find(n)
+        if len(i) == 0:
             return [], [], []
-        rows = d.join(e, left_on="n", right_on="base")
-        vk = pl.col("vk")
-        mods = rows.filter(vk == MODULE).with_columns(k=pair("v", "name_h"))
-        found_m = mods.join(self.slots.take(mods["k"]).select("k", "slot"), on="k")
-        miss_m = mods.join(found_m.select("k", "dst"), on=["k", "dst"], how="anti")
-        classes = rows.filter(vk == CLASS).with_columns(cls=pl.col("v"))
-        insts = rows.filter(vk == INST).with_columns(cls=pl.col("vt"))
-        sup = rows.filter(vk == SUPER).with_columns(cls=pl.col("vt"))
-        found_c, miss_c = self._lookup(classes)
-        found_i, miss_i = self._lookup(insts)
-        found_s, _ = self._lookup(sup, skip_self=True)
-        down = self._lookup_down(miss_i)
-        copies = [found_m.select(src="slot", dst="dst"), found_c.select(src="slot", dst="dst")]
-        bcopies = [x.select(src="slot", dst="dst") for x in (found_i, found_s, down)]
+        n, v = n[i], v[i]
+        name, dst = self.attrs["name"][r], self.attrs["dst"][r]
+        vk = self.vk[v]
+        copies, bcopies, misses = [], [], []
+        m = vk == MODULE
+        if m.any():
+            at = self.slots.get(pair(v[m], name[m]))
+            hit = at >= 0
+            copies.append((self.slots["slot"][at[hit]], dst[m][hit]))
+            misses.append((v[m][~hit], name[m][~hit], dst[m][~hit], 2))
+        c, ins, sup = vk == CLASS, vk == INST, vk == SUPER
+        cls = np.where(c, v, self.vt[v])
+        failed = []
+        for mask, how in ((c, 0), (ins, 1)):
+            if not mask.any():
+                continue
+            hit, slot, miss = self._lookup(cls[mask], name[mask])
+            (bcopies if how else copies).append((slot, dst[mask][hit]))
+            mc, mn, md = cls[mask][miss], name[mask][miss], dst[mask][miss]
+            misses.append((mc, mn, md, how))
+            failed.append((mc, md))
+            if how == 1:
+                bcopies.append(self._lookup_down(mc, mn, md))
+        if sup.any():
+            hit, slot, _ = self._lookup(cls[sup], name[sup], skip_self=True)
+            bcopies.append((slot, dst[sup][hit]))
         # a builtin scalar's or an outside object's attribute is outside too; a container's
         # (its elements, its methods' results) is unknown
-        other = rows.filter(vk.is_in([BOUND, FUNC, GEN, LIT, BINST, BFUNC, EXT]))
-        failed = pl.concat([miss_c.select("cls", "dst"), miss_i.select("cls", "dst")])
-        outside = pl.concat(
-            [other.select("dst"), failed.join(self.ext_base, on="cls", how="semi").select("dst")]
-        )
-        self.misses.add(
-            pl.concat(
-                [
-                    x.select(cls=c, name_h="name_h", dst="dst", how=pl.lit(how, pl.Int8))
-                    for x, c, how in ((miss_m, "v", 2), (miss_c, "cls", 0), (miss_i, "cls", 1))
-                ]
+        other = np.isin(vk, [BOUND, FUNC, GEN, LIT, BINST, BFUNC, EXT])
+        outside = [dst[other]] + [d[self.ext_base[c]] for c, d in failed]
+        if misses:
+            self.misses.add(
+                np.concatenate([x[1] for x in misses]),
+                cls=np.concatenate([x[0] for x in misses]),
+                dst=np.concatenate([x[2] for x in misses]),
+                how=np.concatenate([np.full(len(x[0]), x[3], dtype=I64) for x in misses]),
             )
-        )
-        reads = pl.concat([x.select("n", "v", "cls") for x in (classes, insts, sup)])
-        self.class_reads.add(reads.unique())
-        return copies, bcopies, [outside.select(n="dst", v=pl.lit(self.ext, _U))]
+        reads = c | ins | sup
+        self.class_reads.add(cls[reads], n=n[reads], v=v[reads])
+        out = np.concatenate(outside)
+        return copies, bcopies, [(out, np.full(len(out), self.ext, dtype=I64))]
 
-    def _lookup(
-        self, rows: pl.DataFrame, skip_self: bool = False
-    ) -> tuple[pl.DataFrame, pl.DataFrame]:
-        """The first class along `cls`'s MRO with a slot `name_h`: (found rows with `slot`,
-        rows found nowhere)."""
-        if rows.is_empty():
-            return rows.with_columns(slot=pl.lit(None, _U)), rows
-        m = rows.join(self.mro.take(rows["cls"]), on="cls")
+    def _lookup(self, cls: np.ndarray, name: np.ndarray, skip_self: bool = False):
+        """The first class along each `cls`'s MRO with a slot `name`: (mask of rows found,
+        their slots, mask of rows found nowhere)."""
+        i, j = self.mro.find(cls)
         if skip_self:
-            m = m.filter(pl.col("rank") > 0)
-        m = m.with_columns(k=pair("anc", "name_h"))
-        hit = (
-            m.join(self.slots.take(m["k"]).select("k", "slot"), on="k")
-            .sort("rank")
-            .unique(["n", "v", "name_h", "dst"], keep="first")
-        )
-        miss = rows.join(hit.select("n", "v", "name_h", "dst"), on=["n", "v", "name_h", "dst"],
-                         how="anti")  # fmt: skip
-        return hit, miss
+            keep = self.mro["rank"][j] > 0
+            i, j = i[keep], j[keep]
+        at = self.slots.get(pair(self.mro["anc"][j], name[i]))
+        ok = at >= 0
+        i, at = i[ok], at[ok]
+        first = first_of_runs(i)  # the MRO's rows of one class come in rank order
+        i, at = i[first], at[first]
+        hit = np.zeros(len(cls), dtype=bool)
+        hit[i] = True
+        return hit, self.slots["slot"][at], ~hit
 
-    def _lookup_down(self, miss: pl.DataFrame) -> pl.DataFrame:
+    def _lookup_down(self, cls, name, dst) -> tuple[np.ndarray, np.ndarray]:
         """`self.x` in a class that never sets `x`: the subclasses' own `x`."""
-        if miss.is_empty():
-            return miss.with_columns(slot=pl.lit(None, _U))
-        m = miss.join(self.desc.take(miss["cls"]), on="cls").with_columns(k=pair("sub", "name_h"))
-        return m.join(self.slots.take(m["k"]).select("k", "slot"), on="k")
+        i, j = self.desc.find(cls)
+        at = self.slots.get(pair(self.desc["sub"][j], name[i]))
+        ok = at >= 0
+        return self.slots["slot"][at[ok]], dst[i[ok]]
 
-    def _late_lookups(self, new: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    def _late_lookups(self, owner, name, slot):
         """Lookups that found nothing before a store made the slot: they find it now."""
-        r = self.misses.take(new["name_h"])
-        mods = r.filter(pl.col("how") == 2).join(
-            new, left_on=["cls", "name_h"], right_on=["owner", "name_h"]
-        )
-        r = r.filter(pl.col("how") < 2)
-        cls = r.join(self.mro.take(r["cls"]), on="cls").join(
-            new, left_on=["anc", "name_h"], right_on=["owner", "name_h"]
-        )
-        copies = pl.concat([mods.select("slot", "dst"),
-                            cls.filter(pl.col("how") == 0).select("slot", "dst")])  # fmt: skip
-        bound = cls.filter(pl.col("how") == 1).select("slot", "dst")
-        return copies.rename({"slot": "src"}), bound.rename({"slot": "src"})
+        i, j = self.misses.find(name)
+        m = self.misses
+        mc, md, how, own, sl = m["cls"][j], m["dst"][j], m["how"][j], owner[i], slot[i]
+        mods = (how == 2) & (mc == own)
+        copies = [(sl[mods], md[mods])]
+        c = how < 2
+        mc, md, how, own, sl = mc[c], md[c], how[c], own[c], sl[c]
+        a, b = self.mro.find(mc)
+        hit = self.mro["anc"][b] == own[a]
+        a = a[hit]
+        cls_copy = how[a] == 0
+        copies.append((sl[a][cls_copy], md[a][cls_copy]))
+        return copies, [(sl[a][~cls_copy], md[a][~cls_copy])]
 
     # -- calls -------------------------------------------------------------------------------
-    def _calls(self, d: pl.DataFrame, hits: dict):
-        e = hits.get("calls")
-        if e is None:
+    def _calls(self, n, v):
+        i, r = self.calls.find(n)
+        if len(i) == 0:
             return [], [], []
-        rows = d.join(e, left_on="n", right_on="callee")
-        vk = pl.col("vk")
-        funcs = pl.concat(
-            [
-                rows.filter(vk == FUNC).select("dst", "live", f="v", shift=pl.lit(0)),
-                rows.filter(vk == BOUND).select("dst", "live", f="vt", shift=pl.lit(1)),
-            ]
+        n, v = n[i], v[i]
+        dst, live = self.calls["dst"][r], self.calls["live"][r]
+        vk = self.vk[v]
+        fn, bd = vk == FUNC, vk == BOUND
+        f_dst = np.concatenate([dst[fn], dst[bd]])
+        f_f = np.concatenate([v[fn], self.vt[v[bd]]])
+        f_shift = np.concatenate([np.zeros(fn.sum(), I64), np.ones(bd.sum(), I64)])
+        f_live = np.concatenate([live[fn], live[bd]])
+        c, ins = vk == CLASS, vk == INST
+        cls = np.where(c, v, self.vt[v])
+        init_dst, init_f, _ = self._method(cls[c], dst[c], live[c], self.init_k)
+        call_dst, call_f, call_live = self._method(cls[ins], dst[ins], live[ins], self.call_k)
+        reads = c | ins
+        self.class_reads.add(cls[reads], n=n[reads], v=v[reads])
+        called_f = np.concatenate([f_f[f_live], call_f[call_live]])
+        called_dst = np.concatenate([f_dst[f_live], call_dst[call_live]])
+        copies = [(self.ret[called_f], called_dst)]
+        copies += self._bind_args(
+            np.concatenate([f_dst, init_dst, call_dst]),
+            np.concatenate([f_f, init_f, call_f]),
+            np.concatenate([f_shift, np.ones(len(init_dst) + len(call_dst), I64)]),
         )
-        classes = rows.filter(vk == CLASS).with_columns(cls=pl.col("v"))
-        inits = self._method(classes, self.init_h)
-        insts = rows.filter(vk == INST).with_columns(cls=pl.col("vt"))
-        dunder_calls = self._method(insts, self.call_h)
-        self.class_reads.add(pl.concat([x.select("n", "v", "cls") for x in (classes, insts)]))
-        called = (
-            pl.concat([funcs.select("dst", "f", "shift"), dunder_calls])
-            .join(rows.select("dst", "live").unique(), on="dst")
-            .filter(pl.col("live"))
-        )
-        rets = self.values.take(called["f"]).select(f="v", ret="ret")
-        copies = [called.join(rets, on="f").select(src="ret", dst="dst")]
-        copies += self._bind_args(pl.concat([funcs.drop("live"), inits, dunder_calls]))
-        live = pl.col("live")
-        consts = [
-            classes.filter(live).select(n="dst", v="inst"),
-            rows.filter(vk.is_in([BFUNC, EXT]) & live).select(n="dst", v="res"),
-        ]
+        lc = c & live
+        other = np.isin(vk, [BFUNC, EXT]) & live
+        consts = [(dst[lc], self.inst[v[lc]]), (dst[other], self.res[v[other]])]
         return copies, [], consts
 
-    def _method(self, rows: pl.DataFrame, name_h: int) -> pl.DataFrame:
-        """(dst, f, shift) of the method `name_h` the classes in `rows` find on their MRO."""
-        rows = rows.with_columns(name_h=pl.lit(name_h, _U))
-        found, _ = self._lookup(rows)
-        defs = self.slotdef.take(found["slot"])
-        return found.join(defs, on="slot").select("dst", "f", shift=pl.lit(1))
+    def _method(self, cls, dst, live, name: int):
+        """(dst, f, live) of the method `name` the classes find on their MRO."""
+        hit, slot, _ = self._lookup(cls, np.full(len(cls), name, dtype=I64))
+        i, j = self.slotdef.find(slot)
+        return dst[hit][i], self.slotdef["f"][j], live[hit][i]
 
-    def _bind_args(self, targets: pl.DataFrame) -> list[pl.DataFrame]:
+    def _bind_args(self, dst, f, shift) -> list:
         """Arguments into parameters (positional shifted past a bound `self`), and a function
         returning a parameter returns that call's argument."""
-        if targets.is_empty():
+        i, j = self.args.find(dst)
+        if len(i) == 0:
             return []
-        args = targets.join(self.args.take(targets["dst"]), left_on="dst", right_on="call")
-        if args.is_empty():
-            return []
-        params = self.params.take(targets["f"])
-        by_pos = args.filter(pl.col("pos") >= 0).with_columns(pos=pl.col("pos") + pl.col("shift"))
-        pos = by_pos.join(params.filter(pl.col("pos") >= 0), on=["f", "pos"]).select(
-            src="arg", dst="node"
-        )
-        kw = (
-            args.filter(pl.col("kw").is_not_null())
-            .join(params, left_on=["f", "kw"], right_on=["f", "pname"])
-            .select(src="arg", dst="node")
-        )
-        rp = self.retparams.take(targets["f"])
-        if rp.is_empty():
-            return [pos, kw]
-        ret = (
-            args.join(rp, on="f")
-            .join(params.select("f", "pname", ppos="pos"), on=["f", "pname"])
-            .filter(
-                ((pl.col("pos") + pl.col("shift")) == pl.col("ppos")) & (pl.col("pos") >= 0)
-                | (pl.col("kw") == pl.col("pname"))
-            )
-            .select(src="arg", dst="dst")
-        )
-        return [pos, kw, ret]
+        a = self.args
+        arg, pos, kw, f, shift, dst = a["arg"][j], a["pos"][j], a["kw"][j], f[i], shift[i], dst[i]
+        out = []
+        p = pos >= 0
+        pi, pj = self.params_pos.find(pair(f[p], pos[p] + shift[p]))
+        out.append((arg[p][pi], self.params_pos["node"][pj]))
+        k = kw >= 0
+        ki, kj = self.params_kw.find(pair(f[k], kw[k]))
+        out.append((arg[k][ki], self.params_kw["node"][kj]))
+        ri, rj = self.retparams.find(f)
+        if len(ri):
+            pname = self.retparams["pname"][rj]
+            xi, xj = self.params_kw.find(pair(f[ri], pname))
+            ppos = self.params_kw["pos"][xj]
+            r = ri[xi]
+            match = ((pos[r] + shift[r] == ppos) & (pos[r] >= 0)) | (kw[r] == pname[xi])
+            out.append((arg[r][match], dst[r][match]))
+        return out
 
     # -- containers, stores, iteration, annotations, decorators ----------------------------
-    def _subs(self, d: pl.DataFrame, hits: dict):
-        if "subs" not in hits and "subs_by_key" not in hits:
+    def _subs(self, n, v):
+        vk = self.vk[v]
+        cm = vk == CONT
+        i, r = self.subs.find(n[cm])
+        cv = v[cm][i]
+        s = self.subs
+        keynode, dst = s["keynode"][r], s["dst"][r]
+        fixed = keynode < 0
+        conts = [cv[fixed]]
+        khs = [s["key"][r][fixed]]
+        qs = [s["q"][r][fixed]]
+        dsts = [dst[fixed]]
+        # a key held by a node: the literals it holds now (the key is read as unknown)
+        dyn = ~fixed
+        a, lit = self._values(keynode[dyn])
+        a = a[self.vk[lit] == LIT]
+        conts.append(cv[dyn][a])
+        khs.append(np.full(len(a), NULL_KEY, dtype=I64))
+        qs.append(np.zeros(len(a), dtype=bool))
+        dsts.append(dst[dyn][a])
+        # a literal arriving at a key node: the containers its subscript's base holds now
+        lm = vk == LIT
+        i, r = self.subs_by_key.find(n[lm])
+        lv = v[lm][i]
+        b, cont = self._values(self.subs_by_key["base"][r])
+        ok = self.vk[cont] == CONT
+        conts.append(cont[ok])
+        khs.append(self.kh[lv[b[ok]]])
+        qs.append(np.zeros(ok.sum(), dtype=bool))
+        dsts.append(self.subs_by_key["dst"][r][b[ok]])
+        cont, kh, q, dst = (np.concatenate(x) for x in (conts, khs, qs, dsts))
+        if len(cont) == 0:
             return [], [], []
-        empty = pl.DataFrame(schema=self.t.subs.schema)
-        conts = d.filter(pl.col("vk") == CONT)
-        lits = d.filter(pl.col("vk") == LIT)
-        rows = conts.join(hits.get("subs", empty), left_on="n", right_on="base")
-        fixed = rows.filter(pl.col("keynode").is_null()).select(
-            "v", kh=H(pl.col("key")), q=pl.col("key") == "?", dst="dst"
-        )
-        dyn = rows.filter(pl.col("keynode").is_not_null())
-        known = self._lits(self.points.take(dyn["keynode"])).rename({"n": "keynode"})
-        a = dyn.join(known, on="keynode").select("v", kh="kh", q=pl.lit(False), dst="dst")
-        keyed = lits.join(hits.get("subs_by_key", empty), left_on="n", right_on="keynode")
-        conts_of = self._conts(self.points.take(keyed["base"])).rename({"n": "base", "v": "c"})
-        b = keyed.join(conts_of, on="base").select(v="c", kh="kh", q=pl.lit(False), dst="dst")
-        reads = pl.concat([fixed, a, b])
-        self.reads = pl.concat([self.reads, reads.select(cont="v", kh="kh", q="q", dst="dst")])
-        return [self._element_flows(reads)], [], []
+        self.reads_known.add(pair(cont[~q], kh[~q]), dst=dst[~q])
+        self.reads_any.add(cont[q], dst=dst[q])
+        return [self._element_flows(cont, kh, q, dst)], [], []
 
-    def _lits(self, pairs: pl.DataFrame) -> pl.DataFrame:
-        """The literal values among `pairs`, with their key's hash `kh`."""
-        lit = self.values.take(pairs["v"]).filter(pl.col("vk") == LIT).select("v", "kh")
-        return pairs.join(lit, on="v")
-
-    def _conts(self, pairs: pl.DataFrame) -> pl.DataFrame:
-        cont = self.values.take(pairs["v"]).filter(pl.col("vk") == CONT).select("v")
-        return pairs.join(cont, on="v", how="semi")
-
-    def _element_flows(self, reads: pl.DataFrame) -> pl.DataFrame:
+    def _element_flows(self, cont, kh, q, dst) -> tuple[np.ndarray, np.ndarray]:
         """`container[key]` reads the element stored under key (and those of unknown key);
         an unknown key reads every element."""
-        q = _hash("?")
-        known = reads.filter(~pl.col("q")).with_columns(
-            k=pair("v", "kh"), kq=pair("v", pl.lit(q, _U))
+        k = ~q
+        exact = self.elems.get(pair(cont[k], kh[k]))
+        loose = self.elems.get(pair(cont[k], np.full(k.sum(), self.q_k, dtype=I64)))
+        i, j = self.elems.find_high(cont[q])
+        e = self.elems["slot"]
+        dk = dst[k]
+        return (
+            np.concatenate([e[exact[exact >= 0]], e[loose[loose >= 0]], e[j]]),
+            np.concatenate([dk[exact >= 0], dk[loose >= 0], dst[q][i]]),
         )
-        exact = known.join(self.elems.take(known["k"]).select("k", "slot"), on="k")
-        loose = known.join(self.elems.take(known["kq"]).select(kq="k", slot="slot"), on="kq")
-        anyk = reads.filter(pl.col("q"))
-        every = anyk.join(self.elems_of.take(anyk["v"]), left_on="v", right_on="cont")
-        return pl.concat([x.select(src="slot", dst="dst") for x in (exact, loose, every)])
 
-    def _stores(self, d: pl.DataFrame, hits: dict):
+    def _stores(self, n, v):
         copies, bcopies = [], []
-        st = hits.get("stores")
-        st = d.join(st, left_on="n", right_on="base") if st is not None else None
-        if st is not None and st.height:
-            owners = pl.concat(
-                [
-                    st.filter(pl.col("vk").is_in([CLASS, MODULE])).with_columns(owner=pl.col("v")),
-                    st.filter(pl.col("vk") == INST).with_columns(owner=pl.col("vt")),
-                ]
-            )
-            owners = self._str(owners, "owner", "os").with_columns(
-                slot=slot(pl.col("os"), pl.col("name")), name_h=H(pl.col("name"))
-            )
-            copies.append(owners.select(src="val", dst="slot"))
-            new = owners.select("owner", "name_h", "slot", k=pair("owner", "name_h"))
-            new = new.join(self.slots.take(new["k"]).select("k", "slot"), on=["k", "slot"],
-                           how="anti").unique()  # fmt: skip
-            if new.height:  # a store makes the slot it writes visible to lookups
-                self.slots.add(new)
-                c, b = self._late_lookups(new)
-                copies.append(c)
-                bcopies.append(b)
-        items = self._item_stores(d, hits) if "items" in hits or "items_by_key" in hits else None
-        if items is not None and items.height:
-            copies.append(items.select("src", "dst"))
-            copies.append(self._new_elems(items.select("cont", "key", slot="dst")))
+        i, r = self.stores.find(n)
+        if len(i):
+            sv = v[i]
+            vk = self.vk[sv]
+            ok = np.isin(vk, [CLASS, MODULE, INST])
+            owner = np.where(vk == INST, self.vt[sv], sv)[ok]
+            name, val = self.stores["name"][r][ok], self.stores["val"][r][ok]
+            slot = self._slot_nodes(owner, name)
+            copies.append((val, slot))
+            keys = pair(owner, name)
+            at = self.slots.get(keys)
+            new = at < 0
+            if new.any():  # a store makes the slot it writes visible to lookups
+                keys, first = np.unique(keys[new], return_index=True)
+                o, nm, sl = owner[new][first], name[new][first], slot[new][first]
+                self.slots.add(keys, slot=sl)
+                c, b = self._late_lookups(o, nm, sl)
+                copies += c
+                bcopies += b
+        cont, key, val = self._item_stores(n, v)
+        if len(cont):
+            slot = self._slot_nodes(cont, key)
+            copies.append((val, slot))
+            copies.append(self._new_elems(cont, key, slot))
         return copies, bcopies, []
 
-    def _item_stores(self, d: pl.DataFrame, hits: dict) -> pl.DataFrame:
-        """`base[key] = value` into the containers base holds (key literal or a node's)."""
-        empty = pl.DataFrame(schema=self.t.store_items.schema)
-        conts = d.filter(pl.col("vk") == CONT)
-        lits = d.filter(pl.col("vk") == LIT)
-        by_base = conts.join(hits.get("items", empty), left_on="n", right_on="base")
-        fixed = by_base.filter(pl.col("key").is_not_null()).select("v", "key", "val")
-        dyn = by_base.filter(pl.col("keynode").is_not_null())
-        known = self._lits(self.points.take(dyn["keynode"])).rename({"n": "keynode", "v": "kv"})
-        a = dyn.join(known, on="keynode").select("v", "kv", "val")
-        keyed = lits.join(hits.get("items_by_key", empty), left_on="n", right_on="keynode")
-        conts_of = self._conts(self.points.take(keyed["base"])).rename({"n": "base", "v": "c"})
-        b = keyed.join(conts_of, on="base").select(v="c", kv="v", val="val")
-        dyn_rows = self._str(pl.concat([a, b]), "kv", "ks").select(
-            "v", key=pl.col("ks").str.slice(2), val="val"
-        )
-        rows = pl.concat([fixed, dyn_rows])
-        if rows.is_empty():
-            return rows.select(src="val", dst="val", cont="v", key="key")
-        rows = self._str(rows, "v", "cs")
-        return rows.select(src="val", dst=slot(pl.col("cs"), pl.col("key")), cont="v", key="key")
+    def _item_stores(self, n, v):
+        """`base[key] = value` into the containers base holds (key literal or a node's):
+        (container, key, value node)."""
+        vk = self.vk[v]
+        cm = vk == CONT
+        i, r = self.items.find(n[cm])
+        cv = v[cm][i]
+        it = self.items
+        key, keynode, val = it["key"][r], it["keynode"][r], it["val"][r]
+        fixed = key >= 0
+        conts, keys, vals = [cv[fixed]], [key[fixed]], [val[fixed]]
+        dyn = keynode >= 0
+        a, lit = self._values(keynode[dyn])
+        ok = self.vk[lit] == LIT
+        conts.append(cv[dyn][a[ok]])
+        keys.append(self.kh[lit[ok]])
+        vals.append(val[dyn][a[ok]])
+        lm = vk == LIT
+        i, r = self.items_by_key.find(n[lm])
+        lv = v[lm][i]
+        b, cont = self._values(self.items_by_key["base"][r])
+        ok = self.vk[cont] == CONT
+        conts.append(cont[ok])
+        keys.append(self.kh[lv[b[ok]]])
+        vals.append(self.items_by_key["val"][r][b[ok]])
+        return tuple(np.concatenate(x) for x in (conts, keys, vals))
 
-    def _new_elems(self, new: pl.DataFrame) -> pl.DataFrame:
+    def _new_elems(self, cont, key, slot) -> tuple[np.ndarray, np.ndarray]:
         """Elements a store adds: later reads find them, and so do the reads made before."""
-        new = new.with_columns(kh=H(pl.col("key")), k=pair("cont", H(pl.col("key"))))
-        new = new.join(self.elems.take(new["k"]).select("k", "slot"), on=["k", "slot"],
-                       how="anti").unique()  # fmt: skip
-        if new.is_empty():
-            return pl.DataFrame(schema=_EDGES)
-        self.elems.add(new.select("cont", "key", "slot", "k"))
-        self.elems_of.add(new.select("cont", "key", "slot"))
-        r = self.reads
-        q = _hash("?")
-        exact = new.join(r.filter(~pl.col("q")), on=["cont", "kh"])
-        loose = new.filter(pl.col("kh") == q).join(r.filter(~pl.col("q")), on="cont")
-        anything = new.join(r.filter(pl.col("q")), on="cont")
-        return pl.concat([x.select(src="slot", dst="dst") for x in (exact, loose, anything)])
+        keys = pair(cont, key)
+        new = self.elems.get(keys) < 0
+        if not new.any():
+            return EMPTY, EMPTY
+        keys, first = np.unique(keys[new], return_index=True)
+        cont, key, slot = cont[new][first], key[new][first], slot[new][first]
+        self.elems.add(keys, slot=slot)
+        srcs, dsts = [], []
+        i, j = self.reads_known.find(keys)
+        srcs.append(slot[i])
+        dsts.append(self.reads_known["dst"][j])
+        loose = key == self.q_k
+        i, j = self.reads_known.find_high(cont[loose])
+        srcs.append(slot[loose][i])
+        dsts.append(self.reads_known["dst"][j])
+        i, j = self.reads_any.find(cont)
+        srcs.append(slot[i])
+        dsts.append(self.reads_any["dst"][j])
+        return np.concatenate(srcs), np.concatenate(dsts)
 
-    def _iters(self, d: pl.DataFrame, hits: dict):
-        if "iters" not in hits:
+    def _iters(self, n, v):
+        i, r = self.iters.find(n)
+        if len(i) == 0:
             return [], [], []
-        rows = d.join(hits["iters"], left_on="n", right_on="base")
-        conts = rows.filter(pl.col("vk") == CONT)
-        conts = conts.join(self.elems_of.take(conts["v"]), left_on="v", right_on="cont")
-        gens = rows.filter(pl.col("vk") == GEN).select(src="yld", dst="dst")
-        return [conts.select(src="slot", dst="dst"), gens], [], []
+        v, dst = v[i], self.iters["dst"][r]
+        vk = self.vk[v]
+        c = vk == CONT
+        a, b = self.elems.find_high(v[c])
+        g = vk == GEN
+        return [(self.elems["slot"][b], dst[c][a]), (self.yld[v[g]], dst[g])], [], []
 
-    def _instof(self, d: pl.DataFrame, hits: dict):
-        if "instof" not in hits:
+    def _instof(self, n, v):
+        i, r = self.instof.find(n)
+        if len(i) == 0:
             return [], [], []
-        rows = d.join(hits["instof"], left_on="n", right_on="base")
-        classes = rows.filter(pl.col("vk") == CLASS).select(n="dst", v="inst")
-        others = rows.filter(pl.col("vk").is_in([BFUNC, EXT])).select(n="dst", v="res")
-        return [], [], [classes, others]
+        v, dst = v[i], self.instof["dst"][r]
+        vk = self.vk[v]
+        c = vk == CLASS
+        o = np.isin(vk, [BFUNC, EXT])
+        return [], [], [(dst[c], self.inst[v[c]]), (dst[o], self.res[v[o]])]
 
-    def _decorators(self, d: pl.DataFrame, hits: dict):
+    def _decorators(self, n, v):
         """A decorator from outside the repository (or a builtin) leaves the definition as
         it was."""
-        if "calls" not in hits or self.t.decorated.is_empty():
+        if len(self.decorated) == 0:
             return [], [], []
-        rows = d.filter(pl.col("vk").is_in([EXT, BFUNC]))
-        rows = rows.join(hits["calls"], left_on="n", right_on="callee")
-        rows = rows.join(self.decorated.take(rows["dst"]), left_on="dst", right_on="call")
-        return [rows.select(src="arg", dst="dst")], [], []
+        m = np.isin(self.vk[v], [EXT, BFUNC])
+        _, r = self.calls.find(n[m])
+        dst = self.calls["dst"][r]
+        a, b = self.decorated.find(dst)
+        return [(self.decorated["arg"][b], dst[a])], [], []
 
     def decorator_defaults(self) -> None:
         """A decorator whose value is unknown leaves the definition as it was (once the rounds
         are done: only then is "unknown" known)."""
-        dec = self.t.decorated.join(self.t.calls, left_on="call", right_on="dst")
-        known = self.points.take(dec["callee"]).select("n").unique()
-        empty = dec.join(known, left_on="callee", right_on="n", how="anti")
-        if empty.height:
-            edges = empty.select(src="arg", dst="call")
-            self.copy.add(edges)
-            self.run(self._carry(edges))
+        d = self.decorated
+        i, j = self.calls_by_dst.find(d.key)
+        call, arg, callee = d.key[i], d["arg"][i], self.calls_by_dst["callee"][j]
+        empty = self.points.count_high(callee) == 0
+        if empty.any():
+            src, dst = arg[empty], call[empty]
+            self.copy.add(self.copy.new(pair(src, dst)))
+            self.run(self._carry(src, dst))
 
     # -- classes -----------------------------------------------------------------------------
-    def _mro(self) -> pl.Series:
+    def _mro(self) -> np.ndarray:
         """(cls, anc, rank) from the bases' class values, in depth-first order keeping each
         ancestor's last place (C3's order wherever C3 and that agree, which is the common
         case); returns the classes whose MRO changed."""
-        t = self.t
-        classes = t.values.filter(pl.col("vk") == CLASS).select(cls="v")
-        held = t.bases.join(self.points.take(t.bases["base"]), left_on="base", right_on="n")
-        bases = (
-            held.join(classes, left_on="v", right_on="cls", how="semi")
-            .select("cls", anc="v", pos="pos")
-            .unique(["cls", "anc"])
-        )
-        outside = t.values.filter(pl.col("vk").is_in([EXT, BFUNC])).select("v")
-        ext = held.join(outside, on="v", how="semi")
-        count = bases.height + ext.height
+        i, held = self._values(self.bases_node)
+        vk = self.vk[held]
+        c = vk == CLASS
+        k = pair(self.bases_cls[i][c], held[c])
+        order = np.lexsort((self.bases_pos[i][c], k))
+        k, pos = k[order], self.bases_pos[i][c][order]
+        first = first_of_runs(k)  # one place per (class, base class): the first
+        k, pos = k[first], pos[first]
+        ext = np.isin(vk, [EXT, BFUNC])
+        ext_cls = self.bases_cls[i][ext]
+        count = len(k) + len(ext_cls)
         if count == self.base_count:
-            return pl.Series("cls", [], dtype=_U)
+            return EMPTY
         self.base_count = count
-        before = self.mro.frame
+        bases = Rel(high(k), anc=low(k), pos=pos)
         # a path's key: (pos+1) per level in base 64 digits, left-aligned (depth-first order)
-        paths = classes.select("cls", anc="cls", key=pl.lit(0, pl.Int64), depth=pl.lit(0))
-        frontier = paths
+        cls_, anc_, key_ = [self.classes], [self.classes], [np.zeros(len(self.classes), I64)]
+        fc, fa, fk = cls_[0], anc_[0], key_[0]
         for depth in range(1, 10):
-            step = frontier.join(bases, left_on="anc", right_on="cls").select(
-                "cls",
-                anc="anc_right",
-                key=pl.col("key")
-                + (pl.col("pos").clip(0, 62) + 1).cast(pl.Int64) * 64 ** (10 - depth),
-                depth=pl.lit(depth),
-            )
-            if step.is_empty():
+            a, b = bases.find(fa)
+            if len(a) == 0:
                 break
+            step = (np.clip(bases["pos"][b], 0, 62) + 1) * np.int64(64) ** (10 - depth)
+            fc, fa, fk = fc[a], bases["anc"][b], fk[a] + step
             # one path per (class, ancestor) at each depth, the last in depth-first order: its
             # extensions come after every other's, so the MRO is the same, and a class whose
             # base expressions hold several classes no longer multiplies paths at every level
-            step = step.sort("key").unique(["cls", "anc"], keep="last")
-            paths = pl.concat([paths, step])
-            frontier = step
-        mro = (
-            paths.sort("cls", "key")
-            .unique(["cls", "anc"], keep="last", maintain_order=True)
-            .with_columns(rank=pl.int_range(pl.len()).over("cls").cast(pl.Int32))
-            .select("cls", "anc", "rank")
-        )
-        self.mro = Index(mro, "cls")
-        self.ext_base = (
-            mro.join(ext.select(anc="cls").unique(), on="anc", how="semi").select("cls").unique()
-        )
-        self.desc = Index(mro.filter(pl.col("rank") > 0).select(cls="anc", sub="cls"), "cls")
-        return mro.join(before, on=["cls", "anc", "rank"], how="anti")["cls"].unique()
+            ca = pair(fc, fa)
+            o = np.lexsort((fk, ca))
+            keep = o[np.append(ca[o][1:] != ca[o][:-1], True)]
+            fc, fa, fk = fc[keep], fa[keep], fk[keep]
+            cls_.append(fc)
+            anc_.append(fa)
+            key_.append(fk)
+        cls, anc, key = (np.concatenate(x) for x in (cls_, anc_, key_))
+        # by class, then path (ties: by ancestor); each ancestor at its last place
+        order = np.lexsort((anc, key, cls))
+        cls, anc, key = cls[order], anc[order], key[order]
+        ca = pair(cls, anc)
+        o2 = np.lexsort((-np.arange(len(ca)), ca))
+        last = o2[first_of_runs(ca[o2])]
+        last.sort()
+        cls, anc = cls[last], anc[last]
+        starts = first_of_runs(cls)
+        idx = np.arange(len(cls), dtype=I64)
+        rank = idx - np.maximum.accumulate(np.where(starts, idx, 0))
+        self.mro = Rel(cls, anc=anc, rank=rank)  # sorted by class, each class's in rank order
+        triples = (cls * self.nv + anc) * np.int64(1024) + np.minimum(rank, 1023)
+        changed = cls[~self.mro_keys.has(triples)]
+        self.mro_keys = KeySet(triples)
+        ext_base = np.zeros(len(self.vk), dtype=bool)
+        ext_base[ext_cls] = True
+        has = ext_base[anc]
+        self.ext_base = np.zeros(len(self.vk), dtype=bool)
+        self.ext_base[cls[has]] = True
+        sub = rank > 0
+        self.desc = Rel(anc[sub], sub=cls[sub])
+        return unique(changed)
+
+
+def _cat(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    parts = [p for p in parts if len(p[0])]
+    if not parts:
+        return EMPTY, EMPTY
+    n = np.concatenate([p[0] for p in parts])
+    v = np.concatenate([p[1] for p in parts])
+    ok = (n >= 0) & (v >= 0)
+    return (n, v) if ok.all() else (n[ok], v[ok])

@@ -1,111 +1,164 @@
-"""Frames sorted by an integer key, so the solver's rounds read the rows of a few keys by
-binary search (`search_sorted`) instead of joining against whole tables: a round costs what
-its new pairs touch, not what the repository holds."""
+"""Sorted integer arrays for the value-flow solver (ctxframe._resolve.flow): relations keyed by
+one int64, joined by binary search (`searchsorted`), grown by merging.
+
+The solver runs tens of rounds of a few dozen small joins each; numpy's cost per call is a
+microsecond or two where a Polars operation costs a hundred, so the rounds cost what their
+rows do. Ids are dense (`_Space` in ctxframe._resolve.flow); a pair of ids is one key,
+`a << 32 | b`, whose order is (a, b)'s: the pairs of one `a` are one run of a sorted array.
+"""
 
 from __future__ import annotations
 
-import polars as pl
+import numpy as np
 
-SEED = 0x5EED
-
-
-def pair(a: str | pl.Expr, b: str | pl.Expr) -> pl.Expr:
-    """One integer key for two (a composite join key)."""
-    a = pl.col(a) if isinstance(a, str) else a
-    b = pl.col(b) if isinstance(b, str) else b
-    return pl.struct(a.alias("a"), b.alias("b")).hash(SEED)
+I64 = np.int64
+SHIFT = np.int64(32)
+LOW = np.int64((1 << 32) - 1)
+EMPTY = np.zeros(0, dtype=I64)
 
 
-class Index:
-    """`frame` sorted by integer column `key`."""
-
-    def __init__(self, frame: pl.DataFrame, key: str):
-        self.key = key
-        self.frame = frame.sort(key)
-        self.keys = self.frame[key].set_sorted()
-
-    @property
-    def height(self) -> int:
-        return self.frame.height
-
-    def take(self, keys: pl.Series) -> pl.DataFrame:
-        """The rows whose key is one of `keys` (two Polars calls: the positions, the rows)."""
-        if self.frame.height == 0 or keys.len() == 0:
-            return self.frame.clear()
-        sorted_, wanted = pl.lit(self.keys), pl.lit(keys).unique()
-        idx = pl.select(
-            pl.int_ranges(
-                sorted_.search_sorted(wanted, side="left"),
-                sorted_.search_sorted(wanted, side="right"),
-            )
-            .explode()
-            .drop_nulls()
-        ).to_series()
-        return self.frame[idx]
+_SORT_ABOVE = 4096  # probes beyond which unsorted ones are sorted first
 
 
-class Growing:
-    """An index rows are added to: new rows wait in a small unsorted tail (read with one
-    filter), then join sorted runs that merge as they pile up (each row is sorted again only
-    O(log n) times)."""
+def search(a: np.ndarray, probes: np.ndarray, side: str = "left") -> np.ndarray:
+    """`np.searchsorted`, with many unsorted probes sorted first: numpy narrows each search
+    by the one before when the probes ascend, which keeps a large `a` in cache."""
+    if len(probes) <= _SORT_ABOVE or bool((probes[1:] >= probes[:-1]).all()):
+        return np.searchsorted(a, probes, side)
+    order = np.argsort(probes)  # any order of equal probes: each gets its own answer
+    out = np.empty(len(probes), dtype=I64)
+    out[order] = np.searchsorted(a, probes[order], side)
+    return out
 
-    TAIL = 50_000
 
-    def __init__(self, frame: pl.DataFrame, key: str):
-        self.key = key
-        self.schema = frame.schema
-        self.runs: list[Index] = [Index(frame, key)] if frame.height else []
-        self.tail = pl.DataFrame(schema=self.schema)
+def pair(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """One key for (a, b), ordered as the pair (both below 2**31)."""
+    return (a.astype(I64) << SHIFT) | b.astype(I64)
 
-    @property
-    def height(self) -> int:
-        return sum(r.height for r in self.runs) + self.tail.height
 
-    def add(self, frame: pl.DataFrame) -> None:
-        if frame.height == 0:
+def high(k: np.ndarray) -> np.ndarray:
+    return k >> SHIFT
+
+
+def low(k: np.ndarray) -> np.ndarray:
+    return k & LOW
+
+
+def expand(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every (i, j) with lo[i] <= j < hi[i], by i then j."""
+    cnt = hi - lo
+    total = int(cnt.sum())
+    if total == 0:
+        return EMPTY, EMPTY
+    i = np.repeat(np.arange(len(lo), dtype=I64), cnt)
+    j = np.arange(total, dtype=I64) + np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
+    return i, j
+
+
+def unique(k: np.ndarray) -> np.ndarray:
+    """Sorted distinct keys."""
+    if len(k) < 2:
+        return k
+    k = np.sort(k)
+    return k[np.concatenate(([True], k[1:] != k[:-1]))]
+
+
+def first_of_runs(k: np.ndarray) -> np.ndarray:
+    """Where each run of equal values in `k` starts (a mask)."""
+    if len(k) == 0:
+        return np.zeros(0, dtype=bool)
+    return np.concatenate(([True], k[1:] != k[:-1]))
+
+
+class Rel:
+    """Rows sorted by an int64 `key` (stable: rows of one key keep their order), with columns;
+    rows can be added."""
+
+    def __init__(self, by: np.ndarray, **cols: np.ndarray):
+        order = np.argsort(by, kind="stable")
+        self.key = by[order]
+        self.cols = {name: col[order] for name, col in cols.items()}
+
+    def __len__(self) -> int:
+        return len(self.key)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self.cols[name]
+
+    def find(self, probes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(probe index, row) of every row whose key equals a probe."""
+        if len(self.key) == 0 or len(probes) == 0:
+            return EMPTY, EMPTY
+        lo = search(self.key, probes, "left")
+        hi = search(self.key, probes, "right")
+        return expand(lo, hi)
+
+    def find_high(self, probes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(probe index, row) of every row whose pair key's first half equals a probe."""
+        if len(self.key) == 0 or len(probes) == 0:
+            return EMPTY, EMPTY
+        p = probes.astype(I64) << SHIFT
+        lo = search(self.key, p, "left")
+        hi = search(self.key, p + (np.int64(1) << SHIFT), "left")
+        return expand(lo, hi)
+
+    def get(self, probes: np.ndarray) -> np.ndarray:
+        """The row of each probe's key (keys unique), -1 where none."""
+        if len(self.key) == 0:
+            return np.full(len(probes), -1, dtype=I64)
+        at = search(self.key, probes, "left")
+        at = np.minimum(at, len(self.key) - 1)
+        return np.where(self.key[at] == probes, at, -1)
+
+    def add(self, by: np.ndarray, **cols: np.ndarray) -> None:
+        if len(by) == 0:
             return
-        self.tail = pl.concat([self.tail, frame.select(list(self.schema)).cast(self.schema)])
-        if self.tail.height < self.TAIL:
-            return
-        run = Index(self.tail, self.key)
-        self.tail = self.tail.clear()
-        while self.runs and self.runs[-1].height <= 2 * run.height:
-            run = Index(pl.concat([self.runs.pop().frame, run.frame]), self.key)
-        self.runs.append(run)
-
-    def take(self, keys: pl.Series) -> pl.DataFrame:
-        if keys.len() == 0:
-            return self.tail.clear()
-        parts = [r.take(keys) for r in self.runs]
-        if self.tail.height:
-            parts.append(self.tail.filter(pl.col(self.key).is_in(keys.implode())))
-        if not parts:
-            return self.tail.clear()
-        return pl.concat(parts) if len(parts) > 1 else parts[0]
-
-    def all(self) -> pl.DataFrame:
-        return pl.concat([r.frame for r in self.runs] + [self.tail])
+        order = np.argsort(by, kind="stable")
+        key = by[order]
+        at = search(self.key, key, "right")
+        self.key = np.insert(self.key, at, key)
+        for name, col in self.cols.items():
+            self.cols[name] = np.insert(col, at, cols[name][order])
 
 
-class Dispatch:
-    """Several tables keyed by a node column, looked up at once: one binary search per
-    round for all the rules that read the new pairs' nodes."""
+class KeySet:
+    """A growing set of int64 keys (sorted, distinct)."""
 
-    def __init__(self, tables: dict[str, tuple[pl.DataFrame, str]]):
-        self.names = list(tables)
-        self.frames = [frame for frame, _ in tables.values()]
-        parts = [
-            frame.select(node=pl.col(col)).with_row_index("row").with_columns(t=pl.lit(i, pl.Int8))
-            for i, (frame, col) in enumerate(tables.values())
-        ]
-        self.index = Index(pl.concat(parts).filter(pl.col("node").is_not_null()), "node")
+    def __init__(self, keys: np.ndarray = EMPTY):
+        self.key = unique(keys)
 
-    def take(self, keys: pl.Series) -> dict[str, pl.DataFrame]:
-        """Per table with rows for `keys`: those rows."""
-        hits = self.index.take(keys)
-        if hits.is_empty():
-            return {}
-        out = {}
-        for (t,), group in hits.partition_by("t", as_dict=True).items():
-            out[self.names[t]] = self.frames[t][group["row"]]
-        return out
+    def __len__(self) -> int:
+        return len(self.key)
+
+    def has(self, keys: np.ndarray) -> np.ndarray:
+        if len(self.key) == 0:
+            return np.zeros(len(keys), dtype=bool)
+        at = np.minimum(search(self.key, keys, "left"), len(self.key) - 1)
+        return self.key[at] == keys
+
+    def new(self, keys: np.ndarray) -> np.ndarray:
+        """The distinct keys not in the set yet (sorted)."""
+        keys = unique(keys)
+        return keys[~self.has(keys)]
+
+    def add(self, keys: np.ndarray) -> None:
+        """Add sorted distinct keys none of which is in the set."""
+        if len(keys):
+            self.key = np.insert(self.key, search(self.key, keys, "left"), keys)
+
+    def count_high(self, a: np.ndarray) -> np.ndarray:
+        """How many pair keys have each first half."""
+        p = a.astype(I64) << SHIFT
+        return search(self.key, p + (np.int64(1) << SHIFT), "left") - search(
+            self.key, p, "left"
+        )
+
+    def of_high(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(index into a, second half) of every pair key whose first half is a[i]."""
+        if len(self.key) == 0 or len(a) == 0:
+            return EMPTY, EMPTY
+        p = a.astype(I64) << SHIFT
+        lo = search(self.key, p, "left")
+        hi = search(self.key, p + (np.int64(1) << SHIFT), "left")
+        i, j = expand(lo, hi)
+        return i, self.key[j] & LOW

@@ -56,6 +56,7 @@ class Tables:
     values: pl.DataFrame  # v, vs, vk, vt
     slots: pl.DataFrame  # owner, name_h, slot
     elems: pl.DataFrame  # cont, key, slot
+    named: pl.DataFrame  # owner, name_h, node: every node `owner|name` of the facts
 
 
 def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Tables:
@@ -80,26 +81,26 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
                         _submodules(modules)])  # fmt: skip
     site_rows = pl.concat([of["call"], of[F.SITE]])
     args = _args(site_rows)
-    exprs = _expressions(
-        pl.concat(
-            [
-                flows.select(s="src"),
-                of[F.FLOW_INFERRED].select(s="receiver"),
-                args.select(s="arg"),
-                of[F.STORE].select(s="name"),
-                of[F.STORE].select(s="receiver"),
-                of[F.STORE_ITEM].select(s="name"),
-                of[F.STORE_ITEM].select(s="receiver"),
-                of[F.DECORATED].select(s="name"),
-                of[F.BASE].select(s="name"),
-                site_rows.select(s="module"),
-            ]
-        )
+    read = pl.concat(
+        [
+            flows.select(s="src"),
+            of[F.FLOW_INFERRED].select(s="receiver"),
+            args.select(s="arg"),
+            of[F.STORE].select(s="name"),
+            of[F.STORE].select(s="receiver"),
+            of[F.STORE_ITEM].select(s="name"),
+            of[F.STORE_ITEM].select(s="receiver"),
+            of[F.DECORATED].select(s="name"),
+            of[F.BASE].select(s="name"),
+            site_rows.select(s="module"),
+        ]
     )
-    nodes = pl.concat([exprs.select(s="node"), exprs.select(s="parent"), flows.select(s="src"),
-                       args.select(s="arg"), of[F.STORE].select(s="receiver"),
-                       of[F.STORE_ITEM].select(s="receiver"),
+    exprs = _expressions(read)
+    # `roots`: every node but the expressions' own (which all hold a step)
+    roots = pl.concat([exprs.select(s="parent"), flows.select(s="src"), args.select(s="arg"),
+                       of[F.STORE].select(s="receiver"), of[F.STORE_ITEM].select(s="receiver"),
                        of[F.DECORATED].select(s="receiver")])  # fmt: skip
+    nodes = pl.concat([exprs.select(s="node"), roots])
     strings = pl.concat([nodes, consts.select(s=pl.lit("=") + pl.col("value"))])
     strings = strings.filter(pl.col("s").str.starts_with("=")).unique()
     seeds = pl.concat(
@@ -115,6 +116,8 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
     args = args.select(call=H(pl.col("call")), arg=H(pl.col("arg")), pos="pos", kw="kw")
     live = _live(of, exprs, hashed, args, slot_keys, defs)
     alive = pl.col("dst").is_in(live.implode())
+    named = pl.concat([roots, read, slot_keys.select(s="key"),
+                       of[F.FLOW_INFERRED].select(s="name")])  # fmt: skip
     return Tables(
         flows=hashed.filter(alive),
         inferred=of[F.FLOW_INFERRED].select(src=H(pl.col("receiver")), dst=H(pl.col("name"))),
@@ -151,6 +154,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
         values=_values(defs, strings, modules, params),
         slots=_slots(slot_keys),
         elems=_elems(slot_keys),
+        named=_named(named),
     )
 
 
@@ -158,7 +162,8 @@ def _live(of: dict, exprs, flows, args, slot_keys, defs) -> pl.Series:
     """The nodes whose values something reads: a flow's source, a rule's base, an argument,
     a stored value, a base class, a slot of a class, module or container, a return or yield
     node. Values reaching any other node (a call whose result nobody uses) are not kept."""
-    owner = pl.col("key").str.extract(r"^(.*)\|[^|]*$", 1)
+    key = pl.col("key")  # the owner: the key up to its last `|`
+    owner = pl.when(key.str.contains("|", literal=True)).then(key.str.replace(r"\|[^|]*$", ""))
     classes = defs.filter(pl.col("kind") == "class").select(owner="id")
     keys = slot_keys.filter(~pl.col("key").str.contains(F.STEP, literal=True))
     slotted = keys.with_columns(owner=owner).filter(
@@ -332,6 +337,18 @@ def _slots(keys: pl.DataFrame) -> pl.DataFrame:
         owner=H(pl.col("owner")), name_h=H(pl.col("name")), slot=H(pl.col("key")),
         owner_s="owner", name="name",
     )  # fmt: skip
+
+
+def _named(strings: pl.DataFrame) -> pl.DataFrame:
+    """(owner, name_h, node) of every node `owner|name` (no step): a slot a store may write
+    into, found by its owner's value and the name."""
+    s = pl.col("s")
+    plain = strings.filter(~s.str.contains(F.STEP, literal=True) & ~s.str.starts_with("=")).unique()
+    split = s.str.split_exact("|", 1)
+    parts = plain.with_columns(
+        owner=split.struct.field("field_0"), name=split.struct.field("field_1")
+    ).filter(pl.col("name").is_not_null())
+    return parts.select(owner=H(pl.col("owner")), name_h=H(pl.col("name")), node=H(s))
 
 
 def _elems(keys: pl.DataFrame) -> pl.DataFrame:
