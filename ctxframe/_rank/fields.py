@@ -124,14 +124,25 @@ def row_of(ids: pl.Series, keys: pl.Series) -> pl.Series:
 
 
 def _encode(counts: pl.DataFrame, node_ids: pl.Series, vocab: pl.Series) -> pl.DataFrame:
-    """Counts with string keys as integer codes (every key present in both; vocab sorted)."""
-    return pl.DataFrame(
-        {
-            "node": row_of(node_ids, counts["node_id"]),
-            "field": counts["field"].cast(pl.UInt8),
-            "token": vocab.search_sorted(counts["token"]).cast(pl.UInt32),
-            "tf": counts["tf"].clip(upper_bound=MAX_TF).cast(pl.UInt16),
-        }
+    """Counts with string keys as integer codes (every key present in both; vocab sorted):
+    hash joins to each key's row, far cheaper than a binary search over strings."""
+    rows = pl.DataFrame(
+        {"node_id": node_ids, "node": pl.int_range(node_ids.len(), dtype=pl.UInt32, eager=True)}
+    )
+    codes = pl.DataFrame(
+        {"token": vocab, "code": pl.int_range(vocab.len(), dtype=pl.UInt32, eager=True)}
+    )
+    return (
+        counts.lazy()
+        .join(rows.lazy(), on="node_id")
+        .join(codes.lazy(), on="token")
+        .select(
+            "node",
+            pl.col("field").cast(pl.UInt8),
+            token="code",
+            tf=pl.col("tf").clip(upper_bound=MAX_TF).cast(pl.UInt16),
+        )
+        .collect(engine=ENGINE)
     )
 
 

@@ -32,7 +32,7 @@ from ctxframe._ingest.boundaries import code as boundary_code
 from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
 from ctxframe._ingest.content import CONTENT_COLUMNS
 from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
-from ctxframe._ingest.redact import redact_frame
+from ctxframe._ingest.redact import redact_frame, redact_rows
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk, walk_paths
 from ctxframe._rank.fields import TokenTable, body_counts, token_table
 from ctxframe._render.html import render
@@ -348,7 +348,7 @@ def _framed(batch: Batch) -> Batch:
         pl.DataFrame(batch.boundary_edges, schema=BOUNDARY_EDGE_COLS)
     )
     text = _unpacked({c: batch.content.get(c, []) for c in CONTENT_COLUMNS}, _CONTENT_SCHEMA)
-    batch.content = body_counts(redact_frame(text, ("text",)))  # counts: far smaller than text
+    batch.content = body_counts(redact_rows(text, "text"))  # counts: far smaller than text
     return batch
 
 
