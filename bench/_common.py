@@ -151,6 +151,36 @@ def ensure_corpus(corpus: Corpus) -> Path:
     return dest
 
 
+def store_for(tree: Path) -> Path:
+    """Where the index of an eval tree lives: inside it (``TREE/.ctxframe/graph``), or, with
+    ``CTXFRAME_BENCH_STORES`` set, under that folder (``<folder>/<parent>-<tree>``) — so
+    branches with different store layouts can share the downloaded trees."""
+    env = os.environ.get("CTXFRAME_BENCH_STORES")
+    if not env:
+        return tree / ".ctxframe" / "graph"
+    return Path(env).expanduser().resolve() / f"{tree.parent.parent.name}-{tree.name}"
+
+
+def open_or_index(tree: Path):
+    """The stored index of an eval tree (:func:`store_for`), made (from scratch when the stored
+    one is of another layout) when missing or unusable. Every contract table is read once, so
+    a store written by another build is rebuilt here rather than failing half-way through a run."""
+    import ctxframe as cf
+
+    store = store_for(tree)
+    if store.exists():
+        try:
+            g = cf.open(str(tree), store=str(store))
+            _read = (g.nodes, g.edges, g.tokens, g.files)
+            return g
+        except cf.CtxframeError as exc:
+            log(f"{tree.name}: stored index not usable ({exc}); indexing again")
+    t0 = time.perf_counter()
+    g = cf.index(str(tree), store=str(store), progress=False, rebuild=True)
+    log(f"indexed {tree.name}: {g.nodes.height:,} nodes in {time.perf_counter() - t0:.1f} s")
+    return g
+
+
 def eval_data_dir() -> Path:
     """The labelled eval data, ``../shared/eval`` relative to the repo root.
 
@@ -638,27 +668,6 @@ def indexed_copy_dir(tool: str, corpus: Corpus) -> Path:
 
 
 # --------------------------------------------------------------------------- reporting
-
-
-def open_or_index(tree: Path):
-    """The stored index of ``tree``, indexed afresh when missing or unreadable by this ctxframe.
-
-    Every contract table is read once, so a store written by another build (same schema version,
-    other columns) is rebuilt here rather than failing half-way through a run.
-    """
-    import ctxframe as cf
-
-    if (tree / ".ctxframe" / "graph").exists():
-        try:
-            g = cf.open(str(tree))
-            _read = (g.nodes, g.edges, g.tokens, g.files)
-            return g
-        except cf.CtxframeError as exc:
-            log(f"{tree.name}: stored index not usable ({exc}); indexing again")
-    t0 = time.perf_counter()
-    g = cf.index(str(tree), progress=False)
-    log(f"indexed {tree.name}: {g.nodes.height:,} nodes in {time.perf_counter() - t0:.1f} s")
-    return g
 
 
 def log(message: str) -> None:

@@ -67,8 +67,18 @@ def _parser() -> argparse.ArgumentParser:
     _add_repo(p)
     _add_budget(p)
     p.add_argument("--limit", type=int, default=20, help="hits to rank (default 20)")
-    p.add_argument("--rule", default=None, help="idf-tiers (default), bm25, flat-name-bonus")
+    p.add_argument(
+        "--rule",
+        default=None,
+        help="idf-tiers (default), bm25, bm25-file, bm25-symbol, flat-name-bonus",
+    )
     p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
+    p.add_argument(
+        "--kind",
+        action="append",
+        default=None,
+        help="only nodes of this kind (repeat, or comma-separated: --kind function,method,class)",
+    )
     p.add_argument("--include-ambiguous", action="store_true")
     p.add_argument(
         "--abstain", action="store_true", help='say "no structural match" instead of weak hits'
@@ -349,6 +359,7 @@ def _cmd_status(a) -> None:
 
 def _cmd_query(a) -> None:
     g = _open(a)
+    kinds = [k.strip() for v in a.kind or () for k in v.split(",") if k.strip()] or None
     res = g.query(
         a.text,
         limit=a.limit,
@@ -356,6 +367,7 @@ def _cmd_query(a) -> None:
         within=a.within,
         include_ambiguous=a.include_ambiguous,
         abstain=a.abstain,
+        kinds=kinds,
     )
     _emit(res, a.json, a.budget)
 

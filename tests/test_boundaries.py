@@ -410,6 +410,8 @@ def test_secret_values_never_reach_the_store(tmp_path) -> None:
             assert needle not in raw, f"secret value found in {f.name}"
     assert scanned >= 5
     assert 'password="***"' in g.card("conn").to_dict()["node"]["signature"]
+    # nor its pieces: bodies, comments and strings are tokenized (the body field)
+    assert not set(g.tokens["token"]) & {"s3cr3t", "9f2c"}
 
 
 def test_boundaries_verb_sample_golden(shop_graph, golden) -> None:

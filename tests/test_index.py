@@ -11,14 +11,15 @@ import polars as pl
 import pytest
 
 import ctxframe as cf
-from ctxframe._core.schema import EDGES, FILES, NODES, TOKENS
+from ctxframe._core.schema import EDGES, FILES, NODES, TOKENS, VOCAB
 from ctxframe._ingest import extract as _extract
 from ctxframe._store import build as _indexer
 from ctxframe._store import tables as _store
 
 
 def _tables(store: str) -> dict[str, pl.DataFrame]:
-    return {n: _store.read_table(store, n) for n in ("nodes", "edges", "files", "tokens")}
+    names = ("nodes", "edges", "files", "tokens", "vocab")
+    return {n: _store.read_table(store, n) for n in names}
 
 
 def _version_dir(store: str) -> str:
@@ -33,6 +34,7 @@ def _canonical(t: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
         "edges": t["edges"].sort(pl.all(), nulls_last=True),
         "files": files.sort(pl.all(), nulls_last=True),
         "tokens": t["tokens"].sort(pl.all()),
+        "vocab": t["vocab"],
     }
 
 
@@ -40,7 +42,9 @@ def test_store_tables_match_schema(shop_graph) -> None:
     assert shop_graph.nodes.schema == NODES
     assert shop_graph.edges.schema == EDGES
     assert shop_graph.files.schema == FILES
-    assert shop_graph.tokens.schema == TOKENS
+    assert _store.read_table(shop_graph.store, "tokens").schema == TOKENS
+    assert _store.read_table(shop_graph.store, "vocab").schema == VOCAB
+    assert shop_graph.tokens.columns == ["node_id", "field", "token", "tf"]  # decoded
     meta = json.loads((Path(shop_graph.store) / "meta.json").read_text())
     assert {"schema_version", "ctxframe_version", "git_head", "indexed_at", "root"} <= set(meta)
 
@@ -122,7 +126,7 @@ _REINDEX_EDITS = [
     ),
     ("gateway-go/refund/service.go", lambda t: t + "\nfunc Added() {}\n", "delta"),
     ("services/payments/checkout.py", lambda t: t.replace("(", "(\n", 1), "delta"),
-    (  # the graph does not change (a message inside a body): every table is kept as stored
+    (  # the graph does not change (a message inside a body): only the body's tokens change
         "services/payments/refund_processor.py",
         lambda t: t.replace("must be positive", "must be above zero"),
         "delta",
@@ -153,8 +157,9 @@ def test_reindex_modes_equal_full_rebuild(shop: Path, tmp_path: Path, path, edit
     new = _version_dir(store)
     assert new != old  # a new version, the old one left as it was
     kept = {n for n, ino in before.items() if os.stat(os.path.join(new, n)).st_ino == ino}
-    if "above zero" in target.read_text():  # nothing but files.parquet and meta.json written
-        assert kept >= {"nodes.parquet", "edges.parquet", "tokens.parquet", "refs.parquet"}
+    if "above zero" in target.read_text():  # files, meta and the body's tokens written
+        assert kept >= {"nodes.parquet", "edges.parquet", "refs.parquet"}
+        assert "tokens.parquet" not in kept
     if "def appended" in target.read_text():
         assert "refs.parquet" in kept and "nodes.parquet" not in kept
     full = str(tmp_path / "full")
@@ -392,7 +397,8 @@ def test_older_store_is_read_and_converted(shop: Path, tmp_path: Path, old: str)
     assert not names & {"refs.arrow", "bnodes.parquet", "bedges.parquet"}
     top = {p.name for p in Path(store).iterdir()}
     tables = {n for n in top if n.endswith((".parquet", ".arrow"))}  # internal legacy ones go
-    assert tables == {"nodes.parquet", "edges.parquet", "files.parquet", "tokens.parquet"}
+    assert tables == {"nodes.parquet", "edges.parquet", "files.parquet", "tokens.parquet",
+                      "vocab.parquet"}  # fmt: skip
     full = str(tmp_path / "full")
     cf.index(str(shop), store=full, rebuild=True, progress=False)
     inc, want = _canonical(_tables(store)), _canonical(_tables(full))

@@ -110,7 +110,16 @@ TIER_NODES = [
 ]
 
 
-def test_tiers_in_order_named_exact_prefix_trigram() -> None:
+def test_tiers_in_order_named_exact_prefix_stem_trigram() -> None:
+    nodes = make_nodes([*TIER_NODES, ("f/six.py::Refund", "class", "Refund", None, "f/six.py")])
+    res = q(nodes, "refunded")  # stem: refunded ~ refund, refunds (neither exact nor prefix)
+    assert set(ids(res)[:4]) == {
+        "f/six.py::Refund",
+        "a/one.py::refund",
+        "b/two.py::RefundCase",
+        "c/three.py::Refunds",
+    }
+    assert res.hits["tier"].to_list()[:4] == [3, 3, 3, 3]
     res = q(make_nodes(TIER_NODES), "refund")
     assert ids(res)[:4] == [
         "a/one.py::refund",  # named: the query is its label
@@ -118,7 +127,7 @@ def test_tiers_in_order_named_exact_prefix_trigram() -> None:
         "c/three.py::Refunds",  # prefix: refund -> refunds
         "d/four.py::Refnud",  # trigram: refnud ~ refund (Dice 0.5)
     ]
-    assert res.hits["tier"].to_list()[:4] == [0, 1, 2, 3]
+    assert res.hits["tier"].to_list()[:4] == [0, 1, 2, 4]
     assert "e/five.py::Unrelated" not in ids(res)
 
 
@@ -133,7 +142,7 @@ def test_tier_scores_are_weight_times_idf() -> None:
 
 @pytest.mark.parametrize(
     ("label", "tier"),
-    [("RefundCase", 1), ("Refunds", 2), ("Refunding", 2), ("Refnud", 3)],
+    [("RefundCase", 1), ("Refunds", 2), ("Refunding", 2), ("Refnud", 4)],
 )
 def test_each_tier_in_isolation(label: str, tier: int) -> None:
     nodes = make_nodes([("x/y.py::" + label, "class", label, label, "x/y.py"), *filler()])
@@ -251,7 +260,7 @@ def test_rarest_prefix_wins_within_a_node() -> None:
 
 def test_dice_threshold_just_below_and_at() -> None:
     nodes = make_nodes([("x.py::Refund", "class", "Refund", None, "x.py"), *filler()])
-    assert q(nodes, "refnud").hits["tier"].to_list() == [3]  # Dice = 8/16 = 0.5
+    assert q(nodes, "refnud").hits["tier"].to_list() == [4]  # Dice = 8/16 = 0.5
     assert q(nodes, "refnudd").hits.is_empty()  # Dice = 8/17 < 0.5
     assert q(nodes, "refnud", rule=IdfTiers(dice=0.6)).hits.is_empty()
 

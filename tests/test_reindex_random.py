@@ -57,7 +57,7 @@ def _apply(root: Path, path: str, op: str, name: str, other: str) -> None:
 
 def _tables(store: str) -> dict[str, pl.DataFrame]:
     out = {}
-    for name in ("nodes", "edges", "files", "tokens", "refs", "bnodes", "bedges"):
+    for name in ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges"):
         frame = _store.read_table(store, name)
         frame = frame.drop("mtime_ns") if name == "files" else frame
         out[name] = frame.sort(pl.all(), nulls_last=True)

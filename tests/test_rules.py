@@ -78,7 +78,15 @@ def w(n: int, df: int) -> float:
 
 
 def test_registry_and_get_rule() -> None:
-    assert set(RULES) == {"idf-tiers", "bm25", "flat-name-bonus"}
+    assert set(RULES) == {
+        "idf-tiers",
+        "bm25",
+        "flat-name-bonus",
+        "bm25-file",
+        "bm25-file-src",
+        "bm25-symbol",
+        "bm25-symbol-src",
+    }
     assert isinstance(get_rule(None), IdfTiers)
     assert isinstance(get_rule("bm25"), BM25)
     assert isinstance(get_rule("flat-name-bonus"), FlatNameBonus)
@@ -147,7 +155,7 @@ def test_score_sums_query_tokens_and_uses_query_tf() -> None:
 
 
 def test_rule_parameters_change_the_score() -> None:
-    m = matches([{"tier": 3, "token": "refnud", "dice": 0.5, "df": 1, "factor": 0.1}])
+    m = matches([{"tier": 4, "token": "refnud", "dice": 0.5, "df": 1, "factor": 0.1}])
     assert IdfTiers().score(m)["score"].item() == pytest.approx(0.4 * w(100, 1) * 0.1)
     assert IdfTiers(trigram=1.0, floor=1.0).score(m)["score"].item() == pytest.approx(
         (1.0 + math.log(100 / 2)) * 0.1

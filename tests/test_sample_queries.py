@@ -7,6 +7,7 @@ import pytest
 from ctxframe import rules
 
 PROC = "services/payments/refund_processor.py::PaymentRefundProcessor.ProcessRefund"
+PROC_CLASS = "services/payments/refund_processor.py::PaymentRefundProcessor"
 HELPERS = {
     "optional-skills/bodyfat/scripts/body_calc.py::usage",
     "optional-skills/nutrition/scripts/macro_calc.py::usage",
@@ -16,7 +17,8 @@ SEED_001 = "desktop status bar context window usage"
 
 def test_refund_question_finds_the_processor_with_its_neighbours(shop_graph) -> None:
     res = shop_graph.query("where is refund processing implemented")
-    assert res.hits["id"][0] == PROC
+    # the processor (its docstring: "Processes customer refunds"), then its method
+    assert res.hits["id"].to_list()[:2] == [PROC_CLASS, PROC]
     arrows = res.neighbours.filter(res.neighbours["hit_id"] == PROC)
     callers = set(arrows.filter(arrows["direction"] == "in")["other_label"])
     callees = set(arrows.filter(arrows["direction"] == "out")["other_label"])
@@ -54,6 +56,8 @@ def test_token_weights_is_the_df_table(shop_graph) -> None:
     w = shop_graph.token_weights
     n = shop_graph.nodes.height
     row = w.filter(w["token"] == "refund").row(0, named=True)
-    df = shop_graph.tokens.filter(shop_graph.tokens["token"] == "refund")["node_id"].n_unique()
+    t = shop_graph.tokens
+    names = t.filter(t["field"].is_in(["name", "qualname", "path"]) & (t["token"] == "refund"))
+    df = names["node_id"].n_unique()
     assert row["df"] == df
     assert abs(row["weight"] - (0.1 + math.log(n / (1 + df)))) < 1e-9

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxframe._core.schema import NODES, TOKENS
+from ctxframe._core.schema import NODES, TOKENS, VOCAB
+from ctxframe._rank.fields import body_counts, token_table
 from ctxframe._rank.tokens import (
     QUERY_STOPWORDS,
     build_tokens,
@@ -140,7 +141,16 @@ def _nodes(rows: list[tuple]) -> pl.DataFrame:
     return pl.DataFrame(recs, schema=NODES)
 
 
-def test_build_tokens_label_and_path_only() -> None:
+def _decoded(nodes: pl.DataFrame, content: pl.DataFrame | None = None) -> dict:
+    table = token_table(nodes, content)
+    rows = table.decoded(nodes["id"])
+    out: dict = {}
+    for node_id, field, token, tf in rows.iter_rows():
+        out.setdefault(node_id, {}).setdefault(field, {})[token] = tf
+    return out
+
+
+def test_token_table_fields_codes_and_counts() -> None:
     nodes = _nodes(
         [
             (
@@ -155,15 +165,62 @@ def test_build_tokens_label_and_path_only() -> None:
             ("module://requests", "module", "requests", "requests", None),
             ("svc/pay.py", "file", "pay.py", None, "svc/pay.py"),
         ]
+    ).sort("id")
+    body = body_counts(
+        pl.DataFrame({"node_id": ["svc/pay.py::Refunder.go"], "text": ["# refund refund\nsend()"]})
     )
-    tokens = build_tokens(nodes)
-    assert tokens.schema == TOKENS
-    by_node = {k: sorted(v) for k, v in tokens.group_by("node_id").agg(pl.col("token")).iter_rows()}
-    # label "go" + path "svc/pay.py"; the qualname, signature and doc are not search fields
-    assert by_node["svc/pay.py::Refunder.go"] == ["go", "pay", "py", "svc"]
-    assert by_node["module://requests"] == ["requests"]
-    assert by_node["svc/pay.py"] == ["pay", "py", "svc"]
-    assert tokens.height == tokens.unique().height
+    table = token_table(nodes, body)
+    assert table.tokens.schema == TOKENS
+    assert table.vocab.schema == VOCAB
+    vocab = table.vocab["token"]
+    assert vocab.is_sorted() and vocab.n_unique() == vocab.len()
+    assert table.tokens.height == table.tokens.unique(["node", "field", "token"]).height
+    assert table.tokens.select("node", "field", "token").equals(
+        table.tokens.select("node", "field", "token").sort(pl.all())
+    )
+    got = _decoded(nodes, body)
+    go = got["svc/pay.py::Refunder.go"]
+    assert go["name"] == {"go": 1}
+    assert go["qualname"] == {"refunder": 1}  # the enclosing names
+    assert go["path"] == {"svc": 1, "pay": 1, "py": 1}
+    assert go["signature"] == {"def": 1, "go": 1, "self": 1, "secret": 1, "arg": 1}
+    assert go["doc"] == {"undocumented": 1, "words": 1, "here": 1}
+    assert go["body"] == {"refund": 2, "send": 1}  # counts, split like names
+    assert got["module://requests"] == {"name": {"requests": 1}}
+    assert "qualname" not in got["svc/pay.py"]  # a file's qualname is its path
+
+
+def test_token_table_carries_stored_rows_for_unread_files() -> None:
+    """A re-index carries the rows of files it did not read (their bodies exist only in the
+    stored table) and the result equals a table made from scratch."""
+    rows = [
+        ("a.py::f", "function", "f", "f", "a.py", "def f()", None),
+        ("a.py", "file", "a.py", None, "a.py"),
+        ("b.py::g", "function", "g", "g", "b.py", "def g()", None),
+        ("b.py", "file", "b.py", None, "b.py"),
+    ]
+    nodes = _nodes(rows).sort("id")
+    bodies = pl.DataFrame(
+        {"node_id": ["a.py::f", "b.py::g"], "text": ["alpha beta", "gamma delta"]}
+    )
+    full = token_table(nodes, body_counts(bodies))
+    # b.py changes: a new function; a.py is not read again
+    rows2 = [*rows, ("b.py::h", "function", "h", "h", "b.py", "def h()", None)]
+    nodes2 = _nodes(rows2).sort("id")
+    bodies2 = pl.DataFrame(
+        {"node_id": ["a.py::f", "b.py::g", "b.py::h"], "text": ["alpha beta", "gamma", "omega"]}
+    )
+    scratch = token_table(nodes2, body_counts(bodies2))
+    carried = token_table(
+        nodes2,
+        body_counts(bodies2.filter(pl.col("node_id").str.starts_with("b.py"))),
+        previous=full,
+        previous_ids=nodes["id"],
+        carry=pl.Series(["a.py", "a.py::f"]),
+    )
+    assert carried.tokens.equals(scratch.tokens)
+    assert carried.vocab.equals(scratch.vocab)
+    assert "delta" not in carried.vocab["token"].to_list()  # no token without a row
 
 
 def test_token_frequencies_idf_formula() -> None:
@@ -219,3 +276,20 @@ def test_build_tokens_matches_python_tokenizer(pairs: list[tuple[str, str]]) -> 
     for node_id, _, label, _, path in rows:
         expected = set(tokenize(label)) | set(tokenize(path))
         assert got.get(node_id, set()) == expected
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=10))
+def test_body_counts_match_python_tokenizer(bodies: list[str]) -> None:
+    """Counting words first and splitting only the distinct ones gives what tokenizing every
+    body whole gives."""
+    frame = pl.DataFrame({"node_id": [f"n{i}" for i in range(len(bodies))], "text": bodies})
+    got = {
+        (n, t): tf
+        for n, _f, t, tf in body_counts(frame).select("node_id", "field", "token", "tf").iter_rows()
+    }
+    want: dict = {}
+    for i, text in enumerate(bodies):
+        for tok in tokenize(text):
+            want[(f"n{i}", tok)] = want.get((f"n{i}", tok), 0) + 1
+    assert got == want

@@ -12,7 +12,10 @@ set (see :mod:`ctxframe._rank.querysets`) under every rule and scores the rankin
 Per level and query: ``rr`` (reciprocal rank of the first gold item; 0 when none is within
 ``limit``), ``acc@k`` (every gold item in the top k), ``recall@k`` (share of gold items in the top
 k) and ``ndcg@k`` (binary gains, ideal = all gold items first). Questions without gold at a level
-are not scored at that level. :meth:`Evaluation.compare` pairs two rules question by question:
+are not scored at that level. The classic baselines are rules like any other (``bm25-file``,
+``bm25-symbol``, their ``-src`` variants without test files: :class:`ctxframe.rules.BM25Text`),
+so they sit in the same tables; a file ranker is scored at the file level only.
+:meth:`Evaluation.compare` pairs two rules question by question:
 wins / losses / ties on ``rr`` and a bootstrap confidence interval of the MRR difference.
 """
 
@@ -397,9 +400,10 @@ def evaluate(
             t0 = time.perf_counter()
             hits = ranker.rank(q["query"], rule=rule, limit=limit)
             ms = (time.perf_counter() - t0) * 1000
+            file_ranker = getattr(rule, "unit", None) == "file"  # bm25-file: files only
             for level in LEVELS:
                 gold = golds[level]
-                if not gold:
+                if not gold or (file_ranker and level != "file"):
                     continue
                 if level == "node":
                     ranks = rank_nodes(hits, gold)

@@ -86,7 +86,12 @@ class PromptIndex:
         state = _cache.load(self._cache_dir, _cache.RANK_TABLES)
         if state is not None:
             return RankIndex.from_state(self.nodes, state)
-        index = RankIndex(self.nodes, self._snap.read("tokens"))
+        index = RankIndex(
+            self.nodes,
+            self._snap.read("tokens"),
+            self._snap.read("vocab"),
+            edges=self._snap.read("edges").select("src", "dst", "kind", "confidence"),
+        )
         _cache.save(self._cache_dir, index.state())
         return index
 
@@ -105,7 +110,7 @@ class PromptIndex:
             project_tokens=project,
         )
         top = ranking.hits["id"][0] if ranking.hits.height else None
-        if assess(index, text, top).abstain:
+        if assess(index, ranking.question or text, top).abstain:
             return None
         ids = ranking.hits["id"].implode()
         edges = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-SCHEMA_VERSION = 3  # 3: versioned store (STORE/v-…/, parts sized and hashed); 2: legacy
+SCHEMA_VERSION = 4  # 4: tokens as codes (node, field, token, tf) + vocab; 3: versioned store
 
 NODE_KINDS = (
     "file",
@@ -84,4 +84,8 @@ FILES = pl.Schema(
     }
 )
 
-TOKENS = pl.Schema({"node_id": pl.String, "token": pl.String})
+# The ranker's token table (docs/schema.md): `node` is the node's row in nodes.parquet (sorted by
+# id), `field` an index into TOKEN_FIELDS, `token` a row of the vocabulary (sorted tokens).
+TOKEN_FIELDS = ("name", "qualname", "path", "signature", "doc", "body")
+TOKENS = pl.Schema({"node": pl.UInt32, "field": pl.UInt8, "token": pl.UInt32, "tf": pl.UInt16})
+VOCAB = pl.Schema({"token": pl.String})

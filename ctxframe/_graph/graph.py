@@ -22,6 +22,7 @@ from ctxframe._graph.lookups import Lookups
 from ctxframe._graph.neighbourhood import Neighbourhood, neighbourhood
 from ctxframe._graph.query import QueryResult, answer
 from ctxframe._rank.abstain import assess
+from ctxframe._rank.fields import TokenTable
 from ctxframe._rank.ranker import RankIndex, Ranking
 from ctxframe._rank.tokens import token_frequencies, tokenize
 from ctxframe._render.html import render
@@ -52,8 +53,8 @@ def _depth(value) -> int:
 
 # Built from one store version, dropped when the graph moves to another (see `_move`).
 _DERIVED = ("_tables", "_token_weights", "_config", "_duck", "_rank_index", "_lookups",
-            "_project_tokens")  # fmt: skip
-_CONTRACT = ("nodes", "edges", "files", "tokens")
+            "_project_tokens", "_decoded_tokens")  # fmt: skip
+_CONTRACT = ("nodes", "edges", "files", "tokens", "vocab")
 _CONFIG = ("_config", "_project_tokens")  # from the repository, not the store: always re-read
 
 
@@ -284,7 +285,8 @@ class Graph:
             fresh.__dict__.pop(name, None)
         fresh._lock, fresh._depth, fresh._pending = threading.RLock(), 0, None
         fresh._at(snap)
-        for name in sorted(tables | ({"nodes", "tokens"} if "_rank_index" in built else set())):
+        ranking = {"nodes", "edges", "tokens", "vocab"} if "_rank_index" in built else set()
+        for name in sorted(tables | ranking):
             fresh._table(name)
         lookups = None
         if "_lookups" in built:
@@ -297,7 +299,7 @@ class Graph:
             late: dict = {}
             jobs: list[Callable[[], object]] = []
             if "_rank_index" in built:
-                jobs.append(lambda: late.update(_rank_index=RankIndex(fresh.nodes, fresh.tokens)))
+                jobs.append(lambda: late.update(_rank_index=fresh._build_rank_index()))
             if lookups is not None:
                 jobs += [functools.partial(getattr, lookups, p) for p in self._LATER if p in parts]
             _parallel(jobs)
@@ -400,11 +402,20 @@ class Graph:
         with self._call():
             return self._table("files")
 
+    def _token_table(self) -> TokenTable:
+        return TokenTable(self._table("tokens"), self._table("vocab"))
+
     @property
     def tokens(self) -> pl.DataFrame:
-        """The exploded (node_id, token) table the ranker scores."""
+        """The token table the ranker scores, one row per (node, field, token): ``node_id``,
+        ``field`` (name, qualname, path, signature, doc, body), ``token``, ``tf`` (stored as
+        integer codes with a vocabulary, see docs/schema.md)."""
         with self._call():
-            return self._table("tokens")
+            decoded = self.__dict__.get("_decoded_tokens")
+            if decoded is None:
+                decoded = self._token_table().decoded(self.nodes["id"])
+                self.__dict__["_decoded_tokens"] = decoded
+            return decoded
 
     @property
     def _cache_dir(self) -> str | None:
@@ -412,14 +423,16 @@ class Graph:
 
     @property
     def token_weights(self) -> pl.DataFrame:
-        """The df table: per token, how many nodes contain it and its weight
-        `0.1 + ln(N / (1 + df))`, N = number of nodes (the ranker's IDF)."""
+        """The df table of the name fields (name, qualname, path): per token, how many nodes
+        hold it and its weight `0.1 + ln(N / (1 + df))`, N = number of nodes (the name tiers'
+        IDF)."""
         with self._call():
             weights = self.__dict__.get("_token_weights")
             if weights is None:
-                weights = token_frequencies(self.tokens, self.nodes.height).rename(
-                    {"idf": "weight"}
-                )
+                names = self.tokens.filter(pl.col("field").is_in(["name", "qualname", "path"]))
+                weights = token_frequencies(
+                    names.select("node_id", "token"), self.nodes.height
+                ).rename({"idf": "weight"})
                 self.__dict__["_token_weights"] = weights
             return weights
 
@@ -453,9 +466,14 @@ class Graph:
         state = _cache.load(self._cache_dir, _cache.RANK_TABLES)
         if state is not None:
             return RankIndex.from_state(self.nodes, state)
-        index = RankIndex(self.nodes, self.tokens)
+        index = self._build_rank_index()
         _cache.save(self._cache_dir, index.state())
         return index
+
+    def _build_rank_index(self) -> RankIndex:
+        table = self._token_table()
+        edges = self.edges.select("src", "dst", "kind", "confidence")
+        return RankIndex(self.nodes, table.tokens, table.vocab, edges=edges)
 
     @cached_property
     def _lookups(self) -> Lookups:
@@ -463,14 +481,22 @@ class Graph:
 
     @_live
     def rank(
-        self, text: str, limit: int = 20, rule=None, within: str | None = None
+        self,
+        text: str,
+        limit: int = 20,
+        rule=None,
+        within: str | None = None,
+        kinds: list[str] | tuple[str, ...] | None = None,
     ) -> pl.DataFrame:
         """Only the ranking of `query` (no neighbourhoods): one row per hit, best first, with
-        `rank`, `id`, `kind`, `path`, `score` and `tier` — what rule experiments compare."""
+        `rank`, `id`, `kind`, `path`, `score` and `tier` — what rule experiments compare.
+        `kinds` keeps only those node kinds (``["function", "method", "class"]``)."""
         text, within = _text(text, "query"), _opt_text(within, "within")
-        return self._ranking(text, limit=_limit(limit), rule=rule, within=within).hits
+        return self._ranking(text, limit=_limit(limit), rule=rule, within=within, kinds=kinds).hits
 
-    def _ranking(self, text: str, *, limit: int, rule, within, deprioritize=None) -> Ranking:
+    def _ranking(
+        self, text: str, *, limit: int, rule, within, deprioritize=None, kinds=None
+    ) -> Ranking:
         cfg = self.config
         return self._rank_index.rank(
             text,
@@ -479,6 +505,7 @@ class Graph:
             within=within,
             deprioritize=tuple(cfg.deprioritize if deprioritize is None else deprioritize),
             project_tokens=self._project_tokens,
+            kinds=kinds,
         )
 
     @_live
@@ -491,19 +518,21 @@ class Graph:
         include_ambiguous: bool = False,
         deprioritize: list[str] | tuple[str, ...] | None = None,
         abstain: bool = False,
+        kinds: list[str] | tuple[str, ...] | None = None,
     ) -> QueryResult:
         """Rank nodes for a question in words; each hit carries its 1-hop neighbourhood.
+        ``kinds`` keeps only those node kinds (``["function", "method", "class"]``: symbols).
 
         ``abstain=True`` (hooks, agents): when the best match is weak — only common tokens and
         no path or name of this graph in the text — return no hits and say "no structural
         match" (``result.abstained`` holds why; see ctxframe._rank.abstain)."""
         text, within, limit = _text(text, "query"), _opt_text(within, "within"), _limit(limit)
         ranking = self._ranking(
-            text, limit=limit, rule=rule, within=within, deprioritize=deprioritize
+            text, limit=limit, rule=rule, within=within, deprioritize=deprioritize, kinds=kinds
         )
         if abstain:
             top = ranking.hits["id"][0] if ranking.hits.height else None
-            decision = assess(self._rank_index, text, top)
+            decision = assess(self._rank_index, ranking.question or text, top)
             if decision.abstain:
                 result = answer(ranking, None, limit=limit)
                 result.abstained = decision.reason

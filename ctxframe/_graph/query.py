@@ -174,8 +174,10 @@ def run_query(
     deprioritize: Sequence[str] = (),
     project_tokens: Iterable[str] = (),
     budget_tokens: int = DEFAULT_BUDGET_TOKENS,
+    kinds: Sequence[str] | None = None,
 ) -> QueryResult:
-    """One-shot query over frames: rank with a fresh :class:`RankIndex`, attach neighbours."""
+    """One-shot query over frames: rank with a fresh :class:`RankIndex`, attach neighbours.
+    ``tokens``: a token table (ctxframe._rank.fields), ``node_id, token`` rows, or None."""
     ranking = RankIndex(nodes, tokens).rank(
         text,
         limit=limit,
@@ -183,6 +185,7 @@ def run_query(
         within=within,
         deprioritize=deprioritize,
         project_tokens=project_tokens,
+        kinds=kinds,
     )
     index = None if edges is None else SubsetEdgeIndex(edges, nodes)
     return answer(

@@ -19,6 +19,7 @@ from functools import cache
 from ctxframe._core.languages import BY_NAME, Language, language_for, query_source
 from ctxframe._ingest import isolate
 from ctxframe._ingest.boundaries.calls import CALL_NAMES
+from ctxframe._ingest.content import CONTENT_COLUMNS, own_text
 from ctxframe._ingest.lang import ecmascript, others, python, python_facts, rust, sql
 
 MAX_FILE_BYTES = 1_000_000
@@ -65,6 +66,7 @@ class FileResult:
     refs: list[tuple] = field(default_factory=list)  # rows in REF_COLUMNS order
     boundary_nodes: list[dict] = field(default_factory=list)  # manifests, k8s, env files…
     boundary_edges: list[dict] = field(default_factory=list)
+    content: list[tuple] = field(default_factory=list)  # (node_id, own text): _ingest.content
 
 
 @dataclass
@@ -77,6 +79,7 @@ class Batch:
     refs: dict[str, list]
     boundary_nodes: list[dict] = field(default_factory=list)
     boundary_edges: list[dict] = field(default_factory=list)
+    content: dict[str, list] = field(default_factory=dict)  # CONTENT_COLUMNS
 
 
 _SEP, _NULL = "\0", "\x02"  # packed string columns: values joined by _SEP, None as _NULL
@@ -199,6 +202,7 @@ def extract_batch(
         refs: list[list] = [[] for _ in REF_COLUMNS]
         bnodes: list[dict] = []
         bedges: list[dict] = []
+        content: list[list] = [[] for _ in CONTENT_COLUMNS]
         for p, h in jobs:
             try:
                 f = extract_file(root, p, h)
@@ -206,16 +210,18 @@ def extract_batch(
                 f = FileResult(path=p, skip_reason=isolate.skip_reason(exc))
             _add_rows(defs, f.defs)
             _add_rows(refs, f.refs)
+            _add_rows(content, f.content)
             bnodes += f.boundary_nodes
             bedges += f.boundary_edges
-            f.defs, f.refs, f.boundary_nodes, f.boundary_edges = [], [], [], []
+            f.defs, f.refs, f.boundary_nodes, f.boundary_edges, f.content = [], [], [], [], []
             files.append(f)
         defs_cols = _columns(defs, DEF_COLUMNS, packed)
         refs_cols = _columns(refs, REF_COLUMNS, packed)
+        content_cols = _columns(content, CONTENT_COLUMNS, packed)
     finally:
         if collecting:
             gc.enable()
-    return Batch(files, defs_cols, refs_cols, bnodes, bedges)
+    return Batch(files, defs_cols, refs_cols, bnodes, bedges, content_cols)
 
 
 def extract_file(root: str, path: str, known_hash: str | None = None) -> FileResult:
@@ -265,6 +271,7 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
             extract_document(res, lang, data)
         else:
             _parse_into(res, lang, data, pack)
+        res.content = own_text(res.defs, path, data)
     else:
         from ctxframe._ingest.boundaries.files import read_file
 

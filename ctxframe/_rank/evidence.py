@@ -81,12 +81,10 @@ class EvidenceWeights:
     path: float = 1.5
     tf_log: float = 0.5  # weight x (1 + tf_log * ln(count)); 0 counts a word once
     path_bonus: float = 36.0  # a file the text names: its nodes get this (file node: x2)
-    module_bonus: float = 24.0  # a module the text names by dotted path
-    name_bonus: float = 36.0  # a definition the text names (x its rarity, at most 1)
+    module_bonus: float = 6.0  # a module the text names by dotted path
+    name_bonus: float = 18.0  # a definition the text names (x its rarity, at most 1)
     frame_bonus: float = 24.0  # a (file, function) of a traceback frame
     long_tokens: int = 12  # at least this many distinct query tokens: a long query
-    file_agg: float = 0.0  # add this x the file's score (best value per query token over
-    # the file's nodes, summed) to every node of the file
     bonus_scale: str = "max"  # bonus unit: "max" query-token weight, or "one"
 
 
@@ -145,8 +143,11 @@ def _names_of_dotted(d: str) -> list[str]:
     return [n for n in out if _is_name(n)]
 
 
-def extract(text: str | None, weights: EvidenceWeights | None = None) -> Evidence:
-    """Read paths, module names, identifiers and traceback frames out of ``text``."""
+def extract(
+    text: str | None, weights: EvidenceWeights | None = None, counts: dict[str, int] | None = None
+) -> Evidence:
+    """Read paths, module names, identifiers and traceback frames out of ``text`` (``counts``:
+    its query tokens' counts when already known)."""
     w = weights or EvidenceWeights()
     text = text or ""
     paths: list[str] = []
@@ -202,7 +203,8 @@ def extract(text: str | None, weights: EvidenceWeights | None = None) -> Evidenc
             names.append(ident)
 
     # token weights: best kind seen x sublinear tf
-    counts = Counter(tokenize_query(text))
+    if counts is None:
+        counts = Counter(tokenize_query(text))
     kind: dict[str, float] = dict.fromkeys(counts, w.prose)
     for span in path_spans:
         for t in tokenize(span):
@@ -252,111 +254,117 @@ def hint_bonus(
     * a named definition (qualname equal to a name, or label equal to an undotted one):
       ``name_bonus x ln(1 + N / matches)``, N the nodes given — rare names count more;
     * a traceback frame (file and function): ``frame_bonus`` to that function.
-    """
+
+    Path and module hints are matched against the distinct files of ``nodes`` (a few thousand
+    at most), then spread to their nodes with one join."""
     w = weights or EvidenceWeights()
     schema = {"node_id": pl.String, "bonus": pl.Float64}
     if nodes.is_empty() or not ev.has_code_evidence:
         return pl.DataFrame(schema=schema)
     base = nodes.select("node_id", "label").unique("node_id").with_columns(_node_parts())
+    per_file: list[pl.DataFrame] = []
+    files = base.select("_path").unique().drop_nulls()
     slash_path = pl.lit("/") + pl.col("_path")
-    terms: list[pl.Expr] = []
-    file_mult = pl.when(pl.col("_sym")).then(1.0).otherwise(2.0)
 
-    def split(hit: pl.Expr, bonus: float) -> pl.Expr:
-        n_files = base.filter(hit.fill_null(False))["_path"].n_unique()
-        if n_files == 0:
-            return pl.lit(0.0)
-        return pl.when(hit).then(bonus / n_files * file_mult).otherwise(0.0)
+    def split(hit: pl.Expr, bonus: float) -> None:
+        matched = files.filter(hit.fill_null(False))
+        if matched.height and bonus:
+            per_file.append(matched.with_columns(fbonus=pl.lit(bonus / matched.height)))
 
-    for p in ev.paths[:40]:
+    for p in ev.paths[:40] if w.path_bonus else ():
         hit = (pl.col("_path") == p) | pl.lit("/" + p).str.ends_with(slash_path)
         if "/" in p:
             hit = hit | slash_path.str.ends_with("/" + p)
         else:
             hit = hit | pl.col("_path").str.ends_with("/" + p)
-        terms.append(split(hit.fill_null(False), w.path_bonus))
-    for m in ev.modules[:40]:
+        split(hit, w.path_bonus)
+    if w.module_bonus:
         stem = pl.col("_path").str.replace(r"(?:/__init__)?\.pyi?$", "")
         is_py = pl.col("_path").str.contains(r"\.pyi?$")
-        hit = is_py & ((stem == m) | (pl.lit("/") + stem).str.ends_with("/" + m))
-        if m.count("/") >= 1:
-            terms.append(split(hit.fill_null(False), w.module_bonus))
-    names = [n for n in ev.names[:80]]
+        files = files.with_columns(_stem=stem, _py=is_py)
+        for m in ev.modules[:40]:
+            if m.count("/") >= 1:
+                hit = pl.col("_py") & (
+                    (pl.col("_stem") == m) | (pl.lit("/") + pl.col("_stem")).str.ends_with("/" + m)
+                )
+                split(hit, w.module_bonus)
+    parts: list[pl.DataFrame] = []
+    if per_file:
+        fb = pl.concat([f.select("_path", "fbonus") for f in per_file]).group_by("_path").sum()
+        file_mult = pl.when(pl.col("_sym")).then(1.0).otherwise(2.0)
+        parts.append(
+            base.join(fb, on="_path").select("node_id", bonus=pl.col("fbonus") * file_mult)
+        )
+    names = list(ev.names[:80]) if w.name_bonus else []
     if names:
         dotted = [n for n in names if "." in n]
         plain = [n for n in names if "." not in n]
-        hit = pl.col("_qual").is_in(dotted) | pl.col("label").is_in(plain)
-        hit = hit.fill_null(False) & pl.col("_sym")
-        n_total = float(max(base.height, 1))
-        # rarity of each name: how many nodes carry it
-        key = pl.when(pl.col("_qual").is_in(dotted)).then(pl.col("_qual")).otherwise("label")
-        counts = (
-            base.filter(hit).group_by(key.alias("_k")).agg(pl.len().alias("_n"))
-            if base.filter(hit).height
-            else None
-        )
-        if counts is not None:
-            base = base.with_columns(_k=key).join(counts, on="_k", how="left")
+        hit = (pl.col("_qual").is_in(dotted) | pl.col("label").is_in(plain)).fill_null(False)
+        named = base.filter(hit & pl.col("_sym"))
+        if named.height:
+            n_total = float(max(base.height, 1))
+            key = pl.when(pl.col("_qual").is_in(dotted)).then(pl.col("_qual")).otherwise("label")
+            named = named.with_columns(_k=key).with_columns(_n=pl.len().over("_k"))
             rare = (1.0 + n_total / pl.col("_n").cast(pl.Float64)).log()
-            terms.append(
-                pl.when(hit).then(w.name_bonus * rare / math.log(1 + n_total)).otherwise(0.0)
+            parts.append(named.select("node_id", bonus=w.name_bonus * rare / math.log(1 + n_total)))
+    if w.frame_bonus:
+        for fpath, func in ev.frames[:40]:
+            hit = (
+                pl.col("_sym")
+                & (pl.col("label") == func)
+                & ((pl.col("_path") == fpath) | pl.lit("/" + fpath).str.ends_with(slash_path))
             )
-    for fpath, func in ev.frames[:40]:
-        hit = (
-            pl.col("_sym")
-            & (pl.col("label") == func)
-            & ((pl.col("_path") == fpath) | pl.lit("/" + fpath).str.ends_with(slash_path))
-        )
-        terms.append(pl.when(hit.fill_null(False)).then(w.frame_bonus).otherwise(0.0))
-    if not terms:
+            framed = base.filter(hit.fill_null(False))
+            if framed.height:
+                parts.append(framed.select("node_id", bonus=pl.lit(w.frame_bonus)))
+    if not parts:
         return pl.DataFrame(schema=schema)
-    out = base.select("node_id", bonus=pl.sum_horizontal(terms))
+    out = pl.concat(parts).group_by("node_id").agg(pl.col("bonus").sum())
     return out.filter(pl.col("bonus") > 0).cast(schema)
 
 
 def evidence_score(
-    base, matches: pl.DataFrame, weights: EvidenceWeights | None = None
+    base,
+    matches: pl.DataFrame,
+    weights: EvidenceWeights | None = None,
+    evidence: Evidence | None = None,
+    nodes: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Score a match table with ``base`` (an :class:`~ctxframe.rules.IdfTiers`) and evidence:
     per-token evidence weights replace ``query_tf``, and :func:`hint_bonus` (in units of the
-    query's strongest token weight) is added. ``node_id, score, tier`` per node."""
+    query's strongest token weight) is added. ``score, tier`` per node, keyed like the match
+    table (``node_row`` when it has one, else ``node_id``). ``evidence``: the question's, when
+    already extracted (with the same ``weights``); ``nodes``: ``node_row, node_id, label`` of
+    the matched nodes when the table does not carry them (a lean table)."""
     w = weights or EvidenceWeights()
-    text = matches["query"][0]
-    ev = extract(text, w)
-    key, carry = row_key(matches)
+    ev = evidence if evidence is not None else extract(matches["query"][0], w)
+    key, _carry = row_key(matches)
     qw = pl.col("qtoken").replace_strict(ev.weights, default=1.0, return_dtype=pl.Float64)
-    per_token = base.best_per_token(matches, qw).collect()
-    scored = per_token.group_by(key).agg(
-        *carry, score=pl.col("value").sum(), tier=pl.col("t").min().cast(pl.Int8)
+    scored = (
+        base.best_per_token(matches, qw)
+        .group_by(key)
+        .agg(score=pl.col("value").sum(), tier=pl.col("t").min().cast(pl.Int8))
+        .collect()
     )
-    if w.file_agg:
-        path = (
-            pl.when(pl.col("node_id").str.contains("::", literal=True))
-            .then(pl.col("node_id").str.split("::").list.first())
-            .otherwise(pl.col("node_id"))
+    if not ev.has_code_evidence:
+        return scored
+    if nodes is None:
+        nodes = (
+            matches.select(key, "node_id", "label")
+            if key == "node_id"
+            else matches.select(key, "node_id", "label").unique(key)
         )
-        files = (
-            per_token.with_columns(_f=path)
-            .group_by("_f", "qtoken")
-            .agg(pl.col("value").max())
-            .group_by("_f")
-            .agg(fscore=pl.col("value").sum())
-        )
-        scored = (
-            scored.with_columns(_f=path)
-            .join(files, on="_f", how="left")
-            .with_columns(score=pl.col("score") + w.file_agg * pl.col("fscore").fill_null(0))
-            .drop("_f", "fscore")
-        )
-    bonus = hint_bonus(matches.select("node_id", "label"), ev, w)
+    bonus = hint_bonus(nodes, ev, w)
     if not bonus.is_empty():
+        if key != "node_id":
+            bonus = bonus.join(nodes.select(key, "node_id"), on="node_id").drop("node_id")
         scale = max(ev.weights.values(), default=1.0) if w.bonus_scale == "max" else 1.0
         scored = (
-            scored.join(bonus, on="node_id", how="left")
+            scored.join(bonus, on=key, how="left")
             .with_columns(score=pl.col("score") + pl.col("bonus").fill_null(0.0) * scale)
             .drop("bonus")
         )
-    return scored.select(*([key] if key != "node_id" else []), "node_id", "score", "tier")
+    return scored
 
 
 def is_long(text: str | None, weights: EvidenceWeights | None = None) -> bool:

@@ -1,65 +1,62 @@
-"""The query pipeline: query tokens -> tier matches (vocabulary joins) -> rule -> intent -> hits.
+"""The query pipeline: a parsed question -> name tiers and content evidence -> rule -> intent ->
+hits, each stage a method of :class:`RankIndex` reading the same :class:`Question`.
 
-Matching works on the vocabulary (unique tokens), never node by node:
+Name matching (seed 000's tiers) works on the vocabulary (unique tokens of the ``name``,
+``qualname`` and ``path`` fields), never node by node:
 
 * **named** (tier 0): the stripped query equals a node's id, label or qualname
   (case-insensitively; boundary nodes such as ``env:PAYMENTS_API_KEY`` match on their label
   ``PAYMENTS_API_KEY``), or the query's tokens are exactly the label's tokens (``usage reporter``
   names ``UsageReporter``). Named hits sort above every scored row by the sort key.
-* **exact** (tier 1): the query token is a vocabulary token.
-* **prefix** (tier 2): the query token (>= 3 chars) is a proper prefix of a node token
-  (``refund`` -> ``refunds``, ``refunding``). One direction only: a short node token such as
-  ``ref`` never matches the query ``refund``; plural queries still reach singular tokens
-  through the trigram tier.
-* **trigram** (tier 3): Sørensen–Dice of the trigram sets (tokens padded with two spaces on
+* **exact** (tier 1): the query token is a name token.
+* **prefix** (tier 2): the query token (>= 3 chars) is a proper prefix of a name token
+  (``refund`` -> ``refunds``, ``refunding``). One direction only.
+* **stem** (tier 3): the query token and a name token have the same Snowball English stem
+  (``hostnames`` -> ``hostname``, ``grouping`` -> ``groupby``'s ``group``), when neither exact
+  nor prefix.
+* **trigram** (tier 4): Sørensen–Dice of the trigram sets (tokens padded with two spaces on
   both sides, so ``refnud`` ~ ``refund`` = 0.5) >= the rule's ``dice`` (0.5).
 
-Prefix ranges come from bisecting the sorted vocabulary, trigram candidates from a sorted
-(trigram, token) table; both are expanded to nodes through the postings (token -> nodes),
-giving the match table the rule scores (see :mod:`ctxframe.rules`).
+Content (``signature``, ``doc``, ``body``) is matched by stem: a query token reaches every
+content token with its stem (:class:`ctxframe._rank.contentmatch.Content`); rules that read
+content (``reads_content``) get it as a second argument.
 
-After the rule, the pipeline applies, for every rule, the intent multipliers (taken from the
-rule's ``stub``/``test``/``doc`` attributes when present): module stubs x0.25 unless the query
-says import/module, test files x0.5 unless it says test, doc nodes x0.5 unless it says
-doc/spec/readme/adr; then the scope levers: ``within`` keeps only matching paths,
-``deprioritize`` multiplies matching paths by ``deprioritize_factor`` (0.5). ``project_tokens``
-(the project's own name) multiply the weight of query tokens that are project tokens by
-``project_factor`` (0.1) inside the match table, so every rule sees the discount.
+After the rule the pipeline applies the intent multipliers (from the rule's ``stub``/``test``/
+``doc`` attributes): module stubs x0.25 unless the question says import/module, test files x0.5
+unless it says test, doc nodes x0.5 unless it says doc/spec/readme/adr; then the scope levers:
+``within`` keeps only matching paths, ``deprioritize`` multiplies matching paths by
+``deprioritize_factor`` (0.5), ``kinds`` keeps only nodes of those kinds. ``project_tokens`` (the
+project's own name) weigh ``project_factor`` (0.1) as much, in the name and content tables.
 Rows sort by (named first, score desc, id asc): same store, same query, same answer.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import polars as pl
 
+from ctxframe._core.errors import CtxframeError
 from ctxframe._core.paths import glob_to_regex, is_test_path_expr
+from ctxframe._core.schema import BOUNDARY_KINDS, NODE_KINDS, TOKENS
 from ctxframe._rank import rules as _rules
-from ctxframe._rank.tokens import (
-    ENGINE,
-    tokenize,
-    tokenize_expr,
-    tokenize_query,
-    trigram_table,
-    trigrams,
-)
+from ctxframe._rank.contentmatch import Content, Units
+from ctxframe._rank.fields import FIELDS, NAME, NAME_FIELDS, TokenTable, token_table
+from ctxframe._rank.question import Question, stems
+from ctxframe._rank.tokens import ENGINE, tokenize, tokenize_expr, trigram_table, trigrams
 
 __all__ = ["RankIndex", "Ranking"]
 
-NAMED, EXACT, PREFIX, TRIGRAM = 0, 1, 2, 3
-SIG_CHARS = 160
-DOC_CHARS = 160
+NAMED, EXACT, PREFIX, STEM, TRIGRAM = 0, 1, 2, 3, 4
 SCORE_DECIMALS = 6
 
-TEST_WORDS = frozenset({"test", "tests", "testing"})
-IMPORT_WORDS = frozenset({"import", "imports", "module", "modules"})
-DOC_WORDS = frozenset({"doc", "docs", "documentation", "adr", "spec", "readme"})
 DOC_KINDS = ("section", "document")
+LINK_KINDS = ("calls", "reads", "uses", "extends", "implements")  # what graph evidence follows
+KNOWN_KINDS = frozenset(NODE_KINDS) | frozenset(BOUNDARY_KINDS) | {"command"}
 STUB_PREFIX = "module://"
 
 DEFAULT_DEPRIORITIZE_FACTOR = 0.5
@@ -78,6 +75,16 @@ HIT_COLUMNS = (
     "doc",
     "score",
     "tier",
+)
+# Frames of the prepared state (`state()`), cached beside the store (ctxframe._store.cache).
+STATE_TABLES = (
+    "vocab",
+    "name_postings",
+    "content_postings",
+    "node_attrs",
+    "trigrams",
+    "names",
+    "links",
 )
 
 
@@ -98,6 +105,47 @@ def _successor(s: str) -> str:
     return "\U0010ffff" * 2
 
 
+def _dense(keys: pl.Series, values: pl.Series, n: int, dtype) -> pl.Series:
+    """A length-``n`` Series holding ``values`` at positions ``keys`` and 0 elsewhere."""
+    out = pl.zeros(n, dtype=dtype, eager=True)
+    if keys.len():
+        out = out.scatter(keys, values.cast(dtype))
+    return out
+
+
+def _as_table(nodes: pl.DataFrame, tokens: Any, vocab: pl.DataFrame | None) -> TokenTable:
+    """The token table from what a caller has: nothing (made from the nodes, no bodies), the
+    stored coded table with its vocabulary, a TokenTable, or ``node_id, token`` strings (a
+    hand-made table: every token a ``name`` token)."""
+    if tokens is None:
+        return token_table(nodes)
+    if isinstance(tokens, TokenTable):
+        return tokens
+    if vocab is not None and "node" in tokens.columns:
+        return TokenTable(tokens, vocab)
+    counts = tokens.select(
+        "node_id",
+        field=pl.col("field").cast(pl.UInt8)
+        if "field" in tokens.columns
+        else pl.lit(NAME, pl.UInt8),
+        token="token",
+        tf=pl.col("tf").cast(pl.UInt32) if "tf" in tokens.columns else pl.lit(1, pl.UInt32),
+    )
+    counts = counts.group_by("node_id", "field", "token").agg(pl.col("tf").sum())
+    rows = nodes.select(node_id="id", node=pl.int_range(nodes.height, dtype=pl.UInt32))
+    counts = counts.join(rows, on="node_id")
+    vocab_s = counts["token"].unique().sort()
+    table = pl.DataFrame(
+        {
+            "node": counts["node"],
+            "field": counts["field"],
+            "token": vocab_s.search_sorted(counts["token"]).cast(pl.UInt32),
+            "tf": counts["tf"].clip(upper_bound=65_535).cast(pl.UInt16),
+        }
+    ).sort("node", "field", "token")
+    return TokenTable(table.cast(dict(TOKENS)), pl.DataFrame({"token": vocab_s}))
+
+
 @dataclass
 class Ranking:
     """The ranked hits of one question (``HIT_COLUMNS``), their node rows, how many nodes scored
@@ -109,81 +157,210 @@ class Ranking:
     total: int
     rule: str
     tokens: list[str] = field(default_factory=list)
+    question: Question | None = None
 
 
 class RankIndex:
     """Prepared ranking state for one store, built once and reused by every query.
 
-    Holds the vocabulary (sorted, with df), postings (token -> nodes), the vocabulary trigram
-    table, per-node token counts and intent flags, and the lowercased name table for named hits.
+    Holds the vocabulary (sorted, with each token's stem and its ``name`` and content document
+    frequencies), postings (token -> nodes) for the name fields and for the content fields (with
+    field and count), per node and field the text length, the name-token trigram table, intent
+    flags, each node's file, and the lowercased name table for named hits. ``nodes`` must be
+    sorted by id (as stored) when ``tokens`` is the stored coded table.
     """
 
     def __init__(
         self,
         nodes: pl.DataFrame,
-        tokens: pl.DataFrame | None = None,
+        tokens: Any = None,
+        vocab: pl.DataFrame | None = None,
+        edges: pl.DataFrame | pl.LazyFrame | None = None,
     ):
-        if tokens is None:
-            from ctxframe._rank.tokens import build_tokens
+        table = _as_table(nodes, tokens, vocab)
+        self._set_nodes(nodes)
+        n, t = self.n_nodes, table.tokens
+        voc = table.vocab["token"]
+        v = voc.len()
+        is_name = pl.col("field").is_in(list(NAME_FIELDS))
 
-            tokens = build_tokens(nodes)
-        self.nodes = nodes
-        n = nodes.height
-        self.n_nodes = n
-        self._ids = nodes["id"]
-        self._labels = nodes["label"]
-        idx_of = nodes.select(node_id="id", _idx=pl.int_range(n, dtype=pl.UInt32))
+        name = t.lazy().filter(is_name).select("token", "node").unique().sort("token", "node")
+        name = name.collect(engine=ENGINE)
+        per_tok = name.group_by("token").agg(df=pl.len())
+        name_df = _dense(per_tok["token"], per_tok["df"], v, pl.UInt32)
+        per_node = name.group_by("node").agg(n=pl.len())
+        name_len = _dense(per_node["node"], per_node["n"], n, pl.UInt32)
 
-        tok = (
-            tokens.lazy()
-            .select("node_id", "token")
-            .join(idx_of.lazy(), on="node_id", how="inner")
-            .select("_idx", "token")
-            .unique()
+        content = (
+            t.lazy()
+            .filter(~is_name)
+            .select("token", "node", "field", "tf")
+            .sort("token", "node", "field")
             .collect(engine=ENGINE)
         )
-        vocab = (
-            tok.group_by("token")
-            .agg(df=pl.len().cast(pl.UInt32))
-            .sort("token")
-            .with_columns(token_id=pl.int_range(pl.len(), dtype=pl.UInt32))
-            .with_columns(start=(pl.col("df").cum_sum() - pl.col("df")).cast(pl.UInt32))
-        )
-        postings = (
-            tok.join(vocab.select("token", "token_id"), on="token")
-            .select("token_id", "_idx")
-            .sort("token_id", "_idx")
-        )
-        self._vocab_list: list[str] = vocab["token"].to_list()
-        self._vocab_token = vocab["token"]
-        self._df = vocab["df"]
-        self._start = vocab["start"]
-        self._post_node = postings["_idx"]
+        per_tok = content.group_by("token").agg(rows=pl.len(), df=pl.col("node").n_unique())
+        c_rows = _dense(per_tok["token"], per_tok["rows"], v, pl.UInt32)
+        c_df = _dense(per_tok["token"], per_tok["df"], v, pl.UInt32)
+        lens = t.group_by("node", "field").agg(pl.col("tf").cast(pl.UInt32).sum())
+        flat = (lens["node"].cast(pl.UInt32) * len(FIELDS) + lens["field"]).alias("k")
+        field_len = _dense(flat, lens["tf"], n * len(FIELDS), pl.UInt32)
 
-        doc_len = tok.group_by("_idx").len()
-        self._doc_len = (
-            idx_of.select("_idx")
-            .join(doc_len, on="_idx", how="left")
-            .sort("_idx")["len"]
-            .fill_null(0)
-            .cast(pl.Float64)
+        st = stems(voc.to_list())
+        vocab_state = pl.DataFrame(
+            {
+                "token": voc,
+                "stem": pl.Series(st, dtype=pl.String),
+                "name_df": name_df,
+                "name_start": (name_df.cum_sum() - name_df).cast(pl.UInt32),
+                "content_rows": c_rows,
+                "content_df": c_df,
+                "content_start": (c_rows.cum_sum() - c_rows).cast(pl.UInt32),
+            }
         )
-        self.avg_doc_len = float(tok.height) / n if n else 0.0
-
         tri = (
-            trigram_table(vocab.select("token_id", "token"))
+            trigram_table(
+                vocab_state.with_row_index("token_id").filter(pl.col("name_df") > 0),
+            )
             .select("tri", "token_id")
             .sort("tri", "token_id")
         )
-        n_tri = tri.group_by("token_id").len()
-        self._n_tri = (
-            vocab.select("token_id")
-            .join(n_tri, on="token_id", how="left")
-            .sort("token_id")["len"]
-            .fill_null(0)
-            .cast(pl.UInt32)
+        attrs = self._node_attrs(nodes, name_len, field_len)
+        self._set_state(
+            {
+                "vocab": vocab_state,
+                "name_postings": name.select(pl.col("node").alias("_idx")),
+                "content_postings": content.select("node", "field", "tf"),
+                "node_attrs": attrs,
+                "trigrams": tri,
+                "names": self._names_table(nodes),
+                "links": self._links_table(nodes, edges),
+            }
         )
+
+    # ----------------------------------------------------------------- build
+
+    def _set_nodes(self, nodes: pl.DataFrame) -> None:
+        self.nodes = nodes
+        self.n_nodes = nodes.height
+        self._ids, self._labels, self._paths = nodes["id"], nodes["label"], nodes["path"]
+        self._kinds = nodes["kind"]
+
+    @staticmethod
+    def _node_attrs(nodes: pl.DataFrame, name_len: pl.Series, field_len: pl.Series) -> pl.DataFrame:
+        """Per node: intent flags, its file's row, its parent's row, and per field its length
+        (``len_<field>``)."""
+        n = nodes.height
+        path = pl.col("path")
+        rows = nodes.select("id", "kind", _r=pl.int_range(n, dtype=pl.UInt32))
+        files = rows.filter(pl.col("kind") == "file").select(path="id", file_row="_r")
+        rows = rows.drop("kind")
+        flags = nodes.select(
+            stub=pl.col("id").str.starts_with(STUB_PREFIX).fill_null(False),
+            test=is_test_path_expr(path),
+            doc=pl.col("kind").is_in(DOC_KINDS).fill_null(False),
+            path=path,
+            parent=pl.col("parent"),
+        )
+        flags = (
+            flags.with_row_index("_i")
+            .join(files, on="path", how="left")
+            .join(rows.rename({"id": "parent", "_r": "parent_row"}), on="parent", how="left")
+            .sort("_i")
+        )
+        wide = field_len.reshape((n, len(FIELDS))) if n else None
+        lens = {
+            f"len_{f}": (wide.arr.get(i) if wide is not None else pl.Series([], dtype=pl.UInt32))
+            for i, f in enumerate(FIELDS)
+        }
+        return pl.DataFrame(
+            {
+                "stub": flags["stub"],
+                "test": flags["test"],
+                "doc": flags["doc"],
+                "file_row": flags["file_row"],
+                "parent_row": flags["parent_row"],
+                "name_len": name_len,
+                **lens,
+            }
+        )
+
+    @staticmethod
+    def _links_table(
+        nodes: pl.DataFrame, edges: pl.DataFrame | pl.LazyFrame | None
+    ) -> pl.DataFrame:
+        """``src, dst`` node rows of the references graph evidence reads (calls, reads, uses,
+        extends, implements; EXTRACTED or INFERRED), one row per distinct pair."""
+        schema = {"src": pl.UInt32, "dst": pl.UInt32}
+        if edges is None or nodes.is_empty():
+            return pl.DataFrame(schema=schema)
+        rows = nodes.lazy().select("id", _r=pl.int_range(nodes.height, dtype=pl.UInt32))
+        return (
+            edges.lazy()
+            .filter(
+                pl.col("kind").is_in(list(LINK_KINDS))
+                & pl.col("confidence").is_in(["EXTRACTED", "INFERRED"])
+                & pl.col("dst").is_not_null()
+            )
+            .select("src", "dst")
+            .join(rows.rename({"id": "src", "_r": "s"}), on="src")
+            .join(rows.rename({"id": "dst", "_r": "d"}), on="dst")
+            .select(src="s", dst="d")
+            .filter(pl.col("src") != pl.col("dst"))
+            .unique()
+            .sort("dst", "src")
+            .collect(engine=ENGINE)
+            .cast(schema)
+        )
+
+    @staticmethod
+    def _names_table(nodes: pl.DataFrame) -> pl.DataFrame:
+        idx = pl.int_range(nodes.height, dtype=pl.UInt32)
+        names = pl.concat(
+            [
+                nodes.select(name=pl.col(c).str.strip_chars().str.to_lowercase(), _idx=idx)
+                for c in ("id", "label", "qualname")
+            ]
+            + [nodes.select(name=tokenize_expr(pl.col("label")).list.join(" "), _idx=idx)]
+        )
+        names = names.filter(pl.col("name").is_not_null() & (pl.col("name") != "")).unique()
+        return names.sort("name", "_idx")
+
+    def _set_state(self, state: dict[str, pl.DataFrame]) -> None:
+        v, a = state["vocab"], state["node_attrs"]
+        self._vocab = v
+        self._vocab_token = v["token"]
+        self._vocab_list: list[str] = v["token"].to_list()
+        self._name_df, self._name_start = v["name_df"], v["name_start"]
+        self._c_rows, self._c_df, self._c_start = (
+            v["content_rows"],
+            v["content_df"],
+            v["content_start"],
+        )
+        by_stem = v.select("stem", code=pl.int_range(v.height, dtype=pl.UInt32)).sort(
+            "stem", "code"
+        )
+        self._stem_sorted, self._stem_code = by_stem["stem"], by_stem["code"]
+        self._name_post = state["name_postings"]["_idx"]
+        cp = state["content_postings"]
+        self._c_node, self._c_field, self._c_tf = cp["node"], cp["field"], cp["tf"]
+        self._attrs = a
+        self._is_stub, self._is_test, self._is_doc = a["stub"], a["test"], a["doc"]
+        self._file_row, self._parent_row = a["file_row"], a["parent_row"]
+        self._name_len = a["name_len"].cast(pl.Float64)
+        n = self.n_nodes
+        self.avg_doc_len = float(self._name_post.len()) / n if n else 0.0
+        self.field_len = {f: a[f"len_{f}"] for f in FIELDS}
+        self.avg_field_len = {
+            f: (float(s.filter(s > 0).mean() or 0.0) if s.len() else 0.0)
+            for f, s in self.field_len.items()
+        }
+        tri = state["trigrams"]
         self._tri_tok = tri["token_id"]
+        self._n_tri = _dense(
+            *(lambda g: (g["token_id"], g["len"]))(tri.group_by("token_id").len()),
+            v.height,
+            pl.UInt32,
+        )
         spans = (
             tri.with_row_index("_r")
             .group_by("tri")
@@ -192,106 +369,31 @@ class RankIndex:
         self._tri_span: dict[str, tuple[int, int]] = {
             t: (lo, hi) for t, lo, hi in spans.iter_rows()
         }
-
-        path = pl.col("path")
-        flags = nodes.select(
-            stub=pl.col("id").str.starts_with(STUB_PREFIX).fill_null(False),
-            test=is_test_path_expr(path),
-            doc=pl.col("kind").is_in(DOC_KINDS).fill_null(False),
-        )
-        self._is_stub = flags["stub"]
-        self._is_test = flags["test"]
-        self._is_doc = flags["doc"]
-        self._paths = nodes["path"]
-
-        names = pl.concat(
-            [
-                nodes.select(
-                    name=pl.col(c).str.strip_chars().str.to_lowercase(), _idx=idx_of["_idx"]
-                )
-                for c in ("id", "label", "qualname")
-            ]
-            + [
-                nodes.select(
-                    name=tokenize_expr(pl.col("label")).list.join(" "), _idx=idx_of["_idx"]
-                )
-            ]
-        )
-        names = names.filter(pl.col("name").is_not_null() & (pl.col("name") != "")).unique()
-        names = names.sort("name", "_idx")
-        self._names = names["name"]
-        self._name_idx = names["_idx"]
+        self._state = state
+        names = state["names"]
+        self._names, self._name_idx = names["name"], names["_idx"]
+        self._links = state["links"]
 
     # ----------------------------------------------------------------- cache
 
     def state(self) -> dict[str, pl.DataFrame]:
         """Everything built from the store, as frames, so a later process can skip building."""
-        spans = list(self._tri_span.items())
-        return {
-            "vocab": pl.DataFrame(
-                {
-                    "token": self._vocab_token,
-                    "df": self._df,
-                    "start": self._start,
-                    "n_tri": self._n_tri,
-                }
-            ),
-            "postings": pl.DataFrame({"_idx": self._post_node}),
-            "node_attrs": pl.DataFrame(
-                {
-                    "doc_len": self._doc_len,
-                    "stub": self._is_stub,
-                    "test": self._is_test,
-                    "doc": self._is_doc,
-                }
-            ),
-            "trigrams": pl.DataFrame({"token_id": self._tri_tok}),
-            "trigram_spans": pl.DataFrame(
-                {
-                    "tri": [t for t, _ in spans],
-                    "lo": [a for _, (a, _) in spans],
-                    "hi": [b for _, (_, b) in spans],
-                },
-                schema={"tri": pl.String, "lo": pl.Int64, "hi": pl.Int64},
-            ),
-            "names": pl.DataFrame({"name": self._names, "_idx": self._name_idx}),
-        }
+        return dict(self._state)
 
     @classmethod
     def from_state(cls, nodes: pl.DataFrame, state: dict[str, pl.DataFrame]) -> RankIndex:
         """The index `state()` described, over the same nodes (a cache read back)."""
         self = cls.__new__(cls)
-        self.nodes, self.n_nodes = nodes, nodes.height
-        self._ids, self._labels, self._paths = nodes["id"], nodes["label"], nodes["path"]
-        v, a = state["vocab"], state["node_attrs"]
-        self._vocab_token, self._df, self._start, self._n_tri = (
-            v["token"],
-            v["df"],
-            v["start"],
-            v["n_tri"],
-        )
-        self._vocab_list = v["token"].to_list()
-        self._post_node = state["postings"]["_idx"]
-        self._doc_len = a["doc_len"]
-        self.avg_doc_len = float(self._post_node.len()) / self.n_nodes if self.n_nodes else 0.0
-        self._is_stub, self._is_test, self._is_doc = a["stub"], a["test"], a["doc"]
-        self._tri_tok = state["trigrams"]["token_id"]
-        sp = state["trigram_spans"]
-        self._tri_span = dict(
-            zip(
-                sp["tri"].to_list(),
-                zip(sp["lo"].to_list(), sp["hi"].to_list(), strict=True),
-                strict=True,
-            )
-        )
-        self._names, self._name_idx = state["names"]["name"], state["names"]["_idx"]
+        self._set_nodes(nodes)
+        self._set_state(state)
         return self
 
     # ----------------------------------------------------------------- lookups
 
-    def named(self, text: str) -> pl.Series:
+    def named(self, text: str | Question) -> pl.Series:
         """Row indices of the nodes the whole query names (tier 0)."""
-        keys = {text.strip().lower(), " ".join(tokenize(text))} - {""}
+        q = text if isinstance(text, Question) else Question.parse(text)
+        keys = {q.text.strip().lower(), " ".join(q.all_tokens)} - {""}
         if not keys or self._names.is_empty():
             return pl.Series("_idx", [], dtype=pl.UInt32)
         k = pl.Series(sorted(keys), dtype=pl.String)
@@ -302,37 +404,61 @@ class RankIndex:
             return pl.Series("_idx", [], dtype=pl.UInt32)
         return self._name_idx.gather(found).unique().sort().alias("_idx")
 
-    def _vocab_matches(
-        self, counts: dict[str, int], *, fuzzy: bool, dice: float, min_prefix: int
-    ) -> pl.LazyFrame:
-        """(qtoken, token_id, tier, dice) for every vocabulary token each query token matches.
+    def token_codes(self, tokens: Iterable[str]) -> dict[str, int]:
+        """Vocabulary codes of the tokens the vocabulary holds."""
+        vocab, out = self._vocab_list, {}
+        for t in tokens:
+            i = bisect_left(vocab, t)
+            if i < len(vocab) and vocab[i] == t:
+                out[t] = i
+        return out
 
-        Exact and prefix matches are ranges of the sorted vocabulary found by bisection;
-        trigram candidates share trigrams with the query token (sorted trigram table spans).
-        """
+    def stem_codes(self, stem_of: dict[str, str]) -> pl.DataFrame:
+        """``qtoken, token_id``: every vocabulary token sharing each query token's stem."""
+        if not stem_of or self._stem_sorted.is_empty():
+            return pl.DataFrame(schema={"qtoken": pl.String, "token_id": pl.UInt32})
+        q = pl.Series(list(stem_of.values()), dtype=pl.String)
+        lo = self._stem_sorted.search_sorted(q, side="left")
+        hi = self._stem_sorted.search_sorted(q, side="right")
+        return (
+            pl.DataFrame({"qtoken": list(stem_of), "lo": lo, "hi": hi})
+            .select("qtoken", r=pl.int_ranges("lo", "hi", dtype=pl.UInt32))
+            .explode("r")
+            .drop_nulls("r")
+            .select("qtoken", token_id=pl.lit(self._stem_code).gather(pl.col("r")))
+        )
+
+    def _vocab_matches(
+        self, q: Question, *, fuzzy: bool, dice: float, min_prefix: int
+    ) -> pl.LazyFrame:
+        """(qtoken, token_id, tier, dice) for every name token each query token matches.
+
+        Exact and prefix matches are ranges of the sorted vocabulary found by bisection; stem
+        matches share the query token's stem; trigram candidates share trigrams with it."""
         vocab = self._vocab_list
         exact_q, exact_t = [], []
         pre_q, pre_lo, pre_hi = [], [], []
         tri: dict[str, list] = {k: [] for k in ("qtoken", "nq", "lo", "hi", "a", "b")}
-        for q in sorted(counts):
-            lo = bisect_left(vocab, q)
-            is_exact = lo < len(vocab) and vocab[lo] == q
+        counts = q.counts
+        for tok in sorted(counts):
+            lo = bisect_left(vocab, tok)
+            is_exact = lo < len(vocab) and vocab[lo] == tok
             if is_exact:
-                exact_q.append(q)
+                exact_q.append(tok)
                 exact_t.append(lo)
-            if not fuzzy or len(q) < min_prefix:
+            if not fuzzy or len(tok) < min_prefix:
                 continue
-            hi = bisect_left(vocab, _successor(q), lo)
+            hi = bisect_left(vocab, _successor(tok), lo)
             plo = lo + 1 if is_exact else lo
             if hi > plo:
-                pre_q.append(q)
+                pre_q.append(tok)
                 pre_lo.append(plo)
                 pre_hi.append(hi)
-            grams = trigrams(q)
+            grams = trigrams(tok)
             for g in sorted(grams):
                 span = self._tri_span.get(g)
                 if span is not None:
-                    for key, val in zip(tri, (q, len(grams), lo, hi, *span), strict=True):
+                    for key, val in zip(tri, (tok, len(grams), lo, hi, *span), strict=True):
                         tri[key].append(val)
 
         u32 = pl.UInt32
@@ -353,6 +479,11 @@ class RankIndex:
                 .explode("token_id")
                 .with_columns(tier=pl.lit(PREFIX, pl.Int8), dice=pl.lit(1.0))
             )
+        if fuzzy:
+            long_enough = {t: s for t, s in q.stems.items() if len(t) >= min_prefix}
+            st = self.stem_codes(long_enough)
+            if st.height:
+                parts.append(st.lazy().with_columns(tier=pl.lit(STEM, pl.Int8), dice=pl.lit(1.0)))
         if tri["qtoken"]:
             sim = 2 * pl.col("shared").cast(pl.Float64) / (pl.col("nq") + pl.col("nt"))
             outside = (pl.col("token_id") < pl.col("lo")) | (pl.col("token_id") >= pl.col("hi"))
@@ -369,29 +500,35 @@ class RankIndex:
                 .filter(pl.col("dice") >= dice)
                 .with_columns(tier=pl.lit(TRIGRAM, pl.Int8))
             )
-        return pl.concat([p.select(list(schema)).cast(schema) for p in parts])
+        # one row per (query token, name token): its best tier
+        return (
+            pl.concat([p.select(list(schema)).cast(schema) for p in parts])
+            .sort("qtoken", "token_id", "tier")
+            .unique(["qtoken", "token_id"], keep="first")
+        )
 
     def match_table(
         self,
-        text: str,
+        text: str | Question,
         *,
         fuzzy: bool = True,
         dice: float = _rules.DEFAULT_DICE,
         min_prefix: int = 3,
         project_tokens: Iterable[str] = (),
         project_factor: float = DEFAULT_PROJECT_FACTOR,
+        max_share: float | None = None,
+        lean: bool = False,
     ) -> pl.DataFrame:
-        """The match table rules score (columns documented in :mod:`ctxframe.rules`).
+        """The name match table rules score (columns documented in :mod:`ctxframe.rules`).
 
         ``node_row`` is the node's row in ``nodes``: an integer key rules may group on.
-        """
-        counts = dict(Counter(tokenize_query(text)))
-        project = sorted({t for p in project_tokens for t in tokenize(p)})
-        factor = (
-            pl.when(pl.col("qtoken").is_in(project)).then(project_factor).otherwise(1.0)
-            if project
-            else pl.lit(1.0)
-        )
+        ``max_share``: name tokens held by more than this share of the nodes are left out.
+        ``lean``: without the string columns (``node_id``, ``token``, ``label``, ``query``),
+        for a rule that keys on ``node_row`` and ``token_id`` (a long question's table holds
+        hundreds of thousands of rows)."""
+        q = text if isinstance(text, Question) else Question.parse(text)
+        counts = q.counts
+        factor = self._project_factor(project_tokens, project_factor)
         n = float(self.n_nodes)
         tid, row = pl.col("token_id"), pl.col("_idx")
         start = pl.col("start")
@@ -399,44 +536,91 @@ class RankIndex:
             lower_bound=_rules.MIN_WEIGHT
         )
         empty = self.n_nodes == 0 or not self._vocab_list
-        vm = self._vocab_matches(counts, fuzzy=fuzzy, dice=dice, min_prefix=min_prefix)
+        vm = self._vocab_matches(q, fuzzy=fuzzy, dice=dice, min_prefix=min_prefix)
+        query_tf = pl.col("qtoken").replace_strict(counts, default=1, return_dtype=pl.UInt32)
         if empty:
             vm = vm.clear()
             gather = lambda s, col: pl.lit(None, s.dtype)  # noqa: E731
         else:
             gather = lambda s, col: pl.lit(s).gather(col)  # noqa: E731
+        strings = {
+            "node_id": gather(self._ids, row),
+            "token": gather(self._vocab_token, tid),
+            "label": gather(self._labels, row),
+            "query": pl.lit(q.text, pl.String),
+        }
+        cols = [
+            *([] if lean else [strings["node_id"].alias("node_id")]),
+            pl.col("qtoken"),
+            tid.alias("token_id") if lean else strings["token"].alias("token"),
+            pl.col("tier"),
+            pl.col("dice"),
+            pl.col("df"),
+            pl.lit(self.n_nodes, pl.UInt32).alias("n_nodes"),
+            factor.alias("factor"),
+            pl.lit(1, pl.UInt32).alias("tf"),
+            gather(self._name_len, row).alias("doc_len"),
+            pl.lit(self.avg_doc_len, pl.Float64).alias("avg_doc_len"),
+            query_tf.alias("query_tf"),
+            *([] if lean else [strings["label"].alias("label"), strings["query"].alias("query")]),
+            row.alias("node_row"),
+        ]
         return (
-            vm.with_columns(df=gather(self._df, tid), start=gather(self._start, tid))
+            vm.with_columns(df=gather(self._name_df, tid), start=gather(self._name_start, tid))
+            .filter(
+                (pl.col("df") > 0)
+                & (pl.lit(True) if max_share is None else pl.col("df") <= max_share * n)
+            )
             .with_columns(_p=pl.int_ranges(start, start + pl.col("df"), dtype=pl.UInt32))
             .explode("_p")
             .drop_nulls("_p")
-            .with_columns(_idx=gather(self._post_node, pl.col("_p")))
-            .select(
-                node_id=gather(self._ids, row),
-                qtoken="qtoken",
-                token=gather(self._vocab_token, tid),
-                tier="tier",
-                dice="dice",
-                df="df",
-                n_nodes=pl.lit(self.n_nodes, pl.UInt32),
-                factor=factor,
-                tf=pl.lit(1, pl.UInt32),
-                doc_len=gather(self._doc_len, row),
-                avg_doc_len=pl.lit(self.avg_doc_len, pl.Float64),
-                query_tf=pl.col("qtoken").replace_strict(counts, default=1, return_dtype=pl.UInt32),
-                label=gather(self._labels, row),
-                query=pl.lit(text, pl.String),
-                node_row="_idx",
-            )
+            .with_columns(_idx=gather(self._name_post, pl.col("_p")))
+            .select(cols)
             .with_columns(idf=idf * pl.col("factor"))
             .collect(engine=ENGINE)
         )
+
+    @staticmethod
+    def _project_factor(project_tokens: Iterable[str], project_factor: float) -> pl.Expr:
+        project = sorted({t for p in project_tokens for t in tokenize(p)})
+        if not project:
+            return pl.lit(1.0)
+        return pl.when(pl.col("qtoken").is_in(project)).then(project_factor).otherwise(1.0)
+
+    def content(
+        self,
+        text: str | Question,
+        *,
+        project_tokens: Iterable[str] = (),
+        project_factor: float = DEFAULT_PROJECT_FACTOR,
+    ) -> Content:
+        """The content evidence of a question (lazy: rows are gathered when a rule asks)."""
+        q = text if isinstance(text, Question) else Question.parse(text)
+        project = {t for p in project_tokens for t in tokenize(p)}
+        return Content(self, q, project=project, project_factor=project_factor)
+
+    # ----------------------------------------------------------------- graph facts
+
+    @cached_property
+    def units(self) -> Units:
+        """Documents of the content units (node, file, symbol), built on first use."""
+        return Units(self)
+
+    @cached_property
+    def file_rows(self) -> pl.Series:
+        """Per node, the row of its file's node (null for nodes outside files)."""
+        return self._file_row
+
+    @cached_property
+    def parent_rows(self) -> pl.Series:
+        """Per node, the row of its parent node (null for files, stubs, boundaries)."""
+        return self._parent_row
 
     # ------------------------------------------------------------------- query
 
     def rank(
         self,
-        text: str,
+        text: str | Question,
         *,
         limit: int = 20,
         rule: Any = None,
@@ -445,46 +629,168 @@ class RankIndex:
         project_tokens: Iterable[str] = (),
         deprioritize_factor: float = DEFAULT_DEPRIORITIZE_FACTOR,
         project_factor: float = DEFAULT_PROJECT_FACTOR,
+        kinds: Sequence[str] | None = None,
     ) -> Ranking:
         """The best ``limit`` nodes for ``text``, best first.
 
         ``rule`` is a registry name, rule class or object (default IdfTiers); ``within`` keeps
         only nodes whose path matches the glob; ``deprioritize`` globs multiply matching nodes by
         ``deprioritize_factor``; query tokens among ``project_tokens`` weigh ``project_factor``
-        as much.
-        """
+        as much; ``kinds`` keeps only nodes of these kinds (``["function", "method",
+        "class"]``: symbols only)."""
         rule = _rules.get_rule(rule)
-        text = text or ""
-        words = set(tokenize(text))
+        q = (
+            text
+            if isinstance(text, Question)
+            else Question.parse(text, getattr(rule, "weights", None))
+        )
+        project = tuple(project_tokens)
+        scored = self._score(q, rule, project, project_factor)
+        scored = self._graph(q, rule, scored)
+        cand = self._candidates(q, scored)
+        cand = self._intents(q, rule, cand, deprioritize, deprioritize_factor)
+        cand = self._scope(cand, within, kinds)
+        return self._top(q, rule, cand, limit)
+
+    def _score(
+        self, q: Question, rule: Any, project: tuple[str, ...], project_factor: float
+    ) -> pl.LazyFrame:
+        """Stage 1: the rule's ``node_row, node_id, score, tier`` from the name matches (and
+        the content evidence, for a rule that reads it)."""
+        long = q.long and bool(getattr(rule, "evidence", False))
+        fuzzy = bool(getattr(rule, "fuzzy", True))
         matches = self.match_table(
-            text,
-            fuzzy=bool(getattr(rule, "fuzzy", True)),
+            q,
+            fuzzy=fuzzy and (not long or bool(getattr(rule, "long_fuzzy", True))),
             dice=float(getattr(rule, "dice", _rules.DEFAULT_DICE)),
             min_prefix=int(getattr(rule, "min_prefix", 3)),
-            project_tokens=project_tokens,
+            project_tokens=project,
             project_factor=project_factor,
+            max_share=getattr(rule, "long_name_share", None) if long else None,
+            lean=bool(getattr(rule, "lean", False)),
         )
-        scored = rule.score(matches)
+        if getattr(rule, "reads_content", False):
+            content = self.content(q, project_tokens=project, project_factor=project_factor)
+            scored = rule.score(matches, content)
+        else:
+            scored = rule.score(matches)
         have = set(scored.columns)
-        base = scored.lazy().select(
-            *([pl.col("node_row").cast(pl.UInt32)] if "node_row" in have else []),
+        if "node_row" not in have and "node_id" in have:
+            rows = self.nodes.select(
+                node_id="id", node_row=pl.int_range(self.n_nodes, dtype=pl.UInt32)
+            )
+            scored = scored.join(rows, on="node_id")
+            if "tier" not in have:  # a user rule: each node's best matched tier
+                best = matches.group_by("node_row").agg(tier=pl.col("tier").min())
+                scored = scored.join(best, on="node_row", how="left")
+        elif "node_id" not in have:
+            scored = scored.with_columns(node_id=self._ids.gather(scored["node_row"]))
+        if "tier" not in scored.columns:
+            scored = scored.with_columns(tier=pl.lit(None, pl.Int8))
+        return scored.lazy().select(
+            pl.col("node_row").cast(pl.UInt32),
             pl.col("node_id").cast(pl.String),
             score=pl.col("score").cast(pl.Float64),
-            tier=pl.col("tier").cast(pl.Int8) if "tier" in have else pl.lit(None, pl.Int8),
+            tier=pl.col("tier").cast(pl.Int8),
         )
-        if "node_row" not in have or "tier" not in have:
-            # a user rule: recover each node's row and best matched tier from the matches
-            by_node = (
-                matches.lazy()
-                .group_by("node_row")
-                .agg(node_id=pl.first("node_id"), mtier=pl.min("tier"))
+
+    def _graph(self, q: Question, rule: Any, scored: pl.LazyFrame) -> pl.LazyFrame:
+        """Stage 1b, graph evidence (each weight a rule attribute, 0 = off):
+
+        * ``callers`` — the question asks who calls/reads/uses/raises a thing it names
+          (:attr:`Question.intents`): the named things' score is multiplied by
+          ``callers_named`` and every node referring to them (calls, reads, uses, extends,
+          implements edges; a class's members count as the class) gains ``callers`` x the
+          named things' best score;
+        * ``prior`` — ``prior x ln(1 + in-degree)`` added to every scored node;
+        * ``agreement`` — among the ``agreement_top`` best nodes, each gains ``agreement`` x
+          the score of the best of them referring to it."""
+        callers = float(getattr(rule, "callers", 0.0) or 0.0)
+        prior = float(getattr(rule, "prior", 0.0) or 0.0)
+        agree = float(getattr(rule, "agreement", 0.0) or 0.0)
+        links = self._links
+        if links.is_empty() or not (callers or prior or agree):
+            return scored
+        if callers and "callers" in q.intents:
+            scored = self._callers(q, rule, scored, callers)
+        if prior:
+            indeg = self._in_degree
+            scored = scored.with_columns(
+                score=pl.col("score") + prior * pl.lit(indeg).gather(pl.col("node_row")).log1p()
             )
-            base = (
-                base.drop("node_row", strict=False)
-                .join(by_node, on="node_id", how="inner")
-                .select("node_row", "node_id", "score", tier=pl.coalesce("tier", "mtier"))
+        if agree:
+            scored = self._agreement(scored, agree, int(getattr(rule, "agreement_top", 50)))
+        return scored
+
+    @cached_property
+    def _in_degree(self) -> pl.Series:
+        per = self._links.group_by("dst").len()
+        return _dense(per["dst"], per["len"], self.n_nodes, pl.UInt32).cast(pl.Float64)
+
+    def _callers(self, q: Question, rule: Any, scored: pl.LazyFrame, weight: float) -> pl.LazyFrame:
+        names = [n for n in q.evidence.identifiers if "." not in n] + [
+            n.rsplit(".", 1)[-1] for n in q.evidence.identifiers if "." in n
+        ]
+        rows = [self.named(Question.parse(n)) for n in dict.fromkeys(names)]
+        named = pl.concat(rows).unique() if rows else pl.Series("_idx", [], dtype=pl.UInt32)
+        if not named.len():
+            return scored
+        members = pl.Series(range(self.n_nodes), dtype=pl.UInt32).filter(
+            self._parent_row.is_in(named.implode()).fill_null(False)
+        )
+        targets = pl.concat([named, members]).unique()
+        refs = self._links.filter(pl.col("dst").is_in(targets.implode()))["src"].unique()
+        refs = refs.filter(~refs.is_in(targets.implode()))
+        if not refs.len():
+            return scored
+        frame = scored.collect(engine=ENGINE)
+        best = frame.filter(pl.col("node_row").is_in(named.implode()))["score"].max()
+        best = float(best) if best is not None else float(frame["score"].max() or 0.0)
+        demote = float(getattr(rule, "callers_named", 0.3))
+        add = pl.DataFrame(
+            {
+                "node_row": refs,
+                "node_id": self._ids.gather(refs),
+                "score": [best * weight] * refs.len(),
+                "tier": pl.Series([None] * refs.len(), dtype=pl.Int8),
+            }
+        )
+        frame = frame.with_columns(
+            score=pl.when(pl.col("node_row").is_in(targets.implode()))
+            .then(pl.col("score") * demote)
+            .otherwise(pl.col("score"))
+        )
+        merged = (
+            pl.concat([frame, add.cast(frame.schema)])
+            .group_by("node_row")
+            .agg(
+                node_id=pl.col("node_id").first(),
+                score=pl.col("score").sum(),
+                tier=pl.col("tier").min(),
             )
-        named = self.named(text)
+        )
+        return merged.lazy()
+
+    def _agreement(self, scored: pl.LazyFrame, weight: float, top: int) -> pl.LazyFrame:
+        frame = scored.collect(engine=ENGINE)
+        best = frame.sort("score", descending=True).head(top).select("node_row", "score")
+        pairs = (
+            self._links.join(best.rename({"node_row": "src", "score": "s"}), on="src")
+            .join(best.select(dst="node_row"), on="dst")
+            .group_by("dst")
+            .agg(bonus=pl.col("s").max() * weight)
+        )
+        return (
+            frame.join(pairs.rename({"dst": "node_row"}), on="node_row", how="left")
+            .with_columns(score=pl.col("score") + pl.col("bonus").fill_null(0.0))
+            .drop("bonus")
+            .lazy()
+        )
+
+    def _candidates(self, q: Question, scored: pl.LazyFrame) -> pl.LazyFrame:
+        """Stage 2: scored nodes plus the nodes the whole question names (tier 0)."""
+        named = self.named(q)
+        base = scored
         if named.len():
             extra = pl.LazyFrame({"node_row": named}).select(
                 "node_row",
@@ -493,32 +799,58 @@ class RankIndex:
                 tier=pl.lit(None, pl.Int8),
             )
             base = pl.concat([base, extra]).unique("node_row", keep="first")
-        flag = lambda s: pl.lit(s).gather(pl.col("node_row"))  # noqa: E731
-        path = pl.col("path")
-        cand = base.with_columns(
+        return base.with_columns(
             named=pl.col("node_row").is_in(named.implode()),
             score=pl.col("score").fill_null(0.0),
-            path=flag(self._paths),
         )
-        if within:
-            cand = cand.filter(path.str.contains(glob_to_regex(within)).fill_null(False))
+
+    def _flag(self, s: pl.Series) -> pl.Expr:
+        return pl.lit(s).gather(pl.col("node_row"))
+
+    def _intents(
+        self,
+        q: Question,
+        rule: Any,
+        cand: pl.LazyFrame,
+        deprioritize: Sequence[str],
+        deprioritize_factor: float,
+    ) -> pl.LazyFrame:
+        """Stage 3: intent multipliers (stubs, tests, docs unless asked for) and the
+        ``deprioritize`` globs."""
         mult = pl.lit(1.0)
-        if not words & IMPORT_WORDS:
+        if "import" not in q.intents:
             stub = getattr(rule, "stub", _rules.DEFAULT_STUB)
-            mult = mult * pl.when(flag(self._is_stub)).then(stub).otherwise(1.0)
-        if not words & TEST_WORDS:
+            mult = mult * pl.when(self._flag(self._is_stub)).then(stub).otherwise(1.0)
+        if "test" not in q.intents:
             test = getattr(rule, "test", _rules.DEFAULT_TEST)
-            mult = mult * pl.when(flag(self._is_test)).then(test).otherwise(1.0)
-        if not words & DOC_WORDS:
+            mult = mult * pl.when(self._flag(self._is_test)).then(test).otherwise(1.0)
+        if "doc" not in q.intents:
             doc = getattr(rule, "doc", _rules.DEFAULT_DOC)
-            mult = mult * pl.when(flag(self._is_doc)).then(doc).otherwise(1.0)
-        dep = _globs_expr(deprioritize, path)
+            mult = mult * pl.when(self._flag(self._is_doc)).then(doc).otherwise(1.0)
+        dep = _globs_expr(deprioritize, self._flag(self._paths))
         if dep is not None:
             mult = mult * pl.when(dep).then(deprioritize_factor).otherwise(1.0)
+        return cand.with_columns(score=(pl.col("score") * mult).round(SCORE_DECIMALS))
 
+    def _scope(
+        self, cand: pl.LazyFrame, within: str | None, kinds: Sequence[str] | None
+    ) -> pl.LazyFrame:
+        """Stage 4: ``within`` (a path glob) and ``kinds`` keep only what they name."""
+        if within:
+            path = self._flag(self._paths)
+            cand = cand.filter(path.str.contains(glob_to_regex(within)).fill_null(False))
+        if kinds:
+            unknown = sorted(set(kinds) - KNOWN_KINDS)
+            if unknown:
+                known = ", ".join(sorted(KNOWN_KINDS))
+                raise CtxframeError(f"unknown node kind {unknown[0]!r}; use one of: {known}")
+            cand = cand.filter(self._flag(self._kinds).is_in(list(kinds)))
+        return cand
+
+    def _top(self, q: Question, rule: Any, cand: pl.LazyFrame, limit: int) -> Ranking:
+        """Stage 5: named first, then by score (ids break ties), the first ``limit`` as hits."""
         ranked = (
-            cand.with_columns(score=(pl.col("score") * mult).round(SCORE_DECIMALS))
-            .filter(pl.col("named") | (pl.col("score") > 0))
+            cand.filter(pl.col("named") | (pl.col("score") > 0))
             .with_columns(
                 tier=pl.when("named")
                 .then(pl.lit(NAMED, pl.Int8))
@@ -528,7 +860,6 @@ class RankIndex:
             .select("node_row", "node_id", "named", "score", "tier")
             .collect(engine=ENGINE)
         )
-        total = ranked.height
         top = ranked.sort(["named", "score", "node_id"], descending=[True, True, False]).head(
             max(0, limit)
         )
@@ -541,12 +872,12 @@ class RankIndex:
             )
             .select(list(HIT_COLUMNS))
         )
-
         return Ranking(
-            query=text,
+            query=q.text,
             hits=hits,
             rows=top["node_row"],
-            total=total,
+            total=ranked.height,
             rule=str(getattr(rule, "name", type(rule).__name__)),
-            tokens=tokenize_query(text),
+            tokens=list(q.tokens),
+            question=q,
         )

@@ -6,8 +6,8 @@ one row per query token x node x matched node token x tier, with the columns:
 
 * ``node_id``; ``node_row`` (the node's row in the nodes frame, an integer key that groups
   faster than ``node_id``);
-* ``qtoken``, ``token``, ``tier`` (1 exact, 2 prefix, 3 trigram), ``dice`` (trigram
-  similarity, 1.0 for exact and prefix);
+* ``qtoken``, ``token``, ``tier`` (1 exact, 2 prefix, 3 stem, 4 trigram), ``dice`` (trigram
+  similarity, 1.0 otherwise);
 * ``df`` (nodes holding ``token``), ``n_nodes``, ``factor`` (project-token discount, 1.0 or
   e.g. 0.1), ``idf`` (``max(0.1 + ln(n_nodes / (1 + df)), 0.01) * factor``);
 * ``tf`` (always 1: the token table is a set), ``doc_len`` (distinct tokens of the node),
@@ -18,7 +18,8 @@ Intent multipliers (module stubs, test files, doc nodes) and the scope levers ar
 query pipeline after ``score`` for every rule; the pipeline reads the multipliers from the rule's
 ``stub``, ``test`` and ``doc`` attributes when present (defaults 0.25, 0.5, 0.5), and the trigram
 candidate threshold from ``dice`` (default 0.5). Rules with ``fuzzy = False`` get exact matches
-only.
+only. A rule with ``reads_content = True`` is called as ``score(matches, content)``, ``content``
+being the question's :class:`ctxframe._rank.contentmatch.Content` (signatures, docs, bodies).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ctxframe._rank.tokens import ENGINE
 __all__ = [
     "BM25",
     "RULES",
+    "BM25Text",
     "EvidenceRule",
     "FlatNameBonus",
     "IdfTiers",
@@ -73,31 +75,73 @@ def _empty_scores() -> pl.DataFrame:
 
 @dataclass(frozen=True)
 class IdfTiers:
-    """Default rule: per query token the best tier (exact > prefix > trigram) times its IDF.
+    """Default rule: per query token the best name tier (exact > prefix > stem > trigram) times
+    its IDF, plus BM25F content evidence.
 
-    ``weight(t) = floor + ln(N / (1 + df(t)))`` (clamped at 0.01, times the project-token
-    factor); exact counts ``exact x weight``, prefix ``prefix x weight``, trigram (Dice >=
-    ``dice``) ``trigram x weight``. Within the best tier of a (node, query token) the rarest
-    node token wins, ties broken by token string. A node's score sums over query tokens
-    (times ``query_tf``).
+    **Names** (fields ``name``, ``qualname``, ``path``): ``weight(t) = floor + ln(N / (1 +
+    df(t)))`` (clamped at 0.01, times the project-token factor); exact counts ``exact x
+    weight``, prefix ``prefix x weight``, stem ``stem x weight``, trigram (Dice >= ``dice``)
+    ``trigram x weight``. Within the best tier of a (node, query token) the rarest node token
+    wins. A node's name score sums over query tokens (times ``query_tf``).
+
+    **Content** (fields ``signature``, ``doc``, ``body``; a query token reaches every content
+    token with its stem): BM25F, ``tf~ = sum_f w_f tf_f / (1 - b + b len_f / avglen_f)``,
+    ``idf (tf~ / (k1 + tf~))`` per query token, summed; added as ``content x`` that sum, so a
+    name match (a full IDF per token) leads unless the content says clearly more. A file node
+    adds ``file_content x`` the BM25F of the whole file's text (every node of it), so long
+    questions rank files as whole-file BM25 does, and a share ``file_best`` of its best
+    definition's score. Terms in more than ``max_share`` of the nodes are left out of content.
 
     Long queries (a paragraph, several lines: bug reports, tracebacks) with ``evidence`` on are
     scored by :func:`ctxframe._rank.evidence.evidence_score`: identifier-shaped words and paths
     weigh more than prose, repeated words count sublinearly instead of ``query_tf`` times, and
-    files, modules, definitions and traceback frames the text names get a bonus.
+    files, modules, definitions and traceback frames the text names get a bonus; the same
+    token weights scale the content evidence.
     """
 
     exact: float = 1.0
     prefix: float = 0.7
+    stem: float = 0.6
     trigram: float = 0.4
     dice: float = DEFAULT_DICE
     floor: float = 0.1
     stub: float = DEFAULT_STUB
     test: float = DEFAULT_TEST
     doc: float = DEFAULT_DOC
-    min_prefix: int = 3  # query tokens shorter than this get no prefix/trigram matches
+    min_prefix: int = 3  # query tokens shorter than this get no prefix/stem/trigram matches
     name: str = "idf-tiers"
     evidence: bool = True  # long queries: query-side evidence (ctxframe._rank.evidence)
+    content: float = 1.5  # short questions: weight of a node's own BM25F (0: names only)
+    content_long: float = 3.0  # long questions: the same
+    file_content: float = 1.0  # long questions, a file node: weight of its whole text's BM25F
+    file_best: float = 0.5  # long questions, a file node: + this x its best definition's total
+    file_share: float = 0.3  # long questions, a definition: + this x its file's total
+    mix: float = 0.25  # short questions, per token: max(name, content) + mix x min(name, content)
+    k1: float = 1.2
+    b: float = 0.75
+    w_signature: float = 1.0
+    w_doc: float = 1.0
+    w_body: float = 1.0
+    max_share: float = 0.25
+    long_name_share: float | None = None  # long questions: name tokens in more nodes skipped
+    long_fuzzy: bool = True  # long questions: prefix, stem and trigram name tiers too
+    callers: float = 1.0  # "what calls X": X's referrers gain this x X's score (graph stage)
+    callers_named: float = 0.3  # ... and X itself is multiplied by this
+    prior: float = 0.0  # + prior x ln(1 + in-degree)
+    agreement: float = 0.0  # a top hit referred to by another gains this x the referrer's score
+    agreement_top: int = 50
+    weights: EvidenceWeights = field(default_factory=EvidenceWeights)  # long questions
+
+    @property
+    def reads_content(self) -> bool:
+        """Content evidence is asked for (``score(matches, content)``)."""
+        return bool(self.content or self.content_long)
+
+    @property
+    def lean(self) -> bool:
+        """The match table may leave out its string columns (the question comes with the
+        content evidence, node names from the index)."""
+        return self.reads_content
 
     def weighted(self, matches: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
         """Add ``weight`` (IDF with this rule's floor) and ``value`` (tier weight x weight)."""
@@ -111,11 +155,13 @@ class IdfTiers:
             .then(self.exact)
             .when(pl.col("tier") == 2)
             .then(self.prefix)
+            .when(pl.col("tier") == 3)
+            .then(self.stem)
             .otherwise(self.trigram)
         )
         return (
             matches.lazy()
-            .filter((pl.col("tier") != 3) | (pl.col("dice") >= self.dice))
+            .filter((pl.col("tier") != 4) | (pl.col("dice") >= self.dice))
             .with_columns(weight=weight)
             .with_columns(value=tier_w * pl.col("weight"))
         )
@@ -132,43 +178,231 @@ class IdfTiers:
             .collect(engine=ENGINE)
         )
 
-    def score(self, matches: pl.DataFrame) -> pl.DataFrame:
-        """Sum of the best tier value per query token, per node."""
+    def score(self, matches: pl.DataFrame, content: Any = None) -> pl.DataFrame:
+        """Name score per node, plus the content evidence when ``content`` is given."""
+        q = content.question if content is not None else None
+        if q is not None:
+            long = self.evidence and q.long
+        else:
+            long = (
+                self.evidence and not matches.is_empty() and _evidence.is_long(matches["query"][0])
+            )
         if matches.is_empty():
-            return _empty_scores()
-        if self.evidence and _evidence.is_long(matches["query"][0]):
-            return _evidence.evidence_score(self, matches)
-        key, carry = row_key(matches)
-        return (
-            self.best_per_token(matches, pl.col("query_tf"))
-            .group_by(key)
-            .agg(*carry, score=pl.col("value").sum(), tier=pl.col("t").min().cast(pl.Int8))
-            .select("node_id", "score", "tier")
-            .collect(engine=ENGINE)
-        )
+            names = _empty_scores()
+        elif long:
+            ev = q.evidence if q is not None and q.weights == self.weights else None
+            nodes = None
+            if "node_id" not in matches.columns:  # a lean table: names from the index
+                ix = content.index
+                rows = matches["node_row"].unique()
+                nodes = pl.DataFrame(
+                    {
+                        "node_row": rows,
+                        "node_id": ix._ids.gather(rows),
+                        "label": ix._labels.gather(rows),
+                    }
+                )
+            names = _evidence.evidence_score(self, matches, self.weights, evidence=ev, nodes=nodes)
+        else:
+            key, _carry = row_key(matches)
+            names = (
+                self.best_per_token(matches, pl.col("query_tf"))
+                .group_by(key)
+                .agg(score=pl.col("value").sum(), tier=pl.col("t").min().cast(pl.Int8))
+                .collect(engine=ENGINE)
+            )
+        if content is None or not self.reads_content:
+            return names
+        if not long and self.content and self.mix < 1.0 and not matches.is_empty():
+            return combine_short(self, matches, content)
+        weights = content.question.evidence.weights if long else None
+        return combine(self, names, content, weights)
 
     def best_per_token(self, matches: pl.DataFrame, weight: pl.Expr) -> pl.LazyFrame:
         """Per (node, query token): the best tier ``t`` and its value times ``weight`` (an
-        expression over the match table, e.g. ``query_tf``) as ``value``."""
-        key, carry = row_key(matches)
-        tier, value = pl.col("tier"), pl.col("value")
-        best = (
-            pl.when(pl.col("t") == 1).then("v1").when(pl.col("t") == 2).then("v2").otherwise("v3")
+        expression over the match table, e.g. ``query_tf``) as ``value``. Keyed by ``node_row``
+        when the table has it (``node_id`` is then left to the caller), else ``node_id``.
+
+        The best tier, then the highest weight within it, is one ``min`` of ``tier x 10^4 -
+        weight`` (weights are IDFs, far below 10^4), decoded after the aggregation."""
+        key, _carry = row_key(matches)
+        big = 1e4
+        tier_w = (
+            pl.when(pl.col("t") == 1)
+            .then(self.exact)
+            .when(pl.col("t") == 2)
+            .then(self.prefix)
+            .when(pl.col("t") == 3)
+            .then(self.stem)
+            .otherwise(self.trigram)
         )
         return (
             self.weighted(matches.with_columns(_w=weight))
             .group_by(key, "qtoken")
-            .agg(
-                *carry,
-                t=tier.min(),
-                v1=pl.when(tier == 1).then(value).max(),
-                v2=pl.when(tier == 2).then(value).max(),
-                v3=pl.when(tier == 3).then(value).max(),
-                _w=pl.col("_w").first(),
-            )
-            .with_columns(value=best * pl.col("_w"))
-            .drop("v1", "v2", "v3", "_w")
+            .agg(_k=(pl.col("tier") * big - pl.col("weight")).min(), _w=pl.first("_w"))
+            .with_columns(t=(pl.col("_k") / big).ceil().cast(pl.Int8))
+            .with_columns(value=tier_w * (pl.col("t") * big - pl.col("_k")) * pl.col("_w"))
+            .drop("_k", "_w")
         )
+
+
+CONTENT_TIER = 5  # the `tier` of a node matched by its content only
+
+
+def bm25f(
+    rows: pl.DataFrame,
+    *,
+    k1: float,
+    b: float,
+    field_weights: dict[int, float],
+    token_weights: dict[str, float] | None = None,
+    per_token: bool = False,
+) -> pl.DataFrame:
+    """``doc_row, score``: BM25F over content rows (ctxframe._rank.contentmatch.Content.rows);
+    ``per_token``: ``qtoken, doc_row, score``, each query token's share apart.
+
+    Per (query token, document): ``tf~ = sum_f w_f tf_f / (1 - b + b len_f / avg_len_f)``, then
+    ``idf x tf~ / (k1 + tf~) x qw x factor``, idf = ``ln(1 + (N - df + 0.5) / (df + 0.5))``,
+    qw the token's weight (``token_weights``, else 1: each distinct token once)."""
+    if rows.is_empty():
+        schema = {"doc_row": pl.UInt32, "score": pl.Float64}
+        return pl.DataFrame(schema=({"qtoken": pl.String} | schema) if per_token else schema)
+    fw = {k: float(v) for k, v in field_weights.items()}
+    w = pl.col("field").replace_strict(fw, default=0.0, return_dtype=pl.Float64)
+    norm = 1 - b + b * pl.col("len").cast(pl.Float64) / pl.col("avg_len").clip(lower_bound=1e-9)
+    n, df = pl.col("n_docs").cast(pl.Float64), pl.col("df").cast(pl.Float64)
+    idf = (1 + (n - df + 0.5) / (df + 0.5)).log()
+    qw = (
+        pl.col("qtoken").replace_strict(token_weights, default=1.0, return_dtype=pl.Float64)
+        if token_weights
+        else pl.lit(1.0)
+    )
+    terms = (
+        rows.lazy()
+        .with_columns(_t=w * pl.col("tf").cast(pl.Float64) / norm)
+        .group_by("qtoken", "doc_row")
+        .agg(_t=pl.col("_t").sum(), _idf=idf.first(), _f=pl.col("factor").first())
+        .with_columns(_s=pl.col("_idf") * pl.col("_t") / (k1 + pl.col("_t")) * pl.col("_f") * qw)
+    )
+    if per_token:
+        return terms.select("qtoken", "doc_row", score="_s").collect(engine=ENGINE)
+    return terms.group_by("doc_row").agg(score=pl.col("_s").sum()).collect(engine=ENGINE)
+
+
+def combine(
+    rule: IdfTiers,
+    names: pl.DataFrame,
+    content: Any,
+    token_weights: dict[str, float] | None,
+) -> pl.DataFrame:
+    """The default rule's total (see :class:`IdfTiers`): name score + ``content x`` the node's
+    BM25F; for a long question, files and definitions together: a file node adds
+    ``file_content x`` its whole text's BM25F and ``file_best x`` its best definition's total,
+    then every definition adds ``file_share x`` its file's total."""
+    from ctxframe._rank.fields import BODY, DOC, SIGNATURE
+
+    fw = {SIGNATURE: rule.w_signature, DOC: rule.w_doc, BODY: rule.w_body}
+    fields = tuple(f for f, x in fw.items() if x)
+    kw = {"k1": rule.k1, "b": rule.b, "field_weights": fw, "token_weights": token_weights}
+    ix = content.index
+    long = rule.evidence and content.question.long
+    if "node_row" not in names.columns:
+        from ctxframe._rank.fields import row_of
+
+        names = names.with_columns(node_row=row_of(ix._ids, names["node_id"]))
+    parts = [
+        names.select(
+            pl.col("node_row").cast(pl.UInt32), pl.col("score").cast(pl.Float64), pl.col("tier")
+        )
+    ]
+
+    def add(rows: pl.DataFrame, weight: float) -> None:
+        parts.append(
+            bm25f(rows, **kw).select(
+                node_row="doc_row",
+                score=pl.col("score") * weight,
+                tier=pl.lit(CONTENT_TIER, pl.Int8),
+            )
+        )
+
+    weight = rule.content_long if long else rule.content
+    if weight:
+        add(content.rows(unit="node", fields=fields, max_share=rule.max_share), weight)
+    if long and rule.file_content:
+        add(content.rows(unit="file", fields=fields, max_share=rule.max_share), rule.file_content)
+    summed = _sum_parts(parts)
+    file_row = pl.lit(ix.file_rows).gather(pl.col("node_row"))
+    is_file = pl.col("node_row") == file_row
+    if long and rule.file_best:
+        best = (
+            summed.filter(~is_file)
+            .with_columns(f=file_row)
+            .drop_nulls("f")
+            .group_by("f")
+            .agg(best=pl.col("score").max())
+            .select(
+                node_row="f",
+                score=pl.col("best") * rule.file_best,
+                tier=pl.lit(CONTENT_TIER, pl.Int8),
+            )
+        )
+        summed = _sum_parts([summed, best])
+    if long and rule.file_share:
+        files = summed.filter(is_file).select(f="node_row", fscore="score")
+        summed = (
+            summed.with_columns(f=file_row)
+            .join(files, on="f", how="left")
+            .with_columns(
+                score=pl.when(is_file)
+                .then(pl.col("score"))
+                .otherwise(pl.col("score") + rule.file_share * pl.col("fscore").fill_null(0.0))
+            )
+            .drop("f", "fscore")
+        )
+    return summed.with_columns(node_id=ix._ids.gather(summed["node_row"])).select(
+        "node_row", "node_id", "score", "tier"
+    )
+
+
+def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.DataFrame:
+    """A short question's total: per query token the better of the name tier value and
+    ``content x`` its BM25F share, plus ``mix x`` the lesser, summed over tokens."""
+    from ctxframe._rank.fields import BODY, DOC, SIGNATURE
+
+    fw = {SIGNATURE: rule.w_signature, DOC: rule.w_doc, BODY: rule.w_body}
+    fields = tuple(f for f, x in fw.items() if x)
+    rows = content.rows(unit="node", fields=fields, max_share=rule.max_share)
+    per_c = bm25f(rows, k1=rule.k1, b=rule.b, field_weights=fw, per_token=True)
+    per_n = (
+        rule.best_per_token(matches, pl.col("query_tf"))
+        .select(pl.col("node_row").cast(pl.UInt32), "qtoken", n="value", t="t")
+        .collect(engine=ENGINE)
+    )
+    both = per_n.join(
+        per_c.select(node_row="doc_row", qtoken="qtoken", c=pl.col("score") * rule.content),
+        on=["node_row", "qtoken"],
+        how="full",
+        coalesce=True,
+    ).with_columns(pl.col("n", "c").fill_null(0.0))
+    hi, lo = pl.max_horizontal("n", "c"), pl.min_horizontal("n", "c")
+    ix = content.index
+    out = both.group_by("node_row").agg(
+        score=(hi + rule.mix * lo).sum(),
+        tier=pl.col("t").min().fill_null(CONTENT_TIER).cast(pl.Int8),
+    )
+    return out.with_columns(node_id=ix._ids.gather(out["node_row"])).select(
+        "node_row", "node_id", "score", "tier"
+    )
+
+
+def _sum_parts(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    return (
+        pl.concat(
+            [p.cast({"node_row": pl.UInt32, "score": pl.Float64, "tier": pl.Int8}) for p in parts]
+        )
+        .group_by("node_row")
+        .agg(score=pl.col("score").sum(), tier=pl.col("tier").min())
+    )
 
 
 @dataclass(frozen=True)
@@ -253,7 +487,88 @@ class FlatNameBonus:
         )
 
 
-RULES: dict[str, type] = {"idf-tiers": IdfTiers, "bm25": BM25, "flat-name-bonus": FlatNameBonus}
+@dataclass(frozen=True)
+class BM25Text:
+    """Okapi BM25 over whole texts, the classic baseline: ``unit="file"`` (``bm25-file``: a
+    file's whole text, every node of it) or ``"symbol"`` (``bm25-symbol``: a definition with
+    everything nested in it). Every query token counts once (stopwords too), exact tokens only,
+    k1 = 1.2, b = 0.75, idf = ``ln(1 + (N - df + 0.5)/(df + 0.5))``; no intent multipliers;
+    ``src_only`` leaves test files out. Prose files (Markdown, reST) are not documents."""
+
+    unit: str = "file"
+    k1: float = 1.2
+    b: float = 0.75
+    src_only: bool = False
+    name: str = "bm25-file"
+    stub: float = 1.0
+    doc: float = 1.0
+    fuzzy = False
+    reads_content = True
+    lean = True
+
+    @property
+    def test(self) -> float:
+        """Intent multiplier of test files: 0 (left out) with ``src_only``, else 1."""
+        return 0.0 if self.src_only else 1.0
+
+    def score(self, matches: pl.DataFrame, content: Any = None) -> pl.DataFrame:
+        """BM25 of each document of ``unit`` holding a query token."""
+        from ctxframe._rank.fields import BODY, SIGNATURE
+
+        if content is None:
+            return _empty_scores()
+        fields = (SIGNATURE, BODY)
+        rows = content.rows(unit=self.unit, fields=fields, stemmed=False, stopwords=True)
+        if rows.is_empty():
+            return _empty_scores()
+        dl, avg = content.index.units.total_length(self.unit, fields)
+        n, df = pl.col("n_docs").cast(pl.Float64), pl.col("df").cast(pl.Float64)
+        idf = (1 + (n - df + 0.5) / (df + 0.5)).log()
+        tf = pl.col("tf").cast(pl.Float64)
+        norm = 1 - self.b + self.b * pl.lit(dl).gather(pl.col("doc_row")) / max(avg, 1e-9)
+        ix = content.index
+        return (
+            rows.lazy()
+            .group_by("qtoken", "doc_row")
+            .agg(tf=pl.col("tf").sum(), df=pl.col("df").first(), n_docs=pl.col("n_docs").first())
+            .with_columns(_s=idf * tf * (self.k1 + 1) / (tf + self.k1 * norm))
+            .group_by("doc_row")
+            .agg(score=pl.col("_s").sum())
+            .select(
+                node_row="doc_row",
+                node_id=pl.lit(ix._ids).gather(pl.col("doc_row")),
+                score="score",
+                tier=pl.lit(CONTENT_TIER, pl.Int8),
+            )
+            .collect(engine=ENGINE)
+        )
+
+
+def _bm25_file() -> BM25Text:
+    return BM25Text()
+
+
+def _bm25_file_src() -> BM25Text:
+    return BM25Text(src_only=True, name="bm25-file-src")
+
+
+def _bm25_symbol() -> BM25Text:
+    return BM25Text(unit="symbol", name="bm25-symbol")
+
+
+def _bm25_symbol_src() -> BM25Text:
+    return BM25Text(unit="symbol", src_only=True, name="bm25-symbol-src")
+
+
+RULES: dict[str, Any] = {
+    "idf-tiers": IdfTiers,
+    "bm25": BM25,
+    "flat-name-bonus": FlatNameBonus,
+    "bm25-file": _bm25_file,
+    "bm25-file-src": _bm25_file_src,
+    "bm25-symbol": _bm25_symbol,
+    "bm25-symbol-src": _bm25_symbol_src,
+}
 
 
 def get_rule(name_or_obj: Any = None) -> Any:

@@ -29,8 +29,6 @@ from functools import lru_cache
 
 import polars as pl
 
-from ctxframe._core.schema import TOKENS
-
 # Character classes (Rust regex syntax, used by Polars).
 _T = r"\p{L}\p{M}\p{N}"
 _UPPER = rf"[{_T}&&\p{{Changes_When_Lowercased}}]"
@@ -214,14 +212,17 @@ def tokenize_series(s: pl.Series) -> pl.Series:
 
 
 def search_text_expr() -> pl.Expr:
-    """The searched text of a node: label and file path (signature and doc are not searched)."""
+    """A node's label and file path: what its name tokens are made of (the ``qualname`` field
+    adds the enclosing names, ctxframe._rank.fields)."""
     return pl.concat_str(
         [pl.col("label").fill_null(""), pl.col("path").fill_null("")], separator=" "
     )
 
 
 def build_tokens(nodes: pl.DataFrame) -> pl.DataFrame:
-    """Return the unique ``(node_id, token)`` table (schema ``TOKENS``) of label + path tokens."""
+    """The unique ``(node_id, token)`` string pairs of label + path tokens: a hand-made token
+    table (``RankIndex(nodes, build_tokens(nodes))`` ranks on names only). The stored table,
+    with every field and integer codes, is ctxframe._rank.fields.token_table's."""
     return (
         nodes.lazy()
         .select(node_id=pl.col("id"), token=tokenize_expr(search_text_expr()))
@@ -230,24 +231,7 @@ def build_tokens(nodes: pl.DataFrame) -> pl.DataFrame:
         .unique()
         .sort("node_id", "token")
         .collect(engine=ENGINE)
-        .cast(dict(TOKENS))
-        .select(list(TOKENS))
-    )
-
-
-def tokens_lazy(nodes: pl.DataFrame) -> pl.LazyFrame:
-    """The same table as build_tokens for `nodes` sorted by unique id, as a streaming query:
-    each node's tokens are deduplicated and sorted on their own, so no step needs the whole."""
-    return (
-        nodes.lazy()
-        .select(
-            node_id=pl.col("id"),
-            token=tokenize_expr(search_text_expr()).list.unique().list.sort(),
-        )
-        .explode("token")
-        .drop_nulls()
-        .cast(dict(TOKENS))
-        .select(list(TOKENS))
+        .cast({"node_id": pl.String, "token": pl.String})
     )
 
 

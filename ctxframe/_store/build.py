@@ -30,10 +30,11 @@ from ctxframe._ingest.adapters import AdapterRun
 from ctxframe._ingest.adapters import discover as discover_adapters
 from ctxframe._ingest.boundaries import code as boundary_code
 from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
+from ctxframe._ingest.content import CONTENT_COLUMNS
 from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
-from ctxframe._ingest.redact import redact_frame
+from ctxframe._ingest.redact import redact_frame, redact_rows
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk, walk_paths
-from ctxframe._rank.tokens import build_tokens, tokens_lazy
+from ctxframe._rank.fields import TokenTable, body_counts, token_table
 from ctxframe._render.html import render
 from ctxframe._resolve.boundaries import merge_boundaries
 from ctxframe._resolve.resolve import Previous, resolve
@@ -54,7 +55,8 @@ _REF_SCHEMA = {
 }  # fmt: skip
 _DEF_SCHEMA = {c: NODES[c] for c in DEF_COLUMNS}
 _REDACTED_REFS = ("name", "receiver", "arg", "module", "alias")
-_STORED = ("nodes", "edges", "files", "tokens", "refs", "bnodes", "bedges")
+_CONTENT_SCHEMA = {"node_id": pl.String, "text": pl.String}
+_STORED = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
 
 
 @dataclass
@@ -345,6 +347,8 @@ def _framed(batch: Batch) -> Batch:
     batch.boundary_edges = redact_frame(
         pl.DataFrame(batch.boundary_edges, schema=BOUNDARY_EDGE_COLS)
     )
+    text = _unpacked({c: batch.content.get(c, []) for c in CONTENT_COLUMNS}, _CONTENT_SCHEMA)
+    batch.content = body_counts(redact_rows(text, "text"))  # counts: far smaller than text
     return batch
 
 
@@ -449,6 +453,7 @@ class _Run:
     gomods: dict[str, str] = field(default_factory=dict)
     processes: int | None = None  # extraction worker processes (None: one per core)
     changed: frozenset[str] | None = None  # paths a watcher saw change; None: walk everything
+    content: pl.DataFrame | None = None  # token counts of the bodies of the files parsed
 
 
 def _index(run: _Run, rebuild: bool) -> IndexReport:
@@ -554,10 +559,13 @@ def _extract(run: _Run, jobs: list[tuple[str, str | None]]) -> None:
     if run.prev is not None and jobs:  # read the stored tables while the files are parsed
         # (Polars frees the GIL); a few changed files likely take the delta path, which
         # also reads the tokens
-        run.prev.prefetch(["nodes", "edges", *(["tokens"] if len(jobs) <= 8 else [])])
+        run.prev.prefetch(["nodes", "edges", *(["tokens", "vocab"] if len(jobs) <= 8 else [])])
     run.batches = _extract_all(
         run.root, jobs, run.progress, tuple(run.packs), run.spill, run.processes
     )
+    run.content = pl.concat([b.content for b in run.batches]) if run.batches else None
+    for b in run.batches:
+        b.content = None
     _trace("extract")
     results = [f for b in run.batches for f in b.files]
     run.unchanged = {r.path for r in results if r.skip_reason == _UNCHANGED}
@@ -645,8 +653,9 @@ def _try_delta(run: _Run) -> IndexReport | None:
     _trace("delta")
     written = {"nodes": delta.nodes, "edges": delta.edges, "refs": delta.refs}
     written = {k: v for k, v in written.items() if k not in delta.same}
-    if delta.tokens is not None:
-        written["tokens"] = delta.tokens
+    if run.reparsed:  # the re-read files' bodies changed, if nothing else did
+        table = _tokens(delta.nodes, run)
+        written.update(tokens=table.tokens, vocab=table.vocab)
     tables = {"files": files, **(written if run.reparsed else {})}
     from concurrent.futures import ThreadPoolExecutor
 
@@ -722,7 +731,10 @@ def _full(run: _Run) -> IndexReport:
         )
         del defs
         staged.put({"nodes": nodes})
-        # The report and the tokens read only these: signatures and docs go before the sort.
+        token_nodes = nodes.select(
+            "id", "kind", "label", "qualname", "path", "signature", "doc", "producer", "transport"
+        )
+        # The report reads only these: signatures and docs go before the sort.
         nodes = nodes.select("id", "kind", "label", "language", "path", "producer", "transport")
         edges = _sorted_edges(pl.concat([edges, bedges.lazy(), extra_e.lazy()]))
         _trace("nodes+edges")
@@ -734,7 +746,9 @@ def _full(run: _Run) -> IndexReport:
         staged.put({"edges": edges, "files": files})
         del edges
         _trace("edges written")
-        _write_tokens(staged, run, nodes, incremental=previous is not None)
+        table = _tokens(token_nodes, run)
+        staged.put({"tokens": table.tokens, "vocab": table.vocab})
+        del table, token_nodes
         _trace("tokens written")
         staged.commit(meta)
     _trace("write")
@@ -778,29 +792,22 @@ def _extra(run: _Run, defs, stubs, bnodes, edges, bedges):
     return extra_n, extra_e, adapters_report, dial_report
 
 
-def _write_tokens(staged, run: _Run, nodes: pl.DataFrame, incremental: bool) -> None:
-    """The token table: a node's tokens depend only on its label and path, so an incremental
-    run carries over those of nodes outside the re-parsed files."""
-    if not incremental:
-        staged.sink("tokens", tokens_lazy(nodes))
-        return
-    same = nodes.filter(
+def _tokens(nodes: pl.DataFrame, run: _Run) -> TokenTable:
+    """The token table of `nodes` (ctxframe._rank.fields): `run.content` holds the bodies of
+    the files read this run; with a stored index, every other file's nodes keep their stored
+    rows (a node's fields depend only on its row and its file's bytes)."""
+    prev = run.prev
+    if prev is None:
+        return token_table(nodes, run.content)
+    carry = nodes.filter(
         ~pl.col("path").is_in(pl.Series(run.reparsed, dtype=pl.String).implode())
         & (pl.col("kind") != "module")
         & pl.col("transport").is_null()  # merged boundary nodes can change path
         & (pl.col("producer") == PRODUCER)  # adapter rows are made afresh each run
-    )
-    staged.put(
-        {
-            "tokens": pl.concat(
-                [
-                    run.prev["tokens"].join(
-                        same.select(pl.col("id").alias("node_id")), on="node_id", how="semi"
-                    ),
-                    build_tokens(nodes.join(same, on="id", how="anti")),
-                ]
-            )
-        }
+    )["id"]
+    previous = TokenTable(prev["tokens"], prev["vocab"])
+    return token_table(
+        nodes, run.content, previous=previous, previous_ids=prev["nodes"]["id"], carry=carry
     )
 
 

@@ -18,14 +18,14 @@ import os
 
 import polars as pl
 
+from ctxframe._rank.ranker import STATE_TABLES as RANK_TABLES  # noqa: F401  (re-exported)
 from ctxframe._store.tables import file_hash
 
-RANK_TABLES = ("vocab", "postings", "node_attrs", "trigrams", "trigram_spans", "names")
 EDGE_TABLES = ("edges_out", "edges_in")
 _DIR = "cache"
 _KEY = "key.json"
 
-CACHE_FORMAT = 3  # bump when a cached structure changes shape or order
+CACHE_FORMAT = 4  # bump when a cached structure changes shape or order
 
 
 def _head() -> dict:

@@ -3,8 +3,9 @@
 The store (`DIR/graph/`) is an ordinary versioned store (ctxframe._store.tables): every
 repository's nodes, edges and files with ids and paths prefixed `<name>/`, the packages each
 builds, the links as edges
-(producer `ctxframe.catalog`) and a token table over all of them, so `query` weighs a word by
-how rare it is in the whole catalog. Each table is one streaming query over the view's Parquet
+(producer `ctxframe.catalog`) and a token table over all of them (every field but the bodies,
+which stay in each repository's store), so `query` weighs a word by how rare it is in the whole
+catalog. Each table is one streaming query over the view's Parquet
 files: the builder never holds a repository's tables in Python objects, and a reader of the old
 version keeps it until the new one is swapped in.
 """
@@ -20,7 +21,7 @@ from datetime import UTC, datetime
 import polars as pl
 
 from ctxframe._core.schema import EDGES, FILES, NODES
-from ctxframe._rank.tokens import tokens_lazy
+from ctxframe._rank.fields import token_table
 from ctxframe._resolve.links import HTTP_CALLS, PRODUCER, links
 from ctxframe._store import catalog as _cat
 from ctxframe._store import tables as _tables
@@ -206,10 +207,12 @@ def build(state: _cat.State, fresh: dict[str, dict] | None = None) -> dict:
         nodes_file = os.path.join(staged.tmp, _tables.part_name("nodes"))
         staged.sink("edges", catalog_edges(directory, names, facts, found))
         staged.sink("files", catalog_files(directory, names))
-        staged.sink(
-            "tokens",
-            tokens_lazy(pl.scan_parquet(nodes_file).select("id", "label", "path")),  # type: ignore[arg-type]
-        )
+        # names, qualified names, paths, signatures and docs; bodies stay in each repository's
+        # own store (the view does not carry them)
+        fields = ("id", "kind", "label", "qualname", "path", "signature", "doc")
+        table = token_table(pl.read_parquet(nodes_file, columns=list(fields)))
+        staged.put({"tokens": table.tokens, "vocab": table.vocab})
+        del table
         counts = {
             name: pl.scan_parquet(os.path.join(staged.tmp, _tables.part_name(name)))
             .select(pl.len())

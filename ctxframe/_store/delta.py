@@ -21,7 +21,6 @@ import polars as pl
 from ctxframe._core import facts as F
 from ctxframe._core.schema import PRODUCER
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
-from ctxframe._rank.tokens import build_tokens
 from ctxframe._resolve.resolve import resolve
 from ctxframe._store.coverage import COUNTS, counts
 
@@ -44,7 +43,6 @@ class Delta:
     edges: pl.DataFrame
     refs: pl.DataFrame | None  # None: unchanged
     counts_change: pl.DataFrame  # coverage counts (ctxframe._store.coverage) of new rows minus old
-    tokens: pl.DataFrame | None = None  # None: unchanged (no definition added or removed)
     same: frozenset[str] = frozenset()  # tables whose rows did not change: kept as stored
 
 
@@ -294,7 +292,6 @@ def update(
         counts(new_nodes, new_edges, new_files),
     ]
     edges = _without(edges0, own.edge_spans)
-    tokens = _tokens(prev, own, new_nodes) if moved else None
     if others.height:
         edges = _regrouped(own, edges, others, resolved, new_edges, nodes0, files, change)
     else:
@@ -321,7 +318,6 @@ def update(
         if "refs" in same
         else pl.concat([refs0.filter(~own.in_changed), refs.lazy()]).collect(),
         pl.concat(change),
-        tokens,
         frozenset(same),
     )
 
@@ -406,17 +402,6 @@ def _own_edges(own: _Own, resolved, nodes0, edges0, keep_py_of=None) -> pl.DataF
         .with_columns(producer=pl.lit(PRODUCER))
     )
     return pl.concat([new_edges, uses.select(new_edges.columns)]).select(edges0.columns)
-
-
-def _tokens(prev, own: _Own, new_nodes: pl.DataFrame) -> pl.DataFrame:
-    """The token table with the changed files' tokens replaced (they depend on labels)."""
-    tokens0 = prev["tokens"]
-    fresh_tokens = build_tokens(new_nodes)
-    if tokens0["node_id"].is_sorted():
-        spans = _ranges(tokens0["node_id"], own.changed)
-        return _splice(_without(tokens0, spans), "node_id", fresh_tokens)
-    own_ids = pl.concat([new_nodes["id"], own.old_nodes["id"]]).implode()
-    return pl.concat([tokens0.filter(~pl.col("node_id").is_in(own_ids)), fresh_tokens])
 
 
 def _regrouped(own: _Own, edges, others, resolved, new_edges, nodes0, files, change: list):

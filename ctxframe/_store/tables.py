@@ -44,13 +44,13 @@ from ctxframe._core.errors import (
     StoreVersionError,
     StoreWriteError,
 )
-from ctxframe._core.schema import EDGES, FILES, NODES, SCHEMA_VERSION, TOKENS
+from ctxframe._core.schema import EDGES, FILES, NODES, SCHEMA_VERSION, TOKENS, VOCAB
 
 META = "meta.json"
 CURRENT = "current"
 LEGACY_SCHEMA = 2  # tables directly in the store directory, no hashes
-TABLES = ("nodes", "edges", "files", "tokens", "refs", "bnodes", "bedges")
-CONTRACT = {"nodes": NODES, "edges": EDGES, "files": FILES, "tokens": TOKENS}
+TABLES = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
+CONTRACT = {"nodes": NODES, "edges": EDGES, "files": FILES, "tokens": TOKENS, "vocab": VOCAB}
 # The per-file boundary rows (internal, tiny, rewritten by most runs) are Arrow IPC; every
 # other table is Parquet. A table in the other format (an older store's) is read, and
 # converted by the next index.

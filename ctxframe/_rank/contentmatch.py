@@ -1,0 +1,260 @@
+"""Content evidence of one question: where its words occur in signatures, docs and bodies.
+
+:class:`Content` is lazy: a rule asks for the rows it needs, per **unit**:
+
+* ``node`` — each node's own fields (a method's body belongs to the method);
+* ``file`` — a file as one document: every node of the file summed (the whole file's text);
+* ``symbol`` — a definition with everything nested in it (a class's text holds its methods).
+
+Each row is one (query token, document, field) with the count of the query token's terms there
+(``tf``), the document's field length (``len``), the field's average length over the unit's
+documents (``avg_len``), the query token's document frequency (``df``: documents holding any
+of its terms in the fields asked for), the number of documents (``n_docs``), how often the
+question says it (``query_tf``) and the project-token factor (``factor``). A query token's
+*terms* are the content tokens with its Snowball stem (``stemmed=True``) or itself only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from ctxframe._rank.fields import CONTENT_FIELDS, FIELDS
+from ctxframe._rank.tokens import ENGINE
+
+if TYPE_CHECKING:
+    from ctxframe._rank.question import Question
+
+__all__ = ["UNITS", "Content", "Units"]
+
+UNITS = ("node", "file", "symbol")
+_NOT_TEXT_KINDS = ("document", "section")  # prose files: left out of the file and symbol units
+_NON_SYMBOLS = ("file", "module", "document", "section")
+_ROWS = {
+    "qtoken": pl.String,
+    "doc_row": pl.UInt32,
+    "field": pl.UInt8,
+    "tf": pl.UInt32,
+}
+
+
+class Units:
+    """Per unit: each node's document row, each document's field lengths, the averages and the
+    number of documents (built on first use, once per index)."""
+
+    def __init__(self, index) -> None:
+        self.index = index
+        self._totals: dict[tuple, tuple[pl.Series, float]] = {}
+
+    @cached_property
+    def _text_rows(self) -> pl.Series:
+        """Node rows whose text belongs to the file and symbol units (prose left out)."""
+        kinds = self.index.nodes["kind"]
+        return pl.Series(range(kinds.len()), dtype=pl.UInt32).filter(
+            ~kinds.is_in(list(_NOT_TEXT_KINDS))
+        )
+
+    @cached_property
+    def membership(self) -> dict[str, pl.DataFrame]:
+        """``node_row, doc_row`` per unit (a node belongs to one file, to several symbols)."""
+        ix = self.index
+        n = ix.n_nodes
+        rows = pl.Series("node_row", range(n), dtype=pl.UInt32)
+        node = pl.DataFrame({"node_row": rows, "doc_row": rows})
+        text = pl.DataFrame({"node_row": self._text_rows})
+        file = text.with_columns(
+            doc_row=pl.lit(ix.file_rows).gather(pl.col("node_row"))
+        ).drop_nulls("doc_row")
+        kinds = ix.nodes["kind"]
+        is_sym = ~kinds.is_in(list(_NON_SYMBOLS)) & ix.parent_rows.is_not_null()
+        sym_rows = rows.filter(is_sym)
+        parts, cur = [], pl.DataFrame({"node_row": sym_rows, "doc_row": sym_rows})
+        while cur.height:
+            parts.append(cur)
+            up = ix.parent_rows.gather(cur["doc_row"])
+            cur = cur.with_columns(doc_row=up).drop_nulls("doc_row")
+            cur = cur.filter(is_sym.gather(cur["doc_row"]))
+        symbol = pl.concat(parts) if parts else node.clear()
+        return {"node": node, "file": file, "symbol": symbol}
+
+    @cached_property
+    def lengths(self) -> dict[str, dict[str, pl.Series]]:
+        """Per unit and field, each document's length (dense over node rows)."""
+        ix = self.index
+        out: dict[str, dict[str, pl.Series]] = {"node": dict(ix.field_len)}
+        lens = pl.DataFrame({f: ix.field_len[f] for f in FIELDS}).with_row_index("node_row")
+        for unit in ("file", "symbol"):
+            agg = (
+                self.membership[unit]
+                .join(lens, on="node_row")
+                .group_by("doc_row")
+                .agg(pl.col(f).sum() for f in FIELDS)
+            )
+            full = pl.DataFrame({"doc_row": pl.Series(range(ix.n_nodes), dtype=pl.UInt32)})
+            full = full.join(agg, on="doc_row", how="left").sort("doc_row").fill_null(0)
+            out[unit] = {f: full[f].cast(pl.UInt32) for f in FIELDS}
+        return out
+
+    @cached_property
+    def docs(self) -> dict[str, pl.Series]:
+        """Per unit, the document rows."""
+        m = self.membership
+        return {u: m[u]["doc_row"].unique().sort() for u in UNITS}
+
+    def avg_len(self, unit: str, field: str) -> float:
+        """Average field length over the unit's documents holding that field."""
+        s = self.lengths[unit][field].gather(self.docs[unit])
+        s = s.filter(s > 0)
+        return float(s.mean()) if s.len() else 0.0
+
+    def total_length(self, unit: str, fields: Sequence[int]) -> tuple[pl.Series, float]:
+        """Each document's length over ``fields`` together (dense over node rows), and the
+        average over the unit's documents."""
+        key = (unit, tuple(fields))
+        if key not in self._totals:
+            lens = self.lengths[unit]
+            total = pl.Series("len", [0.0] * self.index.n_nodes, dtype=pl.Float64)
+            for f in fields:
+                total = total + lens[FIELDS[f]].cast(pl.Float64)
+            docs = self.docs[unit]
+            avg = float(total.gather(docs).mean()) if docs.len() else 0.0
+            self._totals[key] = (total, avg)
+        return self._totals[key]
+
+
+class Content:
+    """Content evidence of one question over one index (see the module docstring)."""
+
+    def __init__(
+        self, index, question: Question, *, project: set[str], project_factor: float
+    ) -> None:
+        self.index = index
+        self.question = question
+        self.project = project
+        self.project_factor = project_factor
+        self._cache: dict[tuple, pl.DataFrame] = {}
+
+    def terms(self, *, stemmed: bool = True, stopwords: bool = False) -> pl.DataFrame:
+        """``qtoken, token_id``: the vocabulary tokens each query token reaches."""
+        q = self.question
+        toks = q.all_tokens if stopwords else q.tokens
+        distinct = sorted(set(toks) - (set() if stopwords else q.intent_words))
+        if stemmed:
+            from ctxframe._rank.question import stems
+
+            return self.index.stem_codes(dict(zip(distinct, stems(distinct), strict=True)))
+        codes = self.index.token_codes(distinct)
+        return pl.DataFrame(
+            {"qtoken": list(codes), "token_id": list(codes.values())},
+            schema={"qtoken": pl.String, "token_id": pl.UInt32},
+        )
+
+    def postings(
+        self,
+        *,
+        fields: Sequence[int] = CONTENT_FIELDS,
+        stemmed: bool = True,
+        stopwords: bool = False,
+        max_share: float | None = None,
+    ) -> pl.DataFrame:
+        """``qtoken, doc_row (= node row), field, tf`` straight from the content postings.
+
+        ``max_share``: a term in more than this share of nodes is left out (it says nothing and
+        costs the most rows)."""
+        key = ("post", tuple(fields), stemmed, stopwords, max_share)
+        if key in self._cache:
+            return self._cache[key]
+        ix = self.index
+        terms = self.terms(stemmed=stemmed, stopwords=stopwords)
+        if terms.height:
+            terms = terms.with_columns(
+                start=ix._c_start.gather(terms["token_id"]),
+                rows=ix._c_rows.gather(terms["token_id"]),
+                cdf=ix._c_df.gather(terms["token_id"]),
+            ).filter(pl.col("rows") > 0)
+            if max_share is not None:
+                terms = terms.filter(pl.col("cdf") <= max_share * ix.n_nodes)
+        if not terms.height:
+            out = pl.DataFrame(schema=_ROWS)
+        else:
+            out = (
+                terms.lazy()
+                .select("qtoken", _p=pl.int_ranges("start", pl.col("start") + pl.col("rows")))
+                .explode("_p")
+                .select(
+                    "qtoken",
+                    doc_row=pl.lit(ix._c_node).gather(pl.col("_p")),
+                    field=pl.lit(ix._c_field).gather(pl.col("_p")),
+                    tf=pl.lit(ix._c_tf).gather(pl.col("_p")).cast(pl.UInt32),
+                )
+                .filter(pl.col("field").is_in(list(fields)))
+                .group_by("qtoken", "doc_row", "field")
+                .agg(pl.col("tf").sum())
+                .collect(engine=ENGINE)
+            )
+        self._cache[key] = out
+        return out
+
+    def rows(
+        self,
+        *,
+        unit: str = "node",
+        fields: Sequence[int] = CONTENT_FIELDS,
+        stemmed: bool = True,
+        stopwords: bool = False,
+        max_share: float | None = None,
+    ) -> pl.DataFrame:
+        """One row per (query token, document, field) of ``unit`` (see the module docstring)."""
+        if unit not in UNITS:
+            raise ValueError(f"unknown unit {unit!r}; use one of {', '.join(UNITS)}")
+        key = ("rows", unit, tuple(fields), stemmed, stopwords, max_share)
+        if key in self._cache:
+            return self._cache[key]
+        ix = self.index
+        units = ix.units
+        post = self.postings(
+            fields=fields, stemmed=stemmed, stopwords=stopwords, max_share=max_share
+        )
+        if unit != "node":
+            post = (
+                post.rename({"doc_row": "node_row"})
+                .join(units.membership[unit], on="node_row")
+                .group_by("qtoken", "doc_row", "field")
+                .agg(pl.col("tf").sum())
+            )
+        q = self.question
+        counts = q.counts if not stopwords else _counts(q.all_tokens)
+        lens = units.lengths[unit]
+        flat = pl.concat([lens[FIELDS[f]] for f in range(len(FIELDS))]) if ix.n_nodes else None
+        avg = {f: units.avg_len(unit, FIELDS[f]) for f in fields}
+        n = ix.n_nodes
+        out = post.with_columns(
+            df=pl.col("doc_row").n_unique().over("qtoken").cast(pl.UInt32),
+            len=(
+                pl.lit(flat).gather(pl.col("field").cast(pl.UInt32) * n + pl.col("doc_row"))
+                if flat is not None
+                else pl.lit(0, pl.UInt32)
+            ),
+            avg_len=pl.col("field").replace_strict(avg, default=0.0, return_dtype=pl.Float64),
+            n_docs=pl.lit(units.docs[unit].len(), pl.UInt32),
+            query_tf=pl.col("qtoken").replace_strict(counts, default=1, return_dtype=pl.UInt32),
+            factor=(
+                pl.when(pl.col("qtoken").is_in(sorted(self.project)))
+                .then(self.project_factor)
+                .otherwise(1.0)
+                if self.project
+                else pl.lit(1.0)
+            ),
+        )
+        self._cache[key] = out
+        return out
+
+
+def _counts(tokens: Sequence[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for t in tokens:
+        out[t] = out.get(t, 0) + 1
+    return out
