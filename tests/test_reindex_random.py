@@ -65,7 +65,7 @@ def _tables(store: str) -> dict[str, pl.DataFrame]:
 
 
 @settings(
-    max_examples=int(os.environ.get("CTXFRAME_RANDOM_EDITS", "12")),  # more: a longer hunt
+    max_examples=int(os.environ.get("CTXFRAME_RANDOM_EDITS", "8")),  # more: a longer hunt
     deadline=None,
     derandomize=not os.environ.get("CTXFRAME_RANDOM_EDITS"),
     suppress_health_check=[HealthCheck.function_scoped_fixture],
