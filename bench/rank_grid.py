@@ -141,43 +141,21 @@ def dump_swe(half: str, out: Path, rule) -> None:
     instances = sw.load_instances()
     halves = _splits.swebench_halves(instances)
     instances = _splits.pick(instances, halves, half, lambda i: i["instance_id"])
-    by_release: dict[str, list[dict]] = {}
-    for inst in instances:
-        key = sw.release_key(inst["pypi_name"], inst["pypi_version"])
-        by_release.setdefault(key, []).append(inst)
     frames, gold_rows = [], []
-    for key, insts in sorted(by_release.items()):
-        tree = sw.swebench_cache() / "src" / key
-        if not (c.store_for(tree) / "meta.json").is_file():
-            continue
-        graph = sw.ensure_graph(tree)
-        files = graph.files.filter(pl.col("skip_reason").is_null())["path"].to_list()
-        ids = set(graph.nodes["id"].to_list())
-        for inst in insts:
-            gold = inst["gold_files"]
-            mapping = sw.map_paths(gold, files)
-            if not gold or any(mapping.get(g) is None for g in gold):
-                continue
-            fn_gold = []
-            for f, names in sw.gold_functions(inst).items():
-                tf = mapping.get(f) or sw.map_paths([f], files).get(f)
-                if tf is not None:
-                    fn_gold.extend(f"{tf}::{n}" for n in names)
-            fn_ok = bool(fn_gold) and all(g in ids for g in fn_gold)
-            frames.append(
-                parts(graph, inst["problem_statement"], rule).with_columns(
-                    qid=pl.lit(inst["instance_id"])
-                )
+    for graph, inst, gold, fn_gold in sw.indexed_gold(instances):
+        frames.append(
+            parts(graph, inst["problem_statement"], rule).with_columns(
+                qid=pl.lit(inst["instance_id"])
             )
-            gold_rows.append(
-                {
-                    "qid": inst["instance_id"],
-                    "project": inst["project"],
-                    "gold_files": [mapping[g] for g in gold],
-                    "gold_fns": fn_gold if fn_ok else [],
-                }
-            )
-        del graph
+        )
+        gold_rows.append(
+            {
+                "qid": inst["instance_id"],
+                "project": inst["project"],
+                "gold_files": gold,
+                "gold_fns": fn_gold,
+            }
+        )
     out.mkdir(parents=True, exist_ok=True)
     pl.concat(frames).write_parquet(out / "swe-parts.parquet")
     (out / "swe-gold.json").write_text(json.dumps(gold_rows))

@@ -27,7 +27,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common as c
 import _splits
 import short_eval as se
 import swebench_eval as sw
@@ -101,58 +100,36 @@ def swe_pass(
     if projects:
         instances = [i for i in instances if i["project"] in projects]
     instances = instances[:: max(1, every)]
-    by_release: dict[str, list[dict]] = {}
-    for inst in instances:
-        by_release.setdefault(sw.release_key(inst["pypi_name"], inst["pypi_version"]), []).append(
-            inst
-        )
     rules = [make_rule(cfg) for cfg in configs]
     rows = []
-    for key, insts in sorted(by_release.items()):
-        tree = sw.swebench_cache() / "src" / key
-        if not (c.store_for(tree) / "meta.json").is_file():
-            continue
-        graph = sw.ensure_graph(tree)
-        files = graph.files.filter(graph.files["skip_reason"].is_null())["path"].to_list()
-        ids = set(graph.nodes["id"].to_list())
-        for inst in insts:
-            gold = inst["gold_files"]
-            mapping = sw.map_paths(gold, files)
-            if not gold or any(mapping.get(g) is None for g in gold):
-                continue
-            fn_gold = []
-            for f, names in sw.gold_functions(inst).items():
-                tf = mapping.get(f) or sw.map_paths([f], files).get(f)
-                if tf is not None:
-                    fn_gold.extend(f"{tf}::{n}" for n in names)
-            fn_ok = bool(fn_gold) and all(g in ids for g in fn_gold)
-            for cfg, rule in zip(configs, rules, strict=True):
-                t0 = time.perf_counter()
-                hits = graph.rank(inst["problem_statement"], limit=LIMIT, rule=rule)
-                ms = (time.perf_counter() - t0) * 1000
-                kinds, paths = hits["kind"].to_list(), hits["path"].to_list()
-                defs = [
-                    i
-                    for i, k, p in zip(hits["id"].to_list(), kinds, paths, strict=True)
-                    if k not in sw.NON_DEFINITION_KINDS and p is not None
-                ]
-                ans = sw.Answer(sw.file_order(paths), defs)
-                fr = ans.file_ranks([mapping[g] for g in gold])
-                row = {
-                    "id": inst["instance_id"],
-                    "project": inst["project"],
-                    "config": cfg.get("name", "cfg"),
-                    "file_all": sw.all_in_top(fr),
-                    "file_first": sw.first_rank(fr),
-                    "fn_all": sw.all_in_top(ans.fn_ranks(fn_gold)) if fn_ok else None,
-                    "fn_ok": fn_ok,
-                    "ms": ms,
-                    "top": list(ans.files)[:3],
-                    "gold": [mapping[g] for g in gold],
-                    "top_defs": defs[:3],
-                }
-                rows.append(row)
-        del graph
+    for graph, inst, gold, fn_gold in sw.indexed_gold(instances):
+        fn_ok = bool(fn_gold)
+        for cfg, rule in zip(configs, rules, strict=True):
+            t0 = time.perf_counter()
+            hits = graph.rank(inst["problem_statement"], limit=LIMIT, rule=rule)
+            ms = (time.perf_counter() - t0) * 1000
+            kinds, paths = hits["kind"].to_list(), hits["path"].to_list()
+            defs = [
+                i
+                for i, k, p in zip(hits["id"].to_list(), kinds, paths, strict=True)
+                if k not in sw.NON_DEFINITION_KINDS and p is not None
+            ]
+            ans = sw.Answer(sw.file_order(paths), defs)
+            fr = ans.file_ranks(gold)
+            row = {
+                "id": inst["instance_id"],
+                "project": inst["project"],
+                "config": cfg.get("name", "cfg"),
+                "file_all": sw.all_in_top(fr),
+                "file_first": sw.first_rank(fr),
+                "fn_all": sw.all_in_top(ans.fn_ranks(fn_gold)) if fn_ok else None,
+                "fn_ok": fn_ok,
+                "ms": ms,
+                "top": list(ans.files)[:3],
+                "gold": gold,
+                "top_defs": defs[:3],
+            }
+            rows.append(row)
     return rows
 
 

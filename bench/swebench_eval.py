@@ -46,7 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -237,6 +237,37 @@ def ensure_tree(name: str, version: str, *, retry: bool = False) -> Path:
 def ensure_graph(tree: Path):
     """Open the stored index of ``tree``, indexing it first when there is none."""
     return c.open_or_index(tree)
+
+
+def indexed_gold(instances: Iterable[dict[str, Any]]) -> Iterator[tuple[Any, dict, list, list]]:
+    """Per instance whose release is indexed already and whose gold files all map onto its
+    tree, release by release: ``(graph, instance, gold files as tree paths, gold function
+    ids)``, the function ids empty unless every one is a node of the graph."""
+    by_release: dict[str, list[dict]] = {}
+    for inst in instances:
+        by_release.setdefault(release_key(inst["pypi_name"], inst["pypi_version"]), []).append(
+            inst
+        )
+    for key, insts in sorted(by_release.items()):
+        tree = swebench_cache() / "src" / key
+        if not (c.store_for(tree) / "meta.json").is_file():
+            continue
+        graph = ensure_graph(tree)
+        files = graph.files.filter(graph.files["skip_reason"].is_null())["path"].to_list()
+        ids = set(graph.nodes["id"].to_list())
+        for inst in insts:
+            gold = inst["gold_files"]
+            mapping = map_paths(gold, files)
+            if not gold or any(mapping.get(g) is None for g in gold):
+                continue
+            fn_gold = []
+            for f, names in gold_functions(inst).items():
+                tf = mapping.get(f) or map_paths([f], files).get(f)
+                if tf is not None:
+                    fn_gold.extend(f"{tf}::{n}" for n in names)
+            fn_ok = bool(fn_gold) and all(g in ids for g in fn_gold)
+            yield graph, inst, [mapping[g] for g in gold], fn_gold if fn_ok else []
+        del graph
 
 
 def map_paths(gold: Iterable[str], tree_files: Iterable[str]) -> dict[str, str | None]:

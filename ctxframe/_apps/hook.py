@@ -90,7 +90,7 @@ class PromptIndex:
             self.nodes,
             self._snap.read("tokens"),
             self._snap.read("vocab"),
-            edges=self._snap.read("edges").select("src", "dst", "kind", "confidence"),
+            edges=self._snap.scan("edges"),
         )
         _cache.save(self._cache_dir, index.state())
         return index

@@ -472,8 +472,7 @@ class Graph:
 
     def _build_rank_index(self) -> RankIndex:
         table = self._token_table()
-        edges = self.edges.select("src", "dst", "kind", "confidence")
-        return RankIndex(self.nodes, table.tokens, table.vocab, edges=edges)
+        return RankIndex(self.nodes, table.tokens, table.vocab, edges=self.edges)
 
     @cached_property
     def _lookups(self) -> Lookups:

@@ -143,6 +143,19 @@ class IdfTiers:
         content evidence, node names from the index)."""
         return self.reads_content
 
+    def tier_weight(self, col: str) -> pl.Expr:
+        """The weight of the tier in column ``col`` (1 exact, 2 prefix, 3 stem, else trigram)."""
+        tier = pl.col(col)
+        return (
+            pl.when(tier == 1)
+            .then(self.exact)
+            .when(tier == 2)
+            .then(self.prefix)
+            .when(tier == 3)
+            .then(self.stem)
+            .otherwise(self.trigram)
+        )
+
     def weighted(self, matches: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
         """Add ``weight`` (IDF with this rule's floor) and ``value`` (tier weight x weight)."""
         weight = (
@@ -150,20 +163,11 @@ class IdfTiers:
             .clip(lower_bound=MIN_WEIGHT)
             .mul(pl.col("factor"))
         )
-        tier_w = (
-            pl.when(pl.col("tier") == 1)
-            .then(self.exact)
-            .when(pl.col("tier") == 2)
-            .then(self.prefix)
-            .when(pl.col("tier") == 3)
-            .then(self.stem)
-            .otherwise(self.trigram)
-        )
         return (
             matches.lazy()
             .filter((pl.col("tier") != 4) | (pl.col("dice") >= self.dice))
             .with_columns(weight=weight)
-            .with_columns(value=tier_w * pl.col("weight"))
+            .with_columns(value=self.tier_weight("tier") * pl.col("weight"))
         )
 
     def best_matches(self, matches: pl.DataFrame) -> pl.DataFrame:
@@ -227,21 +231,14 @@ class IdfTiers:
         weight`` (weights are IDFs, far below 10^4), decoded after the aggregation."""
         key, _carry = row_key(matches)
         big = 1e4
-        tier_w = (
-            pl.when(pl.col("t") == 1)
-            .then(self.exact)
-            .when(pl.col("t") == 2)
-            .then(self.prefix)
-            .when(pl.col("t") == 3)
-            .then(self.stem)
-            .otherwise(self.trigram)
-        )
         return (
             self.weighted(matches.with_columns(_w=weight))
             .group_by(key, "qtoken")
             .agg(_k=(pl.col("tier") * big - pl.col("weight")).min(), _w=pl.first("_w"))
             .with_columns(t=(pl.col("_k") / big).ceil().cast(pl.Int8))
-            .with_columns(value=tier_w * (pl.col("t") * big - pl.col("_k")) * pl.col("_w"))
+            .with_columns(
+                value=self.tier_weight("t") * (pl.col("t") * big - pl.col("_k")) * pl.col("_w")
+            )
             .drop("_k", "_w")
         )
 
