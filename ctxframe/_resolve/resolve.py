@@ -782,21 +782,26 @@ def _typed(stages: _Stages, bases: pl.DataFrame | None) -> list[pl.DataFrame]:
     return [out, blocked]
 
 
-def _declared_types(stages: _Stages, rows: pl.DataFrame) -> pl.DataFrame:
-    """(ref_id, tdst, tconf): each declared type name resolved like a base class."""
-    if rows.is_empty():
-        return pl.DataFrame(schema={"ref_id": pl.UInt32, "tdst": pl.String, "tconf": pl.String})
-    t = rows.select(
+def _named_refs(rows: pl.DataFrame, kind: str) -> pl.DataFrame:
+    """References of `kind` to the dotted name `tname` of each row (`src` = its `ref_id`)."""
+    return rows.select(
         src=pl.col("ref_id").cast(pl.String),
         path="path",
         language="language",
-        kind=pl.lit("extends"),
+        kind=pl.lit(kind),
         name=pl.col("tname").str.extract(r"([^.]+)$", 1),
         receiver=pl.col("tname").str.extract(r"^(.*)\.[^.]+$", 1),
         scope=pl.lit(None, pl.String),
         line="line",
         family="family",
     )
+
+
+def _declared_types(stages: _Stages, rows: pl.DataFrame) -> pl.DataFrame:
+    """(ref_id, tdst, tconf): each declared type name resolved like a base class."""
+    if rows.is_empty():
+        return pl.DataFrame(schema={"ref_id": pl.UInt32, "tdst": pl.String, "tconf": pl.String})
+    t = _named_refs(rows, "extends")
     got = _resolve_refs(t, stages.targets.drop("ctx"), stages.bindings, _TYPES, _TYPES)
     return got.filter(pl.col("dst").is_not_null()).select(
         ref_id=pl.col("src").cast(pl.UInt32), tdst="dst", tconf="confidence"
@@ -812,17 +817,7 @@ def _result_types(stages: _Stages, rows: pl.DataFrame) -> pl.DataFrame:
     schema = {"ref_id": pl.UInt32, "tdst": pl.String, "tconf": pl.String}
     if rows.is_empty():
         return pl.DataFrame(schema=schema)
-    calls = rows.select(
-        src=pl.col("ref_id").cast(pl.String),
-        path="path",
-        language="language",
-        kind=pl.lit("calls"),
-        name=pl.col("tname").str.extract(r"([^.]+)$", 1),
-        receiver=pl.col("tname").str.extract(r"^(.*)\.[^.]+$", 1),
-        scope=pl.lit(None, pl.String),
-        line="line",
-        family="family",
-    )
+    calls = _named_refs(rows, "calls")
     got = _resolve_refs(calls, stages.targets.drop("ctx"), stages.bindings, _CALLABLE,
                         ["method"]).filter(pl.col("dst").is_not_null())  # fmt: skip
     defs = stages.memo.get("signatures")
