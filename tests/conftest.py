@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -9,12 +10,35 @@ import pytest
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data-samples" / "shop"
 
+# The CLI processes the tests start read byte-compiled modules, as after `pip install`, instead of
+# compiling every module again in each process.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
 
 @pytest.fixture
 def shop(tmp_path: Path) -> Path:
     """A writable copy of the sample shop (tests may edit it)."""
     dest = tmp_path / "shop"
     shutil.copytree(SAMPLE, dest)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def _shop_index_template(tmp_path_factory) -> Path:
+    """The sample shop with its default store, indexed once per test process."""
+    import ctxframe as cf
+
+    dest = tmp_path_factory.mktemp("template") / "shop"
+    shutil.copytree(SAMPLE, dest)
+    cf.index(str(dest), progress=False)
+    return dest
+
+
+@pytest.fixture
+def indexed_shop(tmp_path: Path, _shop_index_template: Path) -> Path:
+    """A writable copy of the sample shop with its store already built (`cf.open` it)."""
+    dest = tmp_path / "shop"
+    shutil.copytree(_shop_index_template, dest, symlinks=True)
     return dest
 
 

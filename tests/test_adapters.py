@@ -302,8 +302,9 @@ def test_sample_adapters_in_query_card_and_boundaries(shop_graph) -> None:
     assert "ledger-reconcile  ← handles services/payments/reconcile.py (ops/crontab:2)" in text
 
 
-def test_adapters_rerun_on_every_index(shop) -> None:
-    g = cf.index(str(shop), progress=False)
+def test_adapters_rerun_on_every_index(indexed_shop) -> None:
+    shop = indexed_shop
+    g = cf.open(str(shop))
     assert "cron:ledger-reconcile" in set(g.nodes["id"])
     crontab = shop / "ops" / "crontab"
     crontab.write_text(

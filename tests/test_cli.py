@@ -29,8 +29,8 @@ def test_index_json_and_summary(capsys, shop: Path) -> None:
     assert code == 0 and out.startswith("indexed ") and "0 parsed" in out
 
 
-def test_status_json(capsys, shop: Path) -> None:
-    run(capsys, "index", "--repo", str(shop), "--no-progress")
+def test_status_json(capsys, indexed_shop: Path) -> None:
+    shop = indexed_shop
     code, out, _ = run(capsys, "status", "--repo", str(shop), "--json")
     assert code == 0 and json.loads(out)["fresh"] is True
     (shop / "services" / "payments" / "gateway.py").write_text("x = 1\n")
@@ -38,8 +38,8 @@ def test_status_json(capsys, shop: Path) -> None:
     assert out.startswith("stale") and "M services/payments/gateway.py" in out
 
 
-def test_query_json(capsys, shop: Path) -> None:
-    run(capsys, "index", "--repo", str(shop), "--no-progress")
+def test_query_json(capsys, indexed_shop: Path) -> None:
+    shop = indexed_shop
     code, out, _ = run(capsys, "query", "refund processor", "--repo", str(shop), "--json")
     data = json.loads(out)
     assert code == 0 and data["query"] == "refund processor" and data["hits"]

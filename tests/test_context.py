@@ -217,8 +217,9 @@ def test_unchanged_file_is_quoted_as_indexed(shop_graph):
     assert it.span.lines[0].strip() == "def ProcessRefund(self, order_id, amount):"
 
 
-def test_changed_file_is_reread_and_flagged(shop):
-    g = cf.index(str(shop), progress=False)
+def test_changed_file_is_reread_and_flagged(indexed_shop):
+    shop = indexed_shop
+    g = cf.open(str(shop))
     path = shop / "services/payments/refund_processor.py"
     text = path.read_text()
     path.write_text("# a new first line\n# and another\n" + text)
@@ -234,8 +235,9 @@ def test_changed_file_is_reread_and_flagged(shop):
     assert ctx.to_dict()["hits"][0]["status"] == "changed"
 
 
-def test_definition_gone_is_not_quoted(shop):
-    g = cf.index(str(shop), progress=False)
+def test_definition_gone_is_not_quoted(indexed_shop):
+    shop = indexed_shop
+    g = cf.open(str(shop))
     path = shop / "services/payments/refund_processor.py"
     path.write_text(path.read_text().replace("def ProcessRefund(", "def process_refund("))
     ctx = g.context("PaymentRefundProcessor.ProcessRefund", budget_tokens=3000)
@@ -247,8 +249,9 @@ def test_definition_gone_is_not_quoted(shop):
     assert "`def ProcessRefund(self, order_id, amount):`" in block
 
 
-def test_missing_file_is_flagged(shop):
-    g = cf.index(str(shop), progress=False)
+def test_missing_file_is_flagged(indexed_shop):
+    shop = indexed_shop
+    g = cf.open(str(shop))
     (shop / "services/payments/refund_processor.py").unlink()
     ctx = g.context(REFUND)
     it = _item(ctx, "PaymentRefundProcessor.ProcessRefund")

@@ -69,8 +69,9 @@ def test_no_wrong_answer_route(tmp_path: Path, route) -> None:
     assert route(tmp_path) is False
 
 
-def test_graph_pins_its_version_until_refresh(shop: Path) -> None:
-    g = cf.index(str(shop), progress=False)
+def test_graph_pins_its_version_until_refresh(indexed_shop: Path) -> None:
+    shop = indexed_shop
+    g = cf.open(str(shop))
     before = g.version
     (shop / "services" / "extra.py").write_text("def brand_new_fn():\n    return 1\n")
     cf.index(str(shop), progress=False)
@@ -85,8 +86,9 @@ def test_graph_pins_its_version_until_refresh(shop: Path) -> None:
     assert g.report.parsed == 1
 
 
-def test_old_versions_are_removed_but_pinned_readers_keep_reading(shop: Path) -> None:
-    g = cf.index(str(shop), progress=False)
+def test_old_versions_are_removed_but_pinned_readers_keep_reading(indexed_shop: Path) -> None:
+    shop = indexed_shop
+    g = cf.open(str(shop))
     n = g.nodes.height
     old_dir = _version_dir(g.store)
     for i in range(3):
@@ -97,8 +99,9 @@ def test_old_versions_are_removed_but_pinned_readers_keep_reading(shop: Path) ->
     assert g.edges.height > 0 and g.nodes.height == n  # read through the pinned files
 
 
-def test_cache_lives_in_its_version(shop: Path) -> None:
-    g = cf.index(str(shop), progress=False).warm()
+def test_cache_lives_in_its_version(indexed_shop: Path) -> None:
+    shop = indexed_shop
+    g = cf.open(str(shop)).warm()
     cache = _version_dir(g.store) / "cache"
     assert {p.name for p in cache.iterdir()} >= {"key.json", "vocab.arrow", "edges_out.arrow"}
     (cache / "vocab.arrow").write_bytes(b"\0" * 64)  # damaged: ignored and rebuilt
@@ -114,8 +117,9 @@ def _flip(path: Path, at: int) -> None:
 
 
 @pytest.mark.parametrize("table", ["nodes", "edges", "tokens", "refs"])
-def test_damaged_part_every_verb_says_so_and_index_rebuilds(shop: Path, table: str) -> None:
-    g = cf.index(str(shop), progress=False)
+def test_damaged_part_every_verb_says_so_and_index_rebuilds(indexed_shop: Path, table: str) -> None:
+    shop = indexed_shop
+    g = cf.open(str(shop))
     part = _version_dir(g.store) / _tables.part_name(table)
     _flip(part, part.stat().st_size // 2)
     if table in ("nodes", "edges", "files", "tokens"):
@@ -135,8 +139,9 @@ def test_damaged_part_every_verb_says_so_and_index_rebuilds(shop: Path, table: s
 
 
 @pytest.mark.parametrize("damage", ["pointer", "meta", "missing-part", "truncated-meta"])
-def test_damaged_structure(shop: Path, damage: str) -> None:
-    g = cf.index(str(shop), progress=False)
+def test_damaged_structure(indexed_shop: Path, damage: str) -> None:
+    shop = indexed_shop
+    g = cf.open(str(shop))
     version = _version_dir(g.store)
     if damage == "pointer":
         os.unlink(Path(g.store) / "current")
@@ -191,8 +196,8 @@ def test_second_writer_waits_or_fails_fast(shop: Path, capsys) -> None:
     assert done and "waiting for another" in capsys.readouterr().err
 
 
-def test_concurrent_writers_and_readers(shop: Path) -> None:
-    cf.index(str(shop), progress=False)
+def test_concurrent_writers_and_readers(indexed_shop: Path) -> None:
+    shop = indexed_shop
     errors: list[str] = []
     stop = threading.Event()
 
@@ -495,8 +500,11 @@ def test_serve_http09_and_idle_clients(quick_server, capfd) -> None:
     assert threading.active_count() < 60
 
 
-def test_store_copied_without_symlinks_still_reads_and_indexes(shop: Path, tmp_path: Path) -> None:
-    g = cf.index(str(shop), progress=False)
+def test_store_copied_without_symlinks_still_reads_and_indexes(
+    indexed_shop: Path, tmp_path: Path
+) -> None:
+    shop = indexed_shop
+    g = cf.open(str(shop))
     copy = tmp_path / "copy"
     shutil.copytree(g.store, copy)  # follows `current`: a plain directory in the copy
     assert cf.open(str(shop), store=str(copy)).nodes.height == g.nodes.height

@@ -189,15 +189,16 @@ def test_pooled_extraction_equals_one_batch(shop: Path, tmp_path: Path, monkeypa
     assert refs[0].equals(refs[1])
 
 
-def test_unchanged_run_reparses_nothing(shop: Path) -> None:
-    cf.index(str(shop), progress=False)
+def test_unchanged_run_reparses_nothing(indexed_shop: Path) -> None:
+    shop = indexed_shop
     os.utime(shop / "services" / "payments" / "gateway.py")  # new mtime, same bytes
     report = cf.index(str(shop), progress=False).report
     assert report.parsed == 0
 
 
-def test_failed_write_leaves_previous_store(shop: Path, monkeypatch) -> None:
-    g = cf.index(str(shop), progress=False)
+def test_failed_write_leaves_previous_store(indexed_shop: Path, monkeypatch) -> None:
+    shop = indexed_shop
+    g = cf.open(str(shop))
     before = _canonical(_tables(g.store))
     (shop / "services" / "payments" / "new.py").write_text("def fresh():\n    pass\n")
     calls = {"n": 0}
@@ -218,8 +219,9 @@ def test_failed_write_leaves_previous_store(shop: Path, monkeypatch) -> None:
         assert before[name].equals(after[name])
 
 
-def test_killed_between_renames_recovers(shop: Path) -> None:
-    g = cf.index(str(shop), progress=False)
+def test_killed_between_renames_recovers(indexed_shop: Path) -> None:
+    shop = indexed_shop
+    g = cf.open(str(shop))
     os.replace(g.store, g.store + ".old-12345")  # the state a kill between renames leaves
     again = cf.open(str(shop))
     assert again.nodes.height == g.nodes.height
@@ -280,8 +282,9 @@ def test_unwritable_store_leaves_old_store(shop: Path, tmp_path: Path) -> None:
         cf.index(str(shop), store=str(blocker / "store"), progress=False)
 
 
-def test_other_schema_version_fails_with_fix(shop: Path) -> None:
-    g = cf.index(str(shop), progress=False)
+def test_other_schema_version_fails_with_fix(indexed_shop: Path) -> None:
+    shop = indexed_shop
+    g = cf.open(str(shop))
     meta_path = Path(_version_dir(g.store)) / "meta.json"
     meta = json.loads(meta_path.read_text())
     meta["schema_version"] = 999
@@ -299,8 +302,8 @@ def test_store_is_not_indexed_into_itself(shop: Path) -> None:
     assert not g.files.filter(pl.col("path").str.starts_with("custom-store")).height
 
 
-def test_status_fresh_then_stale(shop: Path) -> None:
-    cf.index(str(shop), progress=False)
+def test_status_fresh_then_stale(indexed_shop: Path) -> None:
+    shop = indexed_shop
     assert cf.status(str(shop)).fresh
     (shop / "services" / "payments" / "gateway.py").write_text("x = 2\n")
     (shop / "new_file.py").write_text("y = 1\n")

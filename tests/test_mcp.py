@@ -138,8 +138,8 @@ def test_initialize_handshake_clients(shop_graph):
     assert as_json(card) == json.loads(json.dumps(shop_graph.card("ProcessRefund").to_dict()))
 
 
-def test_a_new_store_is_picked_up_without_restart(shop):
-    cf.index(str(shop), progress=False)
+def test_a_new_store_is_picked_up_without_restart(indexed_shop):
+    shop = indexed_shop
     target = shop / "services" / "payments" / "refund_processor.py"
 
     async def script(client):
@@ -172,8 +172,8 @@ def test_no_index_is_an_error_result_then_found_once_indexed(shop):
     assert second.is_error is False and as_json(second)["verb"] == "hubs"
 
 
-def test_live_graph_reopens_only_when_the_store_changes(shop):
-    cf.index(str(shop), progress=False)
+def test_live_graph_reopens_only_when_the_store_changes(indexed_shop):
+    shop = indexed_shop
     live = server.LiveGraph(str(shop))
     g1 = live.get()
     assert live.get() is g1 and live.opened == 1

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import polars as pl
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -64,6 +65,16 @@ def _tables(store: str) -> dict[str, pl.DataFrame]:
     return out
 
 
+@pytest.fixture(scope="session")
+def _indexed(tmp_path_factory) -> Path:
+    """The shop without its adapters (they force a full resolution), indexed into `inc/` once."""
+    work = tmp_path_factory.mktemp("random-template")
+    shutil.copytree(SAMPLE, work / "shop")
+    shutil.rmtree(work / "shop" / ".ctxframe" / "adapters")
+    cf.index(str(work / "shop"), store=str(work / "inc"), progress=False)
+    return work
+
+
 @settings(
     max_examples=int(os.environ.get("CTXFRAME_RANDOM_EDITS", "8")),  # more: a longer hunt
     deadline=None,
@@ -71,13 +82,10 @@ def _tables(store: str) -> dict[str, pl.DataFrame]:
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(edits=st.lists(_edit, min_size=1, max_size=3))
-def test_random_edits_equal_full_rebuild(tmp_path_factory, edits) -> None:
+def test_random_edits_equal_full_rebuild(tmp_path_factory, _indexed: Path, edits) -> None:
     work = tmp_path_factory.mktemp("random")
-    root = work / "shop"
-    shutil.copytree(SAMPLE, root)
-    shutil.rmtree(root / ".ctxframe" / "adapters")  # adapters force a full resolution
-    store = str(work / "inc")
-    cf.index(str(root), store=store, progress=False)
+    shutil.copytree(_indexed, work, symlinks=True, dirs_exist_ok=True)
+    root, store = work / "shop", str(work / "inc")
     for n, edit in enumerate(edits):
         _apply(root, *edit)
         report = cf.index(str(root), store=store, progress=False).report

@@ -225,10 +225,11 @@ class _Running:
         assert self.initial.trigger == "initial" and self.initial.ok
 
     def until(self, check, what: str):
-        """Updates until `check()` holds; the last update."""
+        """Updates until `check()` holds; the last update (at least one: the store shows a
+        change a moment before its update is reported)."""
         deadline = time.monotonic() + TIMEOUT
         last = None
-        while not check():
+        while last is None or not check():
             left = deadline - time.monotonic()
             assert left > 0, f"no update made the store show {what}"
             try:
