@@ -33,16 +33,32 @@ RULES: tuple[tuple[str, str], ...] = (
     (r"(?i)(\b\w*" + _SECRET_WORD + r"\w*\s*(?::[^=,()\n]{0,60})?=\s*)"
      r"(?:\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`)", "${1}\"" + MASK + "\""),
 )  # fmt: skip
-_HINTS = ("://", "=", "-p", "--")  # a string holding none of these matches no rule
+
+# Every rule needs one of these (case-insensitive): a cheap test that spares the rules most rows.
+_LIKELY = r"(?i)://|" + _SECRET_WORD + r"|mysql|mariadb"
 
 
 def redact_expr(col: str) -> pl.Expr:
-    """The column with every rule applied (strings without a hint skip the regexes)."""
-    expr = pl.col(col)
-    out = expr
+    """The column with every rule applied, on every row."""
+    out = pl.col(col)
     for pattern, repl in RULES:
         out = out.str.replace_all(pattern, repl)
-    return pl.when(expr.str.contains_any(list(_HINTS))).then(out).otherwise(expr).alias(col)
+    return out.alias(col)
+
+
+def _redacted(values: pl.Series) -> pl.Series:
+    """`values` with the rules run on the rows that could match one, in their places."""
+    likely = values.str.contains(_LIKELY).fill_null(False)
+    if not likely.any():
+        return values
+    rows = likely.arg_true()
+    before = values.gather(rows)
+    fixed = before.to_frame().select(redact_expr(values.name)).to_series()
+    if fixed.equals(before):
+        return values
+    # Rebuilt through Arrow: string views would keep the old values' bytes in shared buffers,
+    # and an Arrow IPC file writes whole buffers.
+    return pl.Series(values.name, values.clone().scatter(rows, fixed).to_arrow())
 
 
 def redact_frame(frame: pl.DataFrame, columns: tuple[str, ...] | None = None) -> pl.DataFrame:
@@ -54,11 +70,7 @@ def redact_frame(frame: pl.DataFrame, columns: tuple[str, ...] | None = None) ->
     ]
     if not names or frame.is_empty():
         return frame
-    return frame.with_columns([redact_expr(c) for c in names])
-
-
-# Every rule needs one of these (case-insensitive): a cheap test that spares the rules most rows.
-_LIKELY = r"(?i)://|" + _SECRET_WORD + r"|mysql|mariadb"
+    return frame.with_columns([_redacted(frame[c]) for c in names])
 
 
 def redact_rows(frame: pl.DataFrame, col: str) -> pl.DataFrame:
@@ -69,11 +81,5 @@ def redact_rows(frame: pl.DataFrame, col: str) -> pl.DataFrame:
     likely = frame[col].str.contains(_LIKELY).fill_null(False)
     if not likely.any():
         return frame
-    return pl.concat([frame.filter(~likely), redact_frame(frame.filter(likely), (col,))])
+    return pl.concat([frame.filter(~likely), frame.filter(likely).with_columns(redact_expr(col))])
 
-
-def redact_text(text: str | None) -> str | None:
-    """One string redacted (the same rules, for values outside frames)."""
-    if text is None or not any(h in text for h in _HINTS):
-        return text
-    return pl.select(pl.lit(text, pl.String).alias("t")).select(redact_expr("t")).item()
