@@ -58,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", help="is the index fresh against git HEAD and the work tree?")
     _add_repo(p, positional=True)
 
+    p = sub.add_parser("export", help="write the tables as one file each (parquet, csv, ndjson)")
+    p.add_argument("directory", help="where to write nodes.<format>, edges.<format>, ...")
+    p.add_argument("--format", default="parquet", help="parquet (default), csv or ndjson")
+    _add_repo(p)
+
     p = sub.add_parser(
         "query",
         help="rank the graph's nodes for a question in words",
@@ -357,6 +362,11 @@ def _cmd_status(a) -> None:
     _emit(status(_repo(a), store=a.store), a.json)
 
 
+def _cmd_export(a) -> None:
+    _not_a_catalog(_repo(a), "export")
+    _emit(_open(a).export(a.directory, a.format), a.json)
+
+
 def _cmd_query(a) -> None:
     g = _open(a)
     kinds = [k.strip() for v in a.kind or () for k in v.split(",") if k.strip()] or None
@@ -570,6 +580,7 @@ _VERBS = ("card", "affected", "path", "change-plan", "explain", "hubs", "boundar
 _COMMANDS = {
     "index": _cmd_index,
     "status": _cmd_status,
+    "export": _cmd_export,
     "query": _cmd_query,
     "eval": _cmd_eval,
     "demo": _cmd_demo,

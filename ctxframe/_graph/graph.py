@@ -29,6 +29,7 @@ from ctxframe._render.html import render
 from ctxframe._store import cache as _cache
 from ctxframe._store import tables as _store
 from ctxframe._store.coverage import coverage
+from ctxframe._store.export import Exported, export
 
 if TYPE_CHECKING:
     from ctxframe._graph.live import GraphWatch
@@ -581,6 +582,12 @@ class Graph:
             pass
         self._queries = max(self._queries, 1)
         return self
+
+    def export(self, directory: str, format: str = "parquet") -> Exported:
+        """Write this graph's version of the contract tables as one file per table
+        (`nodes.parquet`, `edges.csv`, ...) into `directory`, for tools that want single files."""
+        with self._call():
+            return export(self._snap, clean_text(directory, "directory"), format)
 
     @cached_property
     def _project_tokens(self) -> tuple[str, ...]:
