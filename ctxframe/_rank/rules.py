@@ -420,21 +420,19 @@ def _propagate_short(
         return out
     ix = content.index
     parts = [out.select(pl.col("node_row").cast(pl.UInt32), "score", "tier")]
-    if rule.parent_share:
-        base = out.select(p="node_row", ps="score")
-        # every child of a scored parent
-        kids = (
-            pl.DataFrame({"node_row": pl.int_range(ix.n_nodes, dtype=pl.UInt32, eager=True)})
-            .with_columns(p=ix.parent_rows)
-            .join(base, on="p")
-        )
-        parts.append(
-            kids.select(
-                "node_row",
-                score=pl.col("ps") * rule.parent_share,
-                tier=pl.lit(CONTENT_TIER, pl.Int8),
-            )
-        )
+    if rule.parent_share:  # dense over the nodes: each node reads its parent's score
+        n = ix.n_nodes
+        rows = parts[0]["node_row"]
+        score = pl.zeros(n, dtype=pl.Float64, eager=True).scatter(rows, parts[0]["score"])
+        tier = pl.repeat(None, n, dtype=pl.Int8, eager=True).scatter(rows, parts[0]["tier"])
+        total = score + rule.parent_share * score.gather(ix.parent_rows).fill_null(0.0)
+        parts[0] = pl.DataFrame(
+            {
+                "node_row": pl.int_range(n, dtype=pl.UInt32, eager=True),
+                "score": total,
+                "tier": tier.fill_null(CONTENT_TIER),
+            }
+        ).filter(pl.col("score") > 0)
     if rule.short_file:
         files = content.bm25f(
             unit="file",
@@ -458,7 +456,7 @@ def _propagate_short(
                     tier=pl.lit(CONTENT_TIER, pl.Int8),
                 )
             )
-    return _sum_parts(parts)
+    return parts[0] if len(parts) == 1 else _sum_parts(parts)
 
 
 def _sum_parts(parts: list[pl.DataFrame]) -> pl.DataFrame:
