@@ -71,8 +71,9 @@ def parts(graph, text: str, rule) -> pl.DataFrame:
     content = ix.content(q, project_tokens=project)
     fw = {SIGNATURE: rule.w_signature, DOC: rule.w_doc, BODY: rule.w_body}
     fields = tuple(f for f, x in fw.items() if x)
-    rows_node = content.rows(unit="node", fields=fields, max_share=rule.max_share)
-    rows_file = content.rows(unit="file", fields=fields, max_share=rule.max_share)
+    share = rule.long_max_share if rule.evidence and q.long else rule.max_share
+    rows_node = content.rows(unit="node", fields=fields, max_share=share)
+    rows_file = content.rows(unit="file", fields=fields, max_share=share)
     kw = {"k1": rule.k1, "b": rule.b, "field_weights": fw}
     named: list[pl.DataFrame] = []
     if rule.evidence and q.long:
@@ -224,11 +225,15 @@ def combine(p: pl.DataFrame, w: dict[str, float]) -> pl.DataFrame:
         )
     if w.get("sym_file", 0.0):  # a definition gains a share of its file's total
         ftot = p.filter(is_file).select("qid", file_row="node_row", ftot="total")
-        p = p.join(ftot, on=["qid", "file_row"], how="left").with_columns(
-            total=pl.when(is_file)
-            .then(pl.col("total"))
-            .otherwise(pl.col("total") + w["sym_file"] * pl.col("ftot").fill_null(0.0))
-        ).drop("ftot")
+        p = (
+            p.join(ftot, on=["qid", "file_row"], how="left")
+            .with_columns(
+                total=pl.when(is_file)
+                .then(pl.col("total"))
+                .otherwise(pl.col("total") + w["sym_file"] * pl.col("ftot").fill_null(0.0))
+            )
+            .drop("ftot")
+        )
     mult = (
         pl.when(pl.col("test")).then(w.get("test", 0.5)).otherwise(1.0)
         * pl.when(pl.col("stub")).then(0.25).otherwise(1.0)

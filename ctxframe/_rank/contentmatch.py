@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -47,7 +47,7 @@ class Units:
 
     def __init__(self, index) -> None:
         self.index = index
-        self._totals: dict[tuple, tuple[pl.Series, float]] = {}
+        self._totals: dict[tuple, Any] = {}
 
     @cached_property
     def _text_rows(self) -> pl.Series:
@@ -81,6 +81,16 @@ class Units:
         return {"node": node, "file": file, "symbol": symbol}
 
     @cached_property
+    def file_of(self) -> pl.Series:
+        """Per node row, the row of the file document it belongs to (null: none, or prose)."""
+        ix = self.index
+        kinds = ix.nodes["kind"]
+        prose = kinds.is_in(list(_NOT_TEXT_KINDS))
+        return pl.select(
+            pl.when(pl.lit(prose)).then(None).otherwise(pl.lit(ix.file_rows))
+        ).to_series()
+
+    @cached_property
     def lengths(self) -> dict[str, dict[str, pl.Series]]:
         """Per unit and field, each document's length (dense over node rows)."""
         ix = self.index
@@ -106,9 +116,22 @@ class Units:
 
     def avg_len(self, unit: str, field: str) -> float:
         """Average field length over the unit's documents holding that field."""
-        s = self.lengths[unit][field].gather(self.docs[unit])
-        s = s.filter(s > 0)
-        return float(s.mean()) if s.len() else 0.0
+        key = ("avg", unit, field)
+        if key not in self._totals:
+            s = self.lengths[unit][field].gather(self.docs[unit])
+            s = s.filter(s > 0)
+            self._totals[key] = float(s.mean()) if s.len() else 0.0
+        return self._totals[key]
+
+    def flat_lengths(self, unit: str) -> pl.Series | None:
+        """The unit's field lengths as one Series, field ``f`` of document ``d`` at
+        ``f x n_nodes + d`` (None for an empty index)."""
+        key = ("flat", unit)
+        if key not in self._totals:
+            lens = self.lengths[unit]
+            n = self.index.n_nodes
+            self._totals[key] = pl.concat([lens[f] for f in FIELDS]) if n else None
+        return self._totals[key]
 
     def total_length(self, unit: str, fields: Sequence[int]) -> tuple[pl.Series, float]:
         """Each document's length over ``fields`` together (dense over node rows), and the
@@ -152,6 +175,98 @@ class Content:
             schema={"qtoken": pl.String, "token_id": pl.UInt32},
         )
 
+    def _raw(
+        self, fields: Sequence[int], stemmed: bool, stopwords: bool, max_share: float | None
+    ) -> pl.LazyFrame | None:
+        """``qtoken, doc_row, field, tf`` per content posting the question's terms reach (a
+        query token's stem variants apart), or None when there is none."""
+        ix = self.index
+        terms = self.terms(stemmed=stemmed, stopwords=stopwords)
+        if terms.height:
+            terms = terms.with_columns(
+                start=ix._c_start.gather(terms["token_id"]),
+                rows=ix._c_rows.gather(terms["token_id"]),
+                cdf=ix._c_df.gather(terms["token_id"]),
+            ).filter(pl.col("rows") > 0)
+            if max_share is not None:
+                terms = terms.filter(pl.col("cdf") <= max_share * ix.n_nodes)
+        if not terms.height:
+            return None
+        return (
+            terms.lazy()
+            .select("qtoken", _p=pl.int_ranges("start", pl.col("start") + pl.col("rows")))
+            .explode("_p")
+            .select(
+                "qtoken",
+                doc_row=pl.lit(ix._c_node).gather(pl.col("_p")),
+                field=pl.lit(ix._c_field).gather(pl.col("_p")),
+                tf=pl.lit(ix._c_tf).gather(pl.col("_p")).cast(pl.UInt32),
+            )
+            .filter(pl.col("field").is_in(list(fields)))
+        )
+
+    def bm25f(
+        self,
+        *,
+        unit: str,
+        fields: Sequence[int],
+        field_weights: dict[int, float],
+        k1: float,
+        b: float,
+        max_share: float | None = None,
+        token_weights: dict[str, float] | None = None,
+        per_token: bool = False,
+    ) -> pl.DataFrame:
+        """BM25F of ``unit`` (``node`` or ``file``) documents straight from the postings: the
+        same figures as ``ctxframe._rank.rules.bm25f(self.rows(...))`` (the field-normalised
+        counts are linear, so each posting is normalised before one grouping by query token and
+        document instead of after two)."""
+        if unit not in ("node", "file"):
+            raise ValueError(f"unit {unit!r}: use rows() and rules.bm25f")
+        schema = {"doc_row": pl.UInt32, "score": pl.Float64}
+        out_schema = ({"qtoken": pl.String} | schema) if per_token else schema
+        raw = self._raw(fields, True, False, max_share)
+        if raw is None:
+            return pl.DataFrame(schema=out_schema)
+        ix, units = self.index, self.index.units
+        n = ix.n_nodes
+        if unit == "file":
+            raw = raw.with_columns(
+                doc_row=pl.lit(units.file_of).gather(pl.col("doc_row"))
+            ).drop_nulls("doc_row")
+        flat = units.flat_lengths(unit)
+        avg = {f: max(units.avg_len(unit, FIELDS[f]), 1e-9) for f in fields}
+        fw = {k: float(v) for k, v in field_weights.items()}
+        field = pl.col("field")
+        w = field.replace_strict(fw, default=0.0, return_dtype=pl.Float64)
+        length = pl.lit(flat).gather(field.cast(pl.UInt32) * n + pl.col("doc_row"))
+        avg_len = field.replace_strict(avg, default=1e-9, return_dtype=pl.Float64)
+        norm = 1 - b + b * length.cast(pl.Float64) / avg_len
+        n_docs = float(units.docs[unit].len())
+        df = pl.len().over("qtoken").cast(pl.Float64)
+        idf = (1 + (n_docs - df + 0.5) / (df + 0.5)).log()
+        qw = (
+            pl.col("qtoken").replace_strict(token_weights, default=1.0, return_dtype=pl.Float64)
+            if token_weights
+            else pl.lit(1.0)
+        )
+        factor = (
+            pl.when(pl.col("qtoken").is_in(sorted(self.project)))
+            .then(self.project_factor)
+            .otherwise(1.0)
+            if self.project
+            else pl.lit(1.0)
+        )
+        terms = (
+            raw.with_columns(_t=w * pl.col("tf").cast(pl.Float64) / norm)
+            .group_by("qtoken", "doc_row")
+            .agg(pl.col("_t").sum())
+            .with_columns(score=idf * pl.col("_t") / (k1 + pl.col("_t")) * factor * qw)
+        )
+        if per_token:
+            return terms.select("qtoken", "doc_row", "score").collect(engine=ENGINE)
+        return terms.group_by("doc_row").agg(pl.col("score").sum()).collect(engine=ENGINE)
+
     def postings(
         self,
         *,
@@ -167,34 +282,12 @@ class Content:
         key = ("post", tuple(fields), stemmed, stopwords, max_share)
         if key in self._cache:
             return self._cache[key]
-        ix = self.index
-        terms = self.terms(stemmed=stemmed, stopwords=stopwords)
-        if terms.height:
-            terms = terms.with_columns(
-                start=ix._c_start.gather(terms["token_id"]),
-                rows=ix._c_rows.gather(terms["token_id"]),
-                cdf=ix._c_df.gather(terms["token_id"]),
-            ).filter(pl.col("rows") > 0)
-            if max_share is not None:
-                terms = terms.filter(pl.col("cdf") <= max_share * ix.n_nodes)
-        if not terms.height:
+        raw = self._raw(fields, stemmed, stopwords, max_share)
+        if raw is None:
             out = pl.DataFrame(schema=_ROWS)
         else:
-            out = (
-                terms.lazy()
-                .select("qtoken", _p=pl.int_ranges("start", pl.col("start") + pl.col("rows")))
-                .explode("_p")
-                .select(
-                    "qtoken",
-                    doc_row=pl.lit(ix._c_node).gather(pl.col("_p")),
-                    field=pl.lit(ix._c_field).gather(pl.col("_p")),
-                    tf=pl.lit(ix._c_tf).gather(pl.col("_p")).cast(pl.UInt32),
-                )
-                .filter(pl.col("field").is_in(list(fields)))
-                .group_by("qtoken", "doc_row", "field")
-                .agg(pl.col("tf").sum())
-                .collect(engine=ENGINE)
-            )
+            out = raw.group_by("qtoken", "doc_row", "field").agg(pl.col("tf").sum())
+            out = out.collect(engine=ENGINE)
         self._cache[key] = out
         return out
 
@@ -218,7 +311,14 @@ class Content:
         post = self.postings(
             fields=fields, stemmed=stemmed, stopwords=stopwords, max_share=max_share
         )
-        if unit != "node":
+        if unit == "file":  # a node belongs to at most one file: a gather, not a join
+            post = (
+                post.with_columns(doc_row=pl.lit(units.file_of).gather(pl.col("doc_row")))
+                .drop_nulls("doc_row")
+                .group_by("qtoken", "doc_row", "field")
+                .agg(pl.col("tf").sum())
+            )
+        elif unit != "node":
             post = (
                 post.rename({"doc_row": "node_row"})
                 .join(units.membership[unit], on="node_row")
@@ -227,8 +327,7 @@ class Content:
             )
         q = self.question
         counts = q.counts if not stopwords else _counts(q.all_tokens)
-        lens = units.lengths[unit]
-        flat = pl.concat([lens[FIELDS[f]] for f in range(len(FIELDS))]) if ix.n_nodes else None
+        flat = units.flat_lengths(unit)
         avg = {f: units.avg_len(unit, FIELDS[f]) for f in fields}
         n = ix.n_nodes
         out = post.with_columns(

@@ -43,6 +43,7 @@ __all__ = [
     "extract",
     "hint_bonus",
     "is_long",
+    "node_parts",
 ]
 
 # File paths: at least one folder or a source extension (x.py, a/b/c.py, a/b/c).
@@ -230,6 +231,13 @@ def _dedupe(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
+def node_parts(ids: pl.Series) -> pl.DataFrame:
+    """Per node id: lowercased path (``_path``), qualified name (``_qual``) and whether it is
+    a definition (``_sym``) — what :func:`hint_bonus` matches hints against, computed once per
+    index instead of once per question."""
+    return pl.DataFrame({"node_id": ids}).select(_node_parts())
+
+
 def _node_parts() -> list[pl.Expr]:
     nid = pl.col("node_id")
     has = nid.str.contains("::", literal=True)
@@ -256,12 +264,16 @@ def hint_bonus(
     * a traceback frame (file and function): ``frame_bonus`` to that function.
 
     Path and module hints are matched against the distinct files of ``nodes`` (a few thousand
-    at most), then spread to their nodes with one join."""
+    at most), then spread to their nodes with one join. ``nodes`` may carry the columns of
+    :func:`node_parts` already (one row per node then), else they are computed here."""
     w = weights or EvidenceWeights()
     schema = {"node_id": pl.String, "bonus": pl.Float64}
     if nodes.is_empty() or not ev.has_code_evidence:
         return pl.DataFrame(schema=schema)
-    base = nodes.select("node_id", "label").unique("node_id").with_columns(_node_parts())
+    if {"_path", "_qual", "_sym"} <= set(nodes.columns):
+        base = nodes.select("node_id", "label", "_path", "_qual", "_sym")
+    else:
+        base = nodes.select("node_id", "label").unique("node_id").with_columns(_node_parts())
     per_file: list[pl.DataFrame] = []
     files = base.select("_path").unique().drop_nulls()
     slash_path = pl.lit("/") + pl.col("_path")

@@ -45,6 +45,7 @@ from ctxframe._core.paths import glob_to_regex, is_test_path_expr
 from ctxframe._core.schema import BOUNDARY_KINDS, NODE_KINDS, TOKENS
 from ctxframe._rank import rules as _rules
 from ctxframe._rank.contentmatch import Content, Units
+from ctxframe._rank.evidence import node_parts
 from ctxframe._rank.fields import FIELDS, NAME, NAME_FIELDS, TokenTable, token_table
 from ctxframe._rank.question import Question, stems
 from ctxframe._rank.tokens import ENGINE, tokenize, tokenize_expr, trigram_table, trigrams
@@ -429,7 +430,7 @@ class RankIndex:
         )
 
     def _vocab_matches(
-        self, q: Question, *, fuzzy: bool, dice: float, min_prefix: int
+        self, q: Question, *, fuzzy: bool, dice: float, min_prefix: int, trigram: bool = True
     ) -> pl.LazyFrame:
         """(qtoken, token_id, tier, dice) for every name token each query token matches.
 
@@ -454,7 +455,7 @@ class RankIndex:
                 pre_q.append(tok)
                 pre_lo.append(plo)
                 pre_hi.append(hi)
-            grams = trigrams(tok)
+            grams = trigrams(tok) if trigram else set()
             for g in sorted(grams):
                 span = self._tri_span.get(g)
                 if span is not None:
@@ -514,6 +515,7 @@ class RankIndex:
         fuzzy: bool = True,
         dice: float = _rules.DEFAULT_DICE,
         min_prefix: int = 3,
+        trigram: bool = True,
         project_tokens: Iterable[str] = (),
         project_factor: float = DEFAULT_PROJECT_FACTOR,
         max_share: float | None = None,
@@ -536,7 +538,7 @@ class RankIndex:
             lower_bound=_rules.MIN_WEIGHT
         )
         empty = self.n_nodes == 0 or not self._vocab_list
-        vm = self._vocab_matches(q, fuzzy=fuzzy, dice=dice, min_prefix=min_prefix)
+        vm = self._vocab_matches(q, fuzzy=fuzzy, dice=dice, min_prefix=min_prefix, trigram=trigram)
         query_tf = pl.col("qtoken").replace_strict(counts, default=1, return_dtype=pl.UInt32)
         if empty:
             vm = vm.clear()
@@ -607,6 +609,12 @@ class RankIndex:
         return Units(self)
 
     @cached_property
+    def node_parts(self) -> pl.DataFrame:
+        """Per node row: lowercased path, qualified name, definition or not (what long
+        questions' path and name hints match; ctxframe._rank.evidence.node_parts)."""
+        return node_parts(self._ids)
+
+    @cached_property
     def file_rows(self) -> pl.Series:
         """Per node, the row of its file's node (null for nodes outside files)."""
         return self._file_row
@@ -662,6 +670,7 @@ class RankIndex:
         matches = self.match_table(
             q,
             fuzzy=fuzzy and (not long or bool(getattr(rule, "long_fuzzy", True))),
+            trigram=not long or bool(getattr(rule, "long_trigram", True)),
             dice=float(getattr(rule, "dice", _rules.DEFAULT_DICE)),
             min_prefix=int(getattr(rule, "min_prefix", 3)),
             project_tokens=project,
@@ -860,9 +869,13 @@ class RankIndex:
             .select("node_row", "node_id", "named", "score", "tier")
             .collect(engine=ENGINE)
         )
-        top = ranked.sort(["named", "score", "node_id"], descending=[True, True, False]).head(
-            max(0, limit)
-        )
+        order = {"by": ["named", "score", "node_id"], "descending": [True, True, False]}
+        k = max(0, limit)
+        if ranked.height > 4 * k:  # ids are unique: the best k, then their order, are exact
+            keep = ranked.top_k(k, by=order["by"], reverse=[False, False, True])
+            top = keep.sort(**order)
+        else:
+            top = ranked.sort(**order).head(k)
         hits = (
             self.nodes[top["node_row"]]
             .with_columns(

@@ -90,13 +90,16 @@ class IdfTiers:
     name match (a full IDF per token) leads unless the content says clearly more. A file node
     adds ``file_content x`` the BM25F of the whole file's text (every node of it), so long
     questions rank files as whole-file BM25 does, and a share ``file_best`` of its best
-    definition's score. Terms in more than ``max_share`` of the nodes are left out of content.
+    definition's score. Terms in more than ``max_share`` (``long_max_share`` for a long
+    question) of the nodes are left out of content. A short question's node also adds
+    ``parent_share x`` its parent's score (a method says what its class says).
 
     Long queries (a paragraph, several lines: bug reports, tracebacks) with ``evidence`` on are
     scored by :func:`ctxframe._rank.evidence.evidence_score`: identifier-shaped words and paths
     weigh more than prose, repeated words count sublinearly instead of ``query_tf`` times, and
     files, modules, definitions and traceback frames the text names get a bonus; the same
-    token weights scale the content evidence.
+    token weights scale the content evidence. Their words get no trigram (typo) name tier
+    unless ``long_trigram``.
     """
 
     exact: float = 1.0
@@ -117,14 +120,18 @@ class IdfTiers:
     file_best: float = 0.5  # long questions, a file node: + this x its best definition's total
     file_share: float = 0.3  # long questions, a definition: + this x its file's total
     mix: float = 0.25  # short questions, per token: max(name, content) + mix x min(name, content)
+    parent_share: float = 0.1  # short questions: a node + this x its parent's score
+    short_file: float = 0.0  # short questions: a definition + this x its whole file's BM25F
     k1: float = 1.2
     b: float = 0.75
     w_signature: float = 1.0
     w_doc: float = 1.0
     w_body: float = 1.0
-    max_share: float = 0.25
+    max_share: float = 0.35  # short questions: content terms in more nodes than this share skipped
+    long_max_share: float = 0.15  # long questions: the same
     long_name_share: float | None = None  # long questions: name tokens in more nodes skipped
     long_fuzzy: bool = True  # long questions: prefix, stem and trigram name tiers too
+    long_trigram: bool = False  # long questions: the trigram name tier (with long_fuzzy)
     callers: float = 1.0  # "what calls X": X's referrers gain this x X's score (graph stage)
     callers_named: float = 0.3  # ... and X itself is multiplied by this
     prior: float = 0.0  # + prior x ln(1 + in-degree)
@@ -205,7 +212,7 @@ class IdfTiers:
                         "node_id": ix._ids.gather(rows),
                         "label": ix._labels.gather(rows),
                     }
-                )
+                ).hstack(ix.node_parts[rows])
             names = _evidence.evidence_score(self, matches, self.weights, evidence=ev, nodes=nodes)
         else:
             key, _carry = row_key(matches)
@@ -313,9 +320,12 @@ def combine(
         )
     ]
 
-    def add(rows: pl.DataFrame, weight: float) -> None:
+    share = rule.long_max_share if long else rule.max_share
+
+    def add(unit: str, weight: float) -> None:
+        scores = content.bm25f(unit=unit, fields=fields, max_share=share, **kw)
         parts.append(
-            bm25f(rows, **kw).select(
+            scores.select(
                 node_row="doc_row",
                 score=pl.col("score") * weight,
                 tier=pl.lit(CONTENT_TIER, pl.Int8),
@@ -324,9 +334,9 @@ def combine(
 
     weight = rule.content_long if long else rule.content
     if weight:
-        add(content.rows(unit="node", fields=fields, max_share=rule.max_share), weight)
+        add("node", weight)
     if long and rule.file_content:
-        add(content.rows(unit="file", fields=fields, max_share=rule.max_share), rule.file_content)
+        add("file", rule.file_content)
     summed = _sum_parts(parts)
     file_row = pl.lit(ix.file_rows).gather(pl.col("node_row"))
     is_file = pl.col("node_row") == file_row
@@ -368,8 +378,15 @@ def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.Dat
 
     fw = {SIGNATURE: rule.w_signature, DOC: rule.w_doc, BODY: rule.w_body}
     fields = tuple(f for f, x in fw.items() if x)
-    rows = content.rows(unit="node", fields=fields, max_share=rule.max_share)
-    per_c = bm25f(rows, k1=rule.k1, b=rule.b, field_weights=fw, per_token=True)
+    per_c = content.bm25f(
+        unit="node",
+        fields=fields,
+        field_weights=fw,
+        k1=rule.k1,
+        b=rule.b,
+        max_share=rule.max_share,
+        per_token=True,
+    )
     per_n = (
         rule.best_per_token(matches, pl.col("query_tf"))
         .select(pl.col("node_row").cast(pl.UInt32), "qtoken", n="value", t="t")
@@ -387,9 +404,59 @@ def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.Dat
         score=(hi + rule.mix * lo).sum(),
         tier=pl.col("t").min().fill_null(CONTENT_TIER).cast(pl.Int8),
     )
+    out = _propagate_short(rule, out, content, fw, fields)
     return out.with_columns(node_id=ix._ids.gather(out["node_row"])).select(
         "node_row", "node_id", "score", "tier"
     )
+
+
+def _propagate_short(
+    rule: IdfTiers, out: pl.DataFrame, content: Any, fw: dict, fields: tuple
+) -> pl.DataFrame:
+    """A short question's scores with what a node's surroundings say: ``parent_share x`` its
+    parent's score (a method says what its class says; a top-level definition what its
+    module says) and ``short_file x`` its whole file's BM25F."""
+    if not (rule.parent_share or rule.short_file) or out.is_empty():
+        return out
+    ix = content.index
+    parts = [out.select(pl.col("node_row").cast(pl.UInt32), "score", "tier")]
+    if rule.parent_share:  # dense over the nodes: each node reads its parent's score
+        n = ix.n_nodes
+        rows = parts[0]["node_row"]
+        score = pl.zeros(n, dtype=pl.Float64, eager=True).scatter(rows, parts[0]["score"])
+        tier = pl.repeat(None, n, dtype=pl.Int8, eager=True).scatter(rows, parts[0]["tier"])
+        total = score + rule.parent_share * score.gather(ix.parent_rows).fill_null(0.0)
+        parts[0] = pl.DataFrame(
+            {
+                "node_row": pl.int_range(n, dtype=pl.UInt32, eager=True),
+                "score": total,
+                "tier": tier.fill_null(CONTENT_TIER),
+            }
+        ).filter(pl.col("score") > 0)
+    if rule.short_file:
+        files = content.bm25f(
+            unit="file",
+            fields=fields,
+            field_weights=fw,
+            k1=rule.k1,
+            b=rule.b,
+            max_share=rule.max_share,
+        ).select(f="doc_row", fs="score")
+        if files.height:
+            kids = (
+                pl.DataFrame({"node_row": pl.int_range(ix.n_nodes, dtype=pl.UInt32, eager=True)})
+                .with_columns(f=ix.file_rows)
+                .filter(pl.col("f") != pl.col("node_row"))
+                .join(files, on="f")
+            )
+            parts.append(
+                kids.select(
+                    "node_row",
+                    score=pl.col("fs") * rule.short_file,
+                    tier=pl.lit(CONTENT_TIER, pl.Int8),
+                )
+            )
+    return parts[0] if len(parts) == 1 else _sum_parts(parts)
 
 
 def _sum_parts(parts: list[pl.DataFrame]) -> pl.DataFrame:
