@@ -309,3 +309,19 @@ def test_concurrent_indexers_share_the_cache(tmp_path: Path, cache: Path) -> Non
     warm = _index(_repo(tmp_path / "warm", files))
     assert warm.cached == plain.parsed
     _same(warm.store, plain.store)
+
+
+def test_branch_switch_in_place_takes_cached_rows(tmp_path: Path, cache: Path) -> None:
+    """Back on a branch indexed before: the store's re-index (its delta or incremental path)
+    takes the switched files from the cache and equals a full rebuild without it."""
+    v2 = {k: v.replace("rate", "ratio") for k, v in SNIPPETS.items()}
+    root = _repo(tmp_path / "repo", SNIPPETS)
+    _index(root)
+    _repo(root, v2)
+    changed = _index(root)
+    assert changed.cached == 0 and changed.parsed > 0
+    _repo(root, SNIPPETS)
+    back = _index(root)
+    assert back.cached == changed.parsed and back.mode in ("delta", "incremental")
+    plain = _index(_repo(tmp_path / "plain", SNIPPETS), cache=False)
+    _same(back.store, plain.store)
