@@ -170,7 +170,15 @@ def _parser() -> argparse.ArgumentParser:
     _agent_parsers(sub)
     _catalog_parsers(sub)
     _watch_parser(sub)
-    p = sub.add_parser("cache", help="the extraction cache shared by every index (info, clear)")
+    p = sub.add_parser(
+        "cache",
+        help="the extraction cache shared by every index (info, clear)",
+        description="What extraction made of each file's bytes, shared by every index on this "
+        "machine: another checkout, branch or release re-parses only the files that differ. "
+        "In $XDG_CACHE_HOME/ctxframe/extract or ~/.cache/ctxframe/extract (CTXFRAME_CACHE_DIR "
+        "moves it), capped at 2048 MB (CTXFRAME_CACHE_MAX_MB), least recently used first out; "
+        "`index --no-cache` or CTXFRAME_NO_CACHE=1 leaves it alone.",
+    )
     csub = p.add_subparsers(dest="cache_command", required=True, metavar="ACTION")
     for name, text in (("info", "where it is, its size, packs and entries"),
                        ("clear", "delete every entry (indexes are untouched)")):  # fmt: skip
