@@ -235,7 +235,7 @@ class Session:
             paths = hit["path"].implode()
             got = {"files": hit.drop("want")}
             for name in _TABLES[1:]:
-                rows = _read(where, name, manifest).filter(pl.col("path").is_in(paths))
+                rows = _read(where, name, manifest, pl.col("path").is_in(paths))
                 got[name] = rows.drop("path") if name == "content" else rows
         except Exception:  # any damage (bytes, manifest, decoding): drop it, extract again
             _remove(where)
@@ -366,14 +366,16 @@ def _manifest(where: str) -> dict:
     return manifest
 
 
-def _read(where: str, name: str, manifest: dict) -> pl.DataFrame:
-    """One table of a pack, its bytes checked against the manifest first."""
+def _read(where: str, name: str, manifest: dict, keep: pl.Expr | None = None) -> pl.DataFrame:
+    """One table of a pack (the rows `keep` selects, decoded only), its bytes checked against
+    the manifest first."""
     with open(os.path.join(where, f"{name}.parquet"), "rb") as fh:
         data = fh.read()
     part = manifest["parts"][name]
     if len(data) != part["bytes"] or _digest(data) != part["blake2b"]:
         raise ValueError(f"{name}.parquet does not match the manifest")
-    return pl.read_parquet(io.BytesIO(data))
+    rows = pl.scan_parquet(io.BytesIO(data))
+    return (rows if keep is None else rows.filter(keep)).collect()
 
 
 def _remove(where: str) -> None:
