@@ -349,3 +349,14 @@ def test_django_50_after_51_equals_no_cache(tmp_path: Path, monkeypatch) -> None
     plain = _index(trees["5.0-plain"], cache=False)
     assert warm.parsed == plain.parsed and warm.cached > 0.8 * plain.parsed
     _same(warm.store, plain.store)
+
+
+def test_unwritable_cache_never_fails_the_index(tmp_path: Path, cache: Path) -> None:
+    """A cache directory that cannot be written (here: a file in its place) leaves the index
+    as it would be without the cache."""
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text("not a directory")
+    got = _index(_repo(tmp_path / "a", SNIPPETS))
+    plain = _index(_repo(tmp_path / "b", SNIPPETS), cache=False)
+    assert got.cached == 0
+    _same(got.store, plain.store)

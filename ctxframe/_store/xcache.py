@@ -171,6 +171,7 @@ class Session:
         self._tmp: str | None = None
         self._writers: dict = {}
         self._rows = 0
+        self._broken = False  # a write failed (disk full, read-only): add nothing more
 
     # ------------------------------------------------------------------ lookup
 
@@ -277,7 +278,7 @@ class Session:
             and (w := self.want.get(f.path)) is not None
             and f.hash == w.digest
         ]
-        if not keep:
+        if not keep or self._broken:
             return
         files = pl.DataFrame(keep, schema=_FILES, orient="row")
         paths = files["path"].implode()
@@ -298,8 +299,9 @@ class Session:
         }
         try:
             self._write(tables)
-        except OSError:  # a full or read-only cache disk never fails the index
+        except Exception:  # a full or read-only cache disk (or any fault) never fails the index
             self.abandon()
+            self._broken = True
 
     def _write(self, tables: dict[str, pl.DataFrame]) -> None:
         import pyarrow.parquet as pq
@@ -338,7 +340,7 @@ class Session:
                 json.dump(manifest, fh)
             name = f"{time.time_ns():020d}-{uuid.uuid4().hex[:8]}"
             os.rename(tmp, os.path.join(self.dir, name))
-        except OSError:
+        except Exception:  # as in `add`: the index goes on without this pack
             _remove(tmp)
             return
         evict(os.path.dirname(self.dir), self.cap)
