@@ -360,3 +360,20 @@ def test_unwritable_cache_never_fails_the_index(tmp_path: Path, cache: Path) -> 
     plain = _index(_repo(tmp_path / "b", SNIPPETS), cache=False)
     assert got.cached == 0
     _same(got.store, plain.store)
+
+
+def test_files_not_looked_up_are_left_out_of_the_pack(tmp_path: Path, cache: Path, monkeypatch):
+    """A file extracted but never looked up (unreadable to the cache, changed in between)
+    adds no entry; the others in its batch do, and a later run takes only them."""
+    real = xcache._wanted
+
+    def blind(root, path, known):
+        return None if path == "app/models.py" else real(root, path, known)
+
+    monkeypatch.setattr(xcache, "_wanted", blind)
+    _index(_repo(tmp_path / "a", SNIPPETS))
+    monkeypatch.setattr(xcache, "_wanted", real)
+    warm = _index(_repo(tmp_path / "b", SNIPPETS))
+    plain = _index(_repo(tmp_path / "c", SNIPPETS), cache=False)
+    assert warm.cached == plain.parsed - 1
+    _same(warm.store, plain.store)

@@ -41,7 +41,6 @@ from functools import cache
 import polars as pl
 
 from ctxframe._core.languages import query_source
-from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
 from ctxframe._ingest.extract import MAX_FILE_BYTES, Batch, FileResult, file_language
 
 LAYOUT = "v1"  # the pack format; another one lives beside it (old packs age out)
@@ -52,8 +51,6 @@ _FILES = {
     "key": pl.String, "path": pl.String, "language": pl.String, "lines": pl.Int32,
     "hash": pl.String, "parse_errors": pl.Int32,
 }  # fmt: skip
-_CONTENT = {"node_id": pl.String, "field": pl.UInt8, "token": pl.String, "tf": pl.UInt32}
-_SCHEMAS = {"bnodes": BOUNDARY_NODE_COLS, "bedges": BOUNDARY_EDGE_COLS, "content": _CONTENT}
 # Beyond `_core` and `_ingest`: the modules whose code shapes an entry.
 _ALSO = (("_rank", "tokens.py"), ("_rank", "fields.py"), ("_store", "build.py"),
          ("_store", "xcache.py"))  # fmt: skip
@@ -235,9 +232,11 @@ class Session:
                 return set()
             paths = hit["path"].implode()
             got = {"files": hit.drop("want")}
-            for name in _TABLES[1:]:
-                rows = _read(where, name, manifest, pl.col("path").is_in(paths))
-                got[name] = rows.drop("path") if name == "content" else rows
+            for name in _TABLES[1:-1]:
+                got[name] = _read(where, name, manifest, pl.col("path").is_in(paths))
+            # a body's rows by its node: a file's own, or a definition's (ids are unique)
+            nodes = got["defs"]["id"].append(hit["path"]).implode()
+            got["content"] = _read(where, "content", manifest, pl.col("node_id").is_in(nodes))
         except Exception:  # any damage (bytes, manifest, decoding): drop it, extract again
             _remove(where)
             return set()
@@ -281,22 +280,21 @@ class Session:
         if not keep or self._broken:
             return
         files = pl.DataFrame(keep, schema=_FILES, orient="row")
-        paths = files["path"].implode()
-        defs = batch.defs.filter(pl.col("path").is_in(paths))
-        owners = pl.concat(
-            [defs.select(node_id="id", path="path"), files.select(node_id="path", path="path")]
-        ).unique("node_id")
-        content = batch.content.join(owners, on="node_id", how="left")
-        if content["path"].null_count():  # a row no kept or dropped file owns: keep nothing
-            return
         tables = {
             "files": files,
-            "defs": defs,
-            "refs": batch.refs.filter(pl.col("path").is_in(paths)),
-            "bnodes": batch.boundary_nodes.filter(pl.col("path").is_in(paths)),
-            "bedges": batch.boundary_edges.filter(pl.col("path").is_in(paths)),
-            "content": content.filter(pl.col("path").is_in(paths)),
+            "defs": batch.defs,
+            "refs": batch.refs,
+            "bnodes": batch.boundary_nodes,
+            "bedges": batch.boundary_edges,
+            "content": batch.content,
         }
+        if len(keep) < sum(f.skip_reason is None for f in batch.files):  # rows of others
+            paths = files["path"].implode()
+            tables = {k: v.filter(pl.col("path").is_in(paths)) for k, v in tables.items()
+                      if k != "content"}  # fmt: skip
+            tables["content"] = batch.content.filter(
+                pl.col("node_id").is_in(tables["defs"]["id"].append(files["path"]).implode())
+            )
         try:
             self._write(tables)
         except Exception:  # a full or read-only cache disk (or any fault) never fails the index
