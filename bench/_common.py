@@ -6,10 +6,15 @@ a cache outside the repo, measuring a child process (wall time, peak RSS), locat
 
 The cache defaults to ``~/.cache/ctxframe-bench`` and can be moved with ``CTXFRAME_BENCH_CACHE``.
 Nothing downloaded is ever copied into the repository.
+
+Every benchmark run gets its own empty extraction cache (``CTXFRAME_CACHE_DIR``, deleted at
+exit), so a cold index is cold whatever ran before; set ``CTXFRAME_CACHE_DIR`` to measure
+with a given one.
 """
 
 from __future__ import annotations
 
+import atexit
 import compileall
 import contextlib
 import dataclasses
@@ -46,6 +51,18 @@ CODEGRAPH_ENV = {
     "CODEGRAPH_NO_DOWNLOAD": "1",
     "NO_COLOR": "1",
 }
+
+
+def _private_extraction_cache() -> None:
+    """An empty extraction cache for this run (ctxframe._store.xcache), removed at exit."""
+    if "CTXFRAME_CACHE_DIR" in os.environ:
+        return
+    where = tempfile.mkdtemp(prefix="ctxframe-bench-xcache-")
+    os.environ["CTXFRAME_CACHE_DIR"] = where
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
+
+
+_private_extraction_cache()
 
 
 class Unavailable(RuntimeError):

@@ -11,7 +11,11 @@ tree is copied to a fresh temp dir and measured with:
   and again after changing that function's body (each edit ``--repeat`` times, median);
 * ``ctags -R`` (Universal Ctags) on the same tree, the floor;
 * ``codegraph init -y DIR`` (npm ``@colbymchenry/codegraph``) on its own copy, then
-  ``codegraph sync DIR`` after the same one-file edit.
+  ``codegraph sync DIR`` after the same one-file edit;
+* for a corpus with a previous release (Django 5.0 before 5.1): that release indexed right
+  after the cold index, its extraction cache warm from it (``ctxframe._store.xcache``), then
+  indexed again with ``--no-cache`` as the cold baseline of the same tree, in the same run.
+  The run's extraction cache is its own (see ``_common.py``), so the first index is cold.
 
 Wall seconds and peak RSS (largest single process via ``wait4``, and the whole process tree
 sampled from ``/proc`` every 50 ms) are printed as a table and written as JSON.
@@ -20,6 +24,7 @@ sampled from ``/proc`` every 50 ms) are printed as a table and written as JSON.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -32,6 +37,7 @@ import _common as c
 
 TARGETS = {
     "cold_vs_ctags_max_ratio": 4.0,
+    "previous_warm_max_share": 0.35,
     "reindex_max_s": 0.5,
     "peak_rss_max_mb": 1024.0,
 }
@@ -137,6 +143,56 @@ def bench_ctxframe(
     return result
 
 
+PREVIOUS = {"django": "5.0"}  # corpus -> the release indexed after it with a warm cache
+
+
+def bench_previous(
+    cli: list[str], corpus: c.Corpus, work: Path, timeout: float, repeat: int = 3
+) -> dict[str, Any] | None:
+    """The previous release indexed with the extraction cache warm from this one's cold
+    index, then a fresh copy of it with ``--no-cache`` (the cold baseline); ``repeat`` pairs,
+    the cache put back as this release left it before each, medians reported. CPU seconds
+    (user + sys, pool workers included) are kept too: the shared machine's load moves wall
+    time far more than the work done."""
+    version = PREVIOUS.get(corpus.name)
+    if version is None:
+        return None
+    prev = c.Corpus(corpus.name, version, corpus.edit_target)
+    src = c.ensure_corpus(prev)
+    cache = Path(os.environ["CTXFRAME_CACHE_DIR"])
+    snapshot = work / "xcache-after-cold"
+    if cache.exists():
+        shutil.copytree(cache, snapshot)
+    else:
+        snapshot.mkdir(parents=True)
+    result: dict[str, Any] = {"version": version, "runs": []}
+    for i in range(repeat):
+        shutil.rmtree(cache, ignore_errors=True)
+        shutil.copytree(snapshot, cache)
+        pair: dict[str, Any] = {}
+        for key, flags in (("warm", []), ("cold", ["--no-cache"])):
+            tree = c.fresh_copy(src, work / "ctxframe-previous" / key / prev.key)
+            what = "--no-cache" if flags else "(warm extraction cache)"
+            c.log(f"{prev.key}: ctxframe index {what}, run {i + 1} of {repeat}")
+            run = c.run_measured(
+                [*cli, "index", "--repo", str(tree), "--json", *flags], timeout=timeout
+            )
+            pair[key] = run.to_json()
+            pair[f"{key}_output"] = c.parse_json_output(run.stdout)
+            if not run.ok:
+                result["error"] = f"{key} {run.failure()}"
+                return result
+        result["runs"].append(pair)
+    shutil.rmtree(work / "ctxframe-previous", ignore_errors=True)
+    for key in ("warm", "cold"):
+        walls = sorted(r[key]["wall_s"] for r in result["runs"])
+        cpus = sorted(r[key]["user_s"] + r[key]["sys_s"] for r in result["runs"])
+        result[f"{key}_wall_s"] = walls[len(walls) // 2]
+        result[f"{key}_cpu_s"] = round(cpus[len(cpus) // 2], 3)
+    result["warm_output"] = result["runs"][0]["warm_output"]
+    return result
+
+
 def bench_ctags(tree: Path, work: Path, corpus: c.Corpus) -> dict[str, Any]:
     """``ctags -R`` over the tree (ctxframe's store excluded); the floor."""
     c.log(f"{corpus.key}: ctags -R")
@@ -184,6 +240,9 @@ def run_corpus(
         result["ctxframe"] = bench_ctxframe(
             tools["ctxframe"], tree, corpus, args.timeout, args.repeat
         )
+        previous = bench_previous(tools["ctxframe"], corpus, work, args.timeout, args.repeat)
+        if previous is not None:
+            result["ctxframe"]["previous"] = previous
     else:
         result["ctxframe"] = tools["ctxframe"]
     result["ctags"] = bench_ctags(tree, work, corpus) if usable(tools["ctags"]) else tools["ctags"]
@@ -221,6 +280,11 @@ def summarize(name: str, res: dict[str, Any]) -> dict[str, Any]:
     ]
     peaks = [p for p in peaks if p is not None and cold_ok]
     ctags_s = _get(ct, "run", "wall_s")
+    prev_ok = _get(cf, "previous") is not None and not _get(cf, "previous", "error")
+    prev_warm = _get(cf, "previous", "warm_wall_s") if prev_ok else None
+    prev_cold = _get(cf, "previous", "cold_wall_s") if prev_ok else None
+    prev_warm_cpu = _get(cf, "previous", "warm_cpu_s") if prev_ok else None
+    prev_cold_cpu = _get(cf, "previous", "cold_cpu_s") if prev_ok else None
     cg_s = _get(cg, "init", "wall_s") if not _get(cg, "error") else None
     return {
         "corpus": name,
@@ -243,6 +307,15 @@ def summarize(name: str, res: dict[str, Any]) -> dict[str, Any]:
         "codegraph_rss_mb": _get(cg, "init", "peak_rss_tree_sampled_mb"),
         "codegraph_nodes": _get(cg, "counts", "nodes"),
         "codegraph_edges": _get(cg, "counts", "edges"),
+        "previous": _get(cf, "previous", "version"),
+        "previous_warm_s": prev_warm,
+        "previous_cold_s": prev_cold,
+        "previous_cached": _get(cf, "previous", "warm_output", "cached"),
+        "previous_parsed": _get(cf, "previous", "warm_output", "parsed"),
+        "previous_warm_share": c.ratio(prev_warm, prev_cold),
+        "previous_warm_cpu_s": prev_warm_cpu,
+        "previous_cold_cpu_s": prev_cold_cpu,
+        "previous_warm_cpu_share": c.ratio(prev_warm_cpu, prev_cold_cpu),
         "cold_over_ctags": c.ratio(cold, ctags_s),
         "codegraph_over_cold": c.ratio(cg_s, cold),
     }
@@ -263,6 +336,10 @@ COLUMNS = [
     ("codegraph s", "codegraph_s"),
     ("cg sync s", "codegraph_sync_s"),
     ("cg RSS MB", "codegraph_rss_mb"),
+    ("prev warm s", "previous_warm_s"),
+    ("prev cold s", "previous_cold_s"),
+    ("warm/cold", "previous_warm_share"),
+    ("cpu w/c", "previous_warm_cpu_share"),
     ("cold/ctags", "cold_over_ctags"),
     ("cg/cold", "codegraph_over_cold"),
 ]
@@ -294,7 +371,18 @@ def target_lines(row: dict[str, Any]) -> list[str]:
         f"(target < {reindex_max:g} s) " + verdict(row["reindex_body_s"], reindex_max),
         f"  {name}: peak RSS {c.fmt(peak, 0)} MB (target < {rss_max:g} MB) "
         + verdict(peak, rss_max),
-    ]
+    ] + (
+        [
+            f"  {name}: {row['previous']} after it, warm extraction cache "
+            f"({row['previous_cached']} of {row['previous_parsed']} files from the cache): "
+            f"{c.fmt(row['previous_warm_share'])} of its --no-cache index "
+            f"(CPU {c.fmt(row['previous_warm_cpu_share'])}; "
+            f"target <= {t['previous_warm_max_share']:g}) "
+            + verdict(row["previous_warm_share"], t["previous_warm_max_share"])
+        ]
+        if row.get("previous")
+        else []
+    )
 
 
 def print_report(rows: list[dict[str, Any]], results: dict[str, Any]) -> None:

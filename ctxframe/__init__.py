@@ -80,16 +80,18 @@ def index(
     progress: bool | None = None,
     dial: bool = False,
     wait: bool = True,
+    cache: bool = True,
 ) -> "Graph":
     """Index (incrementally) the repository at `path` and return its Graph. Adapters in
     `.ctxframe/adapters/` always run; `dial=True` also reads the databases and buckets that env
     vars of the graph point at (docs/adapters.md). One writer at a time: `wait=False` raises
-    StoreLocked instead of waiting for another run."""
+    StoreLocked instead of waiting for another run. `cache=False` parses every file without
+    the extraction cache (README, "The extraction cache")."""
     _alloc.for_index(path, store)  # only has an effect while Polars is not loaded yet
     from ctxframe._graph.graph import index_graph
 
     return index_graph(
-        path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait
+        path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait, cache=cache
     )
 
 

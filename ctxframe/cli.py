@@ -54,6 +54,12 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="fail at once when another index is writing the store (default: wait for it)",
     )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="parse every file, neither reading nor adding to the extraction cache "
+        "(`ctxframe cache info`)",
+    )
 
     p = sub.add_parser("status", help="is the index fresh against git HEAD and the work tree?")
     _add_repo(p, positional=True)
@@ -169,6 +175,20 @@ def _parser() -> argparse.ArgumentParser:
     _agent_parsers(sub)
     _catalog_parsers(sub)
     _watch_parser(sub)
+    p = sub.add_parser(
+        "cache",
+        help="the extraction cache shared by every index (info, clear)",
+        description="What extraction made of each file's bytes, shared by every index on this "
+        "machine: another checkout, branch or release re-parses only the files that differ. "
+        "In $XDG_CACHE_HOME/ctxframe/extract or ~/.cache/ctxframe/extract (CTXFRAME_CACHE_DIR "
+        "moves it), capped at 2048 MB (CTXFRAME_CACHE_MAX_MB), least recently used first out; "
+        "`index --no-cache` or CTXFRAME_NO_CACHE=1 leaves it alone.",
+    )
+    csub = p.add_subparsers(dest="cache_command", required=True, metavar="ACTION")
+    for name, text in (("info", "where it is, its size, packs and entries"),
+                       ("clear", "delete every entry (indexes are untouched)")):  # fmt: skip
+        c = csub.add_parser(name, help=text)
+        c.add_argument("--json", action="store_true", help="print JSON instead of text")
     return ap
 
 
@@ -344,8 +364,27 @@ def _cmd_index(a) -> None:
         progress=False if a.no_progress else None,
         dial=a.dial,
         wait=not a.no_wait,
+        cache=not a.no_cache,
     )
     _emit(report, a.json)
+
+
+def _cmd_cache(a) -> None:
+    from ctxframe._store import xcache
+
+    out = xcache.info() if a.cache_command == "info" else xcache.clear()
+    if a.json:
+        print(json.dumps(out, indent=2))
+        return
+    mb = out["bytes"] / 1048576
+    if a.cache_command == "clear":
+        print(f"cleared {out['path']}: {out['packs']} packs, {out['entries']} entries, {mb:.1f} MB")
+        return
+    print(
+        f"extraction cache {out['path']}: {out['entries']} entries in {out['packs']} packs, "
+        f"{mb:.1f} MB of {out['max_bytes'] / 1048576:.0f} MB"
+        + ("" if out["enabled"] else " (off: CTXFRAME_NO_CACHE is set)")
+    )
 
 
 def _cmd_adapters(a) -> int:
@@ -588,6 +627,7 @@ _COMMANDS = {
 }
 _COMMANDS["adapters"] = _cmd_adapters
 _COMMANDS["catalog"] = _cmd_catalog
+_COMMANDS["cache"] = _cmd_cache
 _COMMANDS.update(context=_cmd_context, mcp=_cmd_mcp, hook=_cmd_hook, watch=_cmd_watch)
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 

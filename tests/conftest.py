@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 SAMPLE = Path(__file__).resolve().parent.parent / "data-samples" / "shop"
+_PRIVATE_CACHE: list[str] = []
+
+
+def pytest_configure(config):
+    """The extraction cache (ctxframe._store.xcache) of a test run: private, never the user's."""
+    if "CTXFRAME_CACHE_DIR" not in os.environ:
+        _PRIVATE_CACHE.append(tempfile.mkdtemp(prefix="ctxframe-test-xcache-"))
+        os.environ["CTXFRAME_CACHE_DIR"] = _PRIVATE_CACHE[0]
+
+
+def pytest_unconfigure(config):
+    for where in _PRIVATE_CACHE:
+        shutil.rmtree(where, ignore_errors=True)
+        os.environ.pop("CTXFRAME_CACHE_DIR", None)
+
 
 # The CLI processes the tests start read byte-compiled modules, as after `pip install`, instead of
 # compiling every module again in each process.

@@ -718,12 +718,15 @@ def index_graph(
     progress: bool | None = None,
     dial: bool = False,
     wait: bool = True,
+    cache: bool = True,
 ) -> Graph:
     """Index (incrementally) the repository at `path` and open the result; `graph.report`
     says what the run did."""
     from ctxframe._store.build import index
 
-    report = index(path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait)
+    report = index(
+        path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait, cache=cache
+    )
     graph = Graph(report.store, root=report.root)
     graph.report = report
     return graph

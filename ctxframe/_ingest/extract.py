@@ -261,8 +261,8 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
     if known_hash is not None and res.hash == known_hash:
         res.skip_reason = _UNCHANGED
         return res
-    if lang is not None and lang.name == "c" and path.endswith(".h") and _CPP_HINT.search(data):
-        lang = BY_NAME["cpp"]  # a C++ header named .h
+    if pack is None:
+        lang = file_language(path, data)
     if lang is not None:
         res.language = lang.name
         if lang.family == "docs":
@@ -277,6 +277,15 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
 
         res.boundary_nodes, res.boundary_edges = read_file(path, data.decode("utf-8"))
     return res
+
+
+def file_language(path: str, data: bytes) -> Language | None:
+    """The built-in language that extracts a file: by its name, a C++ header named .h by its
+    bytes (the extraction cache keys on it too)."""
+    lang = language_for(path)
+    if lang is not None and lang.name == "c" and path.endswith(".h") and _CPP_HINT.search(data):
+        return BY_NAME["cpp"]  # a C++ header named .h
+    return lang
 
 
 def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None:

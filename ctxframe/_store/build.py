@@ -41,6 +41,7 @@ from ctxframe._resolve.resolve import Previous, resolve
 from ctxframe._store import coverage as _coverage
 from ctxframe._store import delta as _delta
 from ctxframe._store import tables as _store
+from ctxframe._store import xcache as _xcache
 
 _POOL_MIN_FILES = 150
 _CHUNK = 32
@@ -67,6 +68,7 @@ class IndexReport:
     store: str
     files: int = 0
     parsed: int = 0
+    cached: int = 0  # of the parsed files, those whose rows came from the extraction cache
     reused: int = 0
     deleted: int = 0
     mode: str = "full"  # full | incremental (re-resolved) | delta (changed files' rows only)
@@ -98,6 +100,7 @@ class IndexReport:
             "store": self.store,
             "files": self.files,
             "parsed": self.parsed,
+            "cached": self.cached,
             "reused": self.reused,
             "deleted": self.deleted,
             "mode": self.mode,
@@ -122,7 +125,9 @@ class IndexReport:
 
         skipped = sum(self.skipped_by_reason.values())
         return (
-            f"indexed {self.files} files ({self.parsed} parsed, {self.reused} unchanged, "
+            f"indexed {self.files} files ({self.parsed} parsed"
+            + (f" ({self.cached} from the extraction cache)" if self.cached else "")
+            + f", {self.reused} unchanged, "
             f"{self.deleted} removed) in {self.seconds:.2f}s · {self.nodes} nodes "
             f"({fmt(self.nodes_by_kind)}) · {self.edges} edges ({fmt(self.edges_by_kind)}; "
             f"{fmt(self.edges_by_confidence)}) · {skipped} skipped"
@@ -229,10 +234,12 @@ def _extract_all(
     packs: tuple = (),
     spill: str | None = None,
     processes: int | None = None,
+    xc: _xcache.Session | None = None,
 ) -> list[Batch]:
     """Extract the jobs (in `processes` worker processes, default one per core); with many
     chunks each batch's references go to a scratch Parquet file under `spill` and stay there
-    (`Batch.refs` is then a LazyFrame scanning it)."""
+    (`Batch.refs` is then a LazyFrame scanning it). With an extraction cache session `xc`,
+    files found there are not parsed, and the others' rows are added to it."""
     if packs:  # user language packs: parsed in a guarded child, one file at a time
         from ctxframe._core.languages import language_for
         from ctxframe._ingest.packs import extract_guarded
@@ -244,10 +251,25 @@ def _extract_all(
             taken = {p for p, _ in mine}
             rest = [j for j in jobs if j[0] not in taken]
             guarded = [_framed(b) for b in extract_guarded(root, mine, packs)]
-            return _extract_all(root, rest, progress, spill=spill, processes=processes) + guarded
+            batches = _extract_all(root, rest, progress, spill=spill, processes=processes, xc=xc)
+            return batches + guarded
+    hit = None
+    if xc is not None:
+        hit, jobs = xc.lookup(root, jobs)
+        if hit is not None and spill is not None and len(jobs) + len(hit.files) > _SPILL_FILES:
+            hit.refs.write_parquet(os.path.join(spill, "refs-cached.parquet"))
+            hit.refs = pl.scan_parquet(os.path.join(spill, "refs-cached.parquet"))
+    return _extract_pool(root, jobs, progress, spill, processes, xc) + ([hit] if hit else [])
+
+
+def _extract_pool(root, jobs, progress, spill, processes, xc) -> list[Batch]:
+    """`_extract_all` for jobs of built-in languages."""
     workers = processes or os.cpu_count() or 1
     if len(jobs) < _POOL_MIN_FILES or workers < 2:
-        return [_framed(extract_batch(root, jobs, packed=False))]
+        batch = _framed(extract_batch(root, jobs, packed=False))
+        if xc is not None:
+            xc.add(batch)
+        return [batch]
     # Small chunks keep each result (and its unpickled Python objects) small in the parent.
     size = min(_MAX_CHUNK, max(_CHUNK, len(jobs) // (workers * 6)))
     chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
@@ -275,6 +297,8 @@ def _extract_all(
     with _reaped(pool):
         for i, batch in enumerate(pool.map(extract_batch, [root] * len(chunks), chunks)):
             results.append(_framed(batch))  # frees the batch's Python lists as it arrives
+            if xc is not None:
+                xc.add(batch)
             if spill is not None:
                 for name in ("defs", "refs"):
                     getattr(batch, name).write_parquet(
@@ -377,6 +401,7 @@ def index(
     wait: bool = True,
     processes: int | None = None,
     changed: Collection[str] | None = None,
+    cache: bool = True,
 ) -> IndexReport:
     """Index the repository at `path` into its store (incremental unless `rebuild`); files
     are parsed in `processes` worker processes (default: one per core; 1: in this process).
@@ -387,7 +412,10 @@ def index(
 
     `changed` (a file watcher): the repo-relative paths known to have changed — files or
     directories, present or gone; only they are walked and hashed, every other file keeps its
-    stored row. None walks the whole tree."""
+    stored row. None walks the whole tree.
+
+    `cache`: take the rows of files whose bytes were extracted before (by any index on this
+    machine) from the extraction cache, and add the others' (ctxframe._store.xcache)."""
     t0 = time.perf_counter()
     if not os.path.isdir(path):
         raise RepoNotFound(f"{path} is not a directory: pass the root of a source repository")
@@ -403,6 +431,7 @@ def index(
             run = _Run(root, store, _interactive() if progress is None else progress, dial, spill)
             run.processes = processes
             run.changed = _relative(changed)
+            run.cache = cache
             try:
                 report = _index(run, rebuild)
             except StoreCorrupt as exc:
@@ -410,6 +439,7 @@ def index(
                 os.makedirs(spill, exist_ok=True)
                 run = _Run(run.root, store, run.progress, dial, spill)
                 run.processes = processes
+                run.cache = cache
                 report = _index(run, rebuild=True)
                 what = getattr(exc, "detail", None) or str(exc)
                 report.repaired = f"the previous store was damaged ({what}); rebuilt it"
@@ -454,6 +484,8 @@ class _Run:
     processes: int | None = None  # extraction worker processes (None: one per core)
     changed: frozenset[str] | None = None  # paths a watcher saw change; None: walk everything
     content: pl.DataFrame | None = None  # token counts of the bodies of the files parsed
+    cache: bool = True  # use the extraction cache (ctxframe._store.xcache)
+    cached: int = 0  # files whose rows the extraction cache gave
 
 
 def _index(run: _Run, rebuild: bool) -> IndexReport:
@@ -560,9 +592,19 @@ def _extract(run: _Run, jobs: list[tuple[str, str | None]]) -> None:
         # (Polars frees the GIL); a few changed files likely take the delta path, which
         # also reads the tokens
         run.prev.prefetch(["nodes", "edges", *(["tokens", "vocab"] if len(jobs) <= 8 else [])])
-    run.batches = _extract_all(
-        run.root, jobs, run.progress, tuple(run.packs), run.spill, run.processes
-    )
+    use = run.cache and _xcache.enabled() and len(jobs) >= _xcache.MIN_JOBS
+    xc = _xcache.Session() if use else None
+    try:
+        run.batches = _extract_all(
+            run.root, jobs, run.progress, tuple(run.packs), run.spill, run.processes, xc
+        )
+    except BaseException:
+        if xc is not None:
+            xc.abandon()
+        raise
+    if xc is not None:
+        xc.close()
+        run.cached = xc.hits
     run.content = pl.concat([b.content for b in run.batches]) if run.batches else None
     for b in run.batches:
         b.content = None
@@ -874,6 +916,7 @@ def _report(
         store=store,
         files=indexed.height,
         parsed=sum(1 for r in fresh if r.skip_reason is None),
+        cached=run.cached,
         reused=kept.height + len(unchanged),
         mode=mode,
         deleted=(prev_files.height - prev_files.join(files, on="path", how="semi").height)
