@@ -19,8 +19,9 @@ from dataclasses import dataclass
 import polars as pl
 
 from ctxframe._core import facts as F
-from ctxframe._core.schema import PRODUCER
+from ctxframe._core.schema import PRODUCER, TOKENS, VOCAB
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
+from ctxframe._rank.fields import MAX_TF, TokenTable, node_counts
 from ctxframe._resolve.resolve import resolve
 from ctxframe._store.coverage import COUNTS, counts
 
@@ -33,6 +34,7 @@ _DECLARING = {"c", "cpp"}  # `declares` edges link prototypes across files
 _EDGE_ORDER = ["src", "kind", "line", "dst", "name"]
 _WORD = re.compile(r"\w+")
 _ALL = frozenset({"nodes", "edges", "refs"})
+_COUNTS = {"node_id": pl.String, "field": pl.UInt8, "token": pl.String, "tf": pl.UInt32}
 
 
 @dataclass
@@ -429,3 +431,42 @@ def _regrouped(own: _Own, edges, others, resolved, new_edges, nodes0, files, cha
             new_edges,
         ]
     ).sort(_EDGE_ORDER, nulls_last=True)
+
+
+def tokens(prev, nodes: pl.DataFrame, changed: list[str], content: pl.DataFrame | None):
+    """The token table (ctxframe._rank.fields) of `nodes`, the stored nodes with the `changed`
+    files' rows replaced: every other node's rows are the stored ones re-coded (their rows and
+    bodies did not change), the changed files' made afresh from their rows and `content` (the
+    body counts of the files read this run). Both recodings are monotone, so the carried rows
+    stay sorted and the fresh ones are spliced in by binary search. Equals a table made from
+    scratch."""
+    ids0, ids = prev["nodes"]["id"], nodes["id"]
+    old, vocab0 = prev["tokens"], prev["vocab"]["token"]
+    changed = sorted(changed)
+    gone = _ranges(ids0, changed)  # node rows of the changed files: token row ranges
+    bounds = pl.Series([b for span in gone for b in span], dtype=pl.UInt32)
+    at = old["node"].search_sorted(bounds, side="left").to_list()
+    kept = _without(old, [(at[i], at[i + 1]) for i in range(0, len(at), 2)])
+    spans = _ranges(ids, changed)
+    mine = _rows(nodes, spans)
+    parts = [node_counts(mine).collect().cast(_COUNTS)]
+    if content is not None and content.height:
+        parts.append(content.cast(_COUNTS).filter(pl.col("node_id").is_in(mine["id"].implode())))
+    fresh = pl.concat(parts)
+    used = kept["token"].unique()
+    vocab = pl.concat([vocab0.gather(used), fresh["token"].unique()]).unique().sort()
+    if not ids0.equals(ids):  # rows moved: the carried rows' node codes follow them
+        kept = kept.with_columns(node=ids.search_sorted(ids0).cast(pl.UInt32).gather(kept["node"]))
+    if not vocab.equals(vocab0):
+        code = vocab.search_sorted(vocab0).cast(pl.UInt32)
+        kept = kept.with_columns(token=code.gather(kept["token"]))
+    fresh = pl.DataFrame(
+        {
+            "node": ids.search_sorted(fresh["node_id"]).cast(pl.UInt32),
+            "field": fresh["field"],
+            "token": vocab.search_sorted(fresh["token"]).cast(pl.UInt32),
+            "tf": fresh["tf"].clip(upper_bound=MAX_TF).cast(pl.UInt16),
+        }
+    ).sort("node", "field", "token")
+    table = _splice(kept.cast(dict(TOKENS)), "node", fresh.cast(dict(TOKENS)))
+    return TokenTable(table.rechunk(), pl.DataFrame({"token": vocab}).cast(dict(VOCAB)))
