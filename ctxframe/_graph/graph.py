@@ -100,6 +100,18 @@ def _same_tables(a: _store.Snapshot, b: _store.Snapshot, names=_CONTRACT) -> boo
         return False
 
 
+def _patch_lookups(old: Lookups, new: Lookups) -> None:
+    """Give `new` the symbol and arrow indexes `old` built, patched for the rows that changed
+    (ctxframe._graph.lookup, ctxframe._graph.edges): far less than building them again."""
+    built = old.__dict__
+    if "symbols" in built:
+        new.__dict__["symbols"] = built["symbols"].patched(new.nodes)
+    if "edge_index" in built:
+        index = built["edge_index"].patched(old.nodes, old.edges, new.nodes, new.edges)
+        if index is not None:
+            new.__dict__["edge_index"] = index
+
+
 _LOOKUP_TABLES = ("nodes", "edges")  # what the symbol, arrow and traversal indexes read
 _RANK_TABLES = ("nodes", "edges", "tokens", "vocab")  # what the ranking index reads
 
@@ -312,6 +324,8 @@ class Graph:
         elif "_lookups" in built:
             lookups = Lookups(fresh.nodes, fresh.edges, fresh.files, cache_dir=None)
             fresh.__dict__["_lookups"] = lookups
+            if old["_lookups"] is not None:  # patch what was built: a few files changed
+                _patch_lookups(old["_lookups"], lookups)
             _parallel([functools.partial(getattr, lookups, p) for p in self._FIRST if p in parts])
         if "_rank_index" in built and keep_rank:
             fresh.__dict__["_rank_index"] = old["_rank_index"]
