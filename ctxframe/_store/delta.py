@@ -111,7 +111,7 @@ _PY_FACTS = pl.col("language") == "python"
 
 
 def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_changed, moved,
-                   old_nodes):  # fmt: skip
+                   old_nodes, near):  # fmt: skip
     """How the changed files' Python edges are made: None (no Python file changed), "keep"
     (a Python file changed but no fact did — same rows, same lines — and no definition it
     added or removed is a name any fact reads: every Python edge stands), else (every Python
@@ -119,7 +119,7 @@ def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_c
     if not python_changed:
         return None
     py = _PY_FACTS & (pl.col("kind").str.starts_with("v.") | (pl.col("kind") == "call"))
-    if _same(old_refs.filter(py), refs.filter(py)) and _unread(refs0, moved) and _same(
+    if _same(old_refs.filter(py), refs.filter(py)) and _unread(near, moved) and _same(
         _class_lines(old_nodes), _class_lines(defs)
     ):
         return "keep"
@@ -129,15 +129,27 @@ def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_c
     return facts, every
 
 
-def _unread(refs0: pl.LazyFrame, labels: list[str]) -> bool:
-    """No Python fact reads any of these names (`scope|name`, `….name`)."""
-    if not labels:
+def _near(refs0: pl.LazyFrame, moved: list[str]) -> pl.DataFrame:
+    """Every reference whose name, receiver or module contains one of the `moved` names, or
+    whose argument name is one: one pass with a substring test over the stored references,
+    the superset both `_unread` and `_moved_readers` look in."""
+    return refs0.filter(
+        pl.col("name").str.contains_any(moved)
+        | pl.col("receiver").str.contains_any(moved)
+        | pl.col("module").str.contains_any(moved)
+        | pl.col("arg_name").is_in(pl.Series(moved, dtype=pl.String).implode())
+    ).collect()
+
+
+def _unread(near: pl.DataFrame | None, labels: list[str]) -> bool:
+    """No Python fact reads any of these names (`scope|name`, `….name`); `near` holds every
+    reference that could (`_near`)."""
+    if not labels or near is None:
         return True
     probes = [f"|{n}" for n in labels] + [f"{F.STEP}.{n}" for n in labels]
     col = pl.col("name").str.contains_any(probes) | pl.col("receiver").str.contains_any(probes)
     col = col | pl.col("module").str.contains_any(probes)
-    hit = refs0.filter(_PY_FACTS & col.fill_null(False)).select(pl.len()).collect().item()
-    return hit == 0
+    return near.filter(_PY_FACTS & col.fill_null(False)).is_empty()
 
 
 def _class_lines(nodes: pl.DataFrame) -> pl.DataFrame:
@@ -154,6 +166,7 @@ def _words(names: list[str]) -> str:
 
 def _moved_readers(
     refs0: pl.LazyFrame,
+    near: pl.DataFrame,
     bedges0: pl.DataFrame,
     in_changed: pl.Expr,
     moved: list[str],
@@ -168,12 +181,7 @@ def _moved_readers(
     by_name = pl.col("dst").str.strip_prefix("name:").is_in(names)
     if bedges0.filter(pl.col("dst").is_in(ids) | by_name).height:
         return None
-    # One pass over every reference with a substring test; the word tests run on what it keeps.
-    near = refs0.filter(
-        pl.col("name").str.contains_any(moved)
-        | pl.col("receiver").str.contains_any(moved)
-        | pl.col("arg_name").is_in(names)
-    ).collect()
+    # `near` (one pass with a substring test): the word tests run on what it keeps
     if near.select(pl.col("arg_name").is_in(names).any()).item():
         return None
     words = _words(moved)
@@ -263,14 +271,17 @@ def update(
     diff = keys.group_by(_KEY).len().filter(pl.col("len") == 1)
     moved = sorted(diff["label"].unique().to_list())
     others = refs.clear()  # other files' references to resolve again
+    near = _near(refs0, moved) if moved else None
     if moved:
-        others = _moved_readers(refs0, prev["bedges"], own.in_changed, moved, diff["id"].to_list())
+        others = _moved_readers(
+            refs0, near, prev["bedges"], own.in_changed, moved, diff["id"].to_list()
+        )
         if others is None:
             return None
     rest_nodes = _without(nodes0, own.node_spans)
     python = _python_inputs(
         refs0, refs, own.old_refs, own.in_changed, rest_nodes, defs, own.python, moved,
-        own.old_nodes,
+        own.old_nodes, near,
     )  # fmt: skip
     keep_py = python == "keep"
     if keep_py:
