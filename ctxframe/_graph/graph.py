@@ -311,12 +311,13 @@ class Graph:
         keep_lookups = old["_lookups"] is not None and _same_tables(
             old_snap, snap, _LOOKUP_TABLES
         )
-        ranking = set(_RANK_TABLES) if "_rank_index" in built and not keep_rank else set()
-        for name in sorted(tables | ranking):
+        reads = []  # the tables read before, read again in parallel unless the same part
+        for name in sorted(tables - {"tokens", "vocab"}):  # the ranking index's: when built
             if name in old_tables and _same_tables(old_snap, snap, (name,)):
                 fresh._tables[name] = old_tables[name]
             else:
-                fresh._table(name)
+                reads.append(functools.partial(fresh._table, name))
+        _parallel(reads)
         lookups = None
         if "_lookups" in built and keep_lookups:
             lookups = old["_lookups"].with_files(fresh.files)
