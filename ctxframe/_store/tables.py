@@ -191,6 +191,7 @@ class Snapshot:
             raise _damaged(store, f"cannot read the pointer: {exc.strerror}") from None
         self.version = version
         self._fds: dict[str, int] = {}
+        self._checked: set[str] = set()  # parts whose hash this snapshot has checked
         if version is None:  # legacy layout, or no store at all
             meta_path = os.path.join(store, META)
             if not os.path.isfile(meta_path):
@@ -262,6 +263,7 @@ class Snapshot:
         data = os.pread(fd, size, 0)
         if "sha256" in info and file_hash(data) != info["sha256"]:
             raise _damaged(self.store, f"{rel} does not match its hash")
+        self._checked.add(rel)
         return data
 
     def check_sizes(self) -> None:
@@ -278,9 +280,11 @@ class Snapshot:
             self._bytes(rel)
 
     def verify(self, name: str) -> None:
-        """Check one table's parts (size and hash) without decoding them."""
+        """Check one table's parts (size and hash) without decoding them; a part this
+        snapshot checked already (through the same descriptor) is not read again."""
         for rel in self.files_of(name):
-            self._bytes(rel)
+            if rel not in self._checked:
+                self._bytes(rel)
 
     def _remembered(self, name: str) -> pl.DataFrame | None:
         """The decoded table from the memo (see `remembering`), its part's size checked."""
