@@ -8,6 +8,7 @@ import shutil
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 import ctxframe as cf
@@ -73,6 +74,37 @@ def test_refresh_keeps_what_it_built_when_nothing_changed(repo: Path) -> None:
 
 
 # -- watch ---------------------------------------------------------------------------------------
+_EDITS = {
+    "add a function": ("a.py", "def a():\n    return 1\n\n\ndef added(x):\n    return a()\n"),
+    "rename the called one": ("a.py", "def b():\n    return 1\n"),
+    "change a body": ("a.py", "def a():\n    return 2  # two\n"),
+    "a new caller": ("lib/util.py", "from a import a\n\n\ndef helper():\n    return a()\n\n"
+                     "\nclass Tool:\n    def run(self):\n        return helper()\n"),
+    "remove a file's code": ("lib/util.py", "from a import a\n"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("edit", sorted(_EDITS))
+def test_a_move_patches_the_lookups_it_had_built_equal_to_a_fresh_build(
+    repo: Path, edit: str
+) -> None:
+    g = cf.index(str(repo), progress=False)
+    assert g.card("a").ok and g.card("helper").ok  # symbols and arrows built
+    old = g._lookups
+    _write(repo, *_EDITS[edit])
+    g.refresh()
+    new, fresh = g._lookups, cf.open(str(repo))._lookups
+    assert new is not old
+    for attr in ("_ids", "_by_qual", "_by_label", "_by_lower"):
+        assert getattr(new.symbols, attr) == getattr(fresh.symbols, attr), attr
+    for attr in ("out", "inn"):
+        got, want = getattr(new.edge_index, attr), getattr(fresh.edge_index, attr)
+        assert got.sort(pl.all(), nulls_last=True).equals(want.sort(pl.all(), nulls_last=True))
+        assert got.select("_s", "_d").equals(want.select("_s", "_d")), attr  # display order
+    for name in g.nodes["id"].to_list():
+        assert g.card(name).to_dict() == cf.open(str(repo)).card(name).to_dict(), name
+
+
 def test_watch_answers_a_new_function_with_its_indexes_built(repo: Path) -> None:
     g = cf.index(str(repo), progress=False)
     assert g.card("helper").ok and g.query("helper").hits.height  # lookups and ranking built

@@ -5,6 +5,7 @@ subprocess stopped with Ctrl-C. After each change the store equals a full rebuil
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -184,16 +185,18 @@ def _op(root: Path, op: str, i: int) -> set[str]:
     database=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(ops=_OPS)
-def test_changed_paths_index_equals_rebuild(tmp_path_factory, ops) -> None:
+@given(ops=_OPS, remember=st.booleans())
+def test_changed_paths_index_equals_rebuild(tmp_path_factory, ops, remember) -> None:
+    """Also as a watcher runs it: each index reading what the last one wrote from memory."""
     work = tmp_path_factory.mktemp("changed")
     root = _repo(work / "repo")
     store = str(work / "store")
     cf.index(str(root), store=store, progress=False)
     from ctxframe._store.build import index
 
-    for op, i in ops:
-        index(str(root), store=store, progress=False, changed=_op(root, op, i))
+    with _store.remembering() if remember else contextlib.nullcontext():
+        for op, i in ops:
+            index(str(root), store=store, progress=False, changed=_op(root, op, i))
     _assert_rebuild_equal(root, store, work)
 
 

@@ -38,6 +38,75 @@ def _display_label_expr() -> pl.Expr:
     )
 
 
+def _sorted_arrows(edges: pl.DataFrame, nodes: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Every edge with its ends' node rows, display labels and kinds, sorted by source row and
+    by target row in display order (kind, label, id per node), so a slice needs no sort."""
+    rows = nodes.select("id", _r=pl.int_range(pl.len(), dtype=pl.UInt32))
+    disp = nodes.select(_display_label_expr())["id"]
+    kinds = nodes["kind"]
+
+    def pick(values: pl.Series, row: str) -> pl.Expr:
+        if values.is_empty():
+            return pl.lit(None, pl.String)
+        return pl.when(pl.col(row).is_not_null()).then(
+            pl.lit(values).gather(pl.col(row).fill_null(0))
+        )
+
+    base = (
+        edges.lazy()
+        .select("src", "dst", "kind", "confidence", "name", pl.col("line").cast(pl.Int32))
+        .join(rows.lazy().rename({"id": "src", "_r": "_s"}), on="src", how="left")
+        .join(rows.lazy().rename({"id": "dst", "_r": "_d"}), on="dst", how="left")
+        .with_columns(
+            src_label=pick(disp, "_s"),
+            src_kind=pick(kinds, "_s"),
+            dst_label=pick(disp, "_d"),
+            dst_kind=pick(kinds, "_d"),
+        )
+        .collect(engine=ENGINE)
+    )
+    out = (
+        base.filter(pl.col("_s").is_not_null())
+        .with_columns(_label=pl.coalesce("dst_label", "name", "dst"))
+        .sort("_s", "kind", "_label", "dst", "line", nulls_last=True)
+        .drop("_label")
+    )
+    inn = (
+        base.filter(pl.col("_d").is_not_null())
+        .with_columns(_label=pl.coalesce("src_label", "src"))
+        .sort("_d", "kind", "_label", "src", "line", nulls_last=True)
+        .drop("_label")
+    )
+    return out, inn
+
+
+def _changed(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
+    """The rows whose count differs between `a` and `b` (either way), found by row hashes."""
+    ha, hb = a.hash_rows(), b.hash_rows()
+    na = ha.value_counts(name="n").rename({ha.name: "h"})
+    nb = hb.value_counts(name="n").rename({hb.name: "h"})
+    differ = pl.concat(
+        [na.join(nb, on=["h", "n"], how="anti"), nb.join(na, on=["h", "n"], how="anti")]
+    )["h"].implode()
+    return pl.concat([a.filter(ha.is_in(differ)), b.filter(hb.is_in(differ))])
+
+
+def _spliced(rest: pl.DataFrame, key: str, new: pl.DataFrame) -> pl.DataFrame:
+    """Sorted `new` rows inserted into sorted `rest`, where no key of one occurs in the other."""
+    if new.is_empty():
+        return rest
+    at = rest[key].search_sorted(new[key], side="left").to_list()
+    parts, start, i = [], 0, 0
+    while i < len(at):
+        j = i
+        while j < len(at) and at[j] == at[i]:
+            j += 1
+        parts += [rest.slice(start, at[i] - start), new.slice(i, j - i)]
+        start, i = at[i], j
+    parts.append(rest.slice(start))
+    return pl.concat(parts)
+
+
 class EdgeIndex:
     """Edges sorted by source row and by target row, with display labels, for 1-hop lookups.
 
@@ -45,44 +114,48 @@ class EdgeIndex:
     """
 
     def __init__(self, edges: pl.DataFrame, nodes: pl.DataFrame):
-        rows = nodes.select("id", _r=pl.int_range(pl.len(), dtype=pl.UInt32))
-        disp = nodes.select(_display_label_expr())["id"]
-        kinds = nodes["kind"]
-
-        def pick(values: pl.Series, row: str) -> pl.Expr:
-            if values.is_empty():
-                return pl.lit(None, pl.String)
-            return pl.when(pl.col(row).is_not_null()).then(
-                pl.lit(values).gather(pl.col(row).fill_null(0))
-            )
-
-        base = (
-            edges.lazy()
-            .select("src", "dst", "kind", "confidence", "name", pl.col("line").cast(pl.Int32))
-            .join(rows.lazy().rename({"id": "src", "_r": "_s"}), on="src", how="left")
-            .join(rows.lazy().rename({"id": "dst", "_r": "_d"}), on="dst", how="left")
-            .with_columns(
-                src_label=pick(disp, "_s"),
-                src_kind=pick(kinds, "_s"),
-                dst_label=pick(disp, "_d"),
-                dst_kind=pick(kinds, "_d"),
-            )
-            .collect(engine=ENGINE)
-        )
-        # Sorted once in display order (kind, label, id per node), so a slice needs no sort.
-        self.out = (
-            base.filter(pl.col("_s").is_not_null())
-            .with_columns(_label=pl.coalesce("dst_label", "name", "dst"))
-            .sort("_s", "kind", "_label", "dst", "line", nulls_last=True)
-            .drop("_label")
-        )
-        self.inn = (
-            base.filter(pl.col("_d").is_not_null())
-            .with_columns(_label=pl.coalesce("src_label", "src"))
-            .sort("_d", "kind", "_label", "src", "line", nulls_last=True)
-            .drop("_label")
-        )
+        self.out, self.inn = _sorted_arrows(edges, nodes)
         self._views()
+
+    def patched(
+        self,
+        nodes0: pl.DataFrame,
+        edges0: pl.DataFrame,
+        nodes: pl.DataFrame,
+        edges: pl.DataFrame,
+    ) -> EdgeIndex | None:
+        """This index (built from `nodes0`, `edges0`) for the tables `nodes`, `edges`: the
+        arrows of the nodes whose edges or whose neighbours' names changed are made again, the
+        rest re-keyed to the new node rows (a monotone map: they stay in order) and kept.
+        Equals `EdgeIndex(edges, nodes)`. None when the node ids are not sorted."""
+        ids0, ids = nodes0["id"], nodes["id"]
+        if not (ids0.is_sorted() and ids.is_sorted()):
+            return None
+        shown = ["id", "kind", "label", "qualname"]
+        moved = _changed(nodes0.select(shown), nodes.select(shown))["id"].unique()
+        cols = ["src", "dst", "kind", "confidence", "name", "line"]
+        diff = _changed(edges0.select(cols), edges.select(cols))
+        near = pl.col("src").is_in(moved.implode()) | pl.col("dst").is_in(moved.implode())
+        ends = [e.select("src", "dst").filter(near) for e in (edges0, edges)]
+        srcs = pl.concat([diff["src"], *(e["src"] for e in ends), moved]).unique().implode()
+        dsts = pl.concat([diff["dst"], *(e["dst"] for e in ends), moved]).drop_nulls().unique()
+        dsts = dsts.implode()
+        touching = edges.filter(pl.col("src").is_in(srcs) | pl.col("dst").is_in(dsts))
+        out_new, inn_new = _sorted_arrows(touching, nodes)
+        out_new = out_new.filter(pl.col("src").is_in(srcs))
+        inn_new = inn_new.filter(pl.col("dst").is_in(dsts))
+        row = ids.search_sorted(ids0).cast(pl.UInt32)  # old row -> new row (kept nodes)
+
+        def rekeyed(frame: pl.DataFrame, drop: pl.Expr) -> pl.DataFrame:
+            kept = frame.filter(~drop)
+            return kept.with_columns(_s=row.gather(kept["_s"]), _d=row.gather(kept["_d"]))
+
+        out = rekeyed(self.out, pl.col("src").is_in(srcs))
+        inn = rekeyed(self.inn, pl.col("dst").is_in(dsts))
+        self = EdgeIndex.__new__(EdgeIndex)
+        self.out, self.inn = _spliced(out, "_s", out_new), _spliced(inn, "_d", inn_new)
+        self._views()
+        return self
 
     def _views(self) -> None:
         """Display-shaped copies of the two sorted frames and their keys as Python lists, so a

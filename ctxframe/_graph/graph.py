@@ -85,19 +85,36 @@ def _parallel(jobs: list[Callable[[], object]]) -> None:
             future.result()
 
 
-def _same_tables(a: _store.Snapshot, b: _store.Snapshot) -> bool:
-    """Both versions hold byte-identical nodes, edges, files and tokens (an index that found
-    nothing to change): what was built from one serves the other."""
+def _same_tables(a: _store.Snapshot, b: _store.Snapshot, names=_CONTRACT) -> bool:
+    """Both versions hold byte-identical `names` tables (by default nodes, edges, files and
+    tokens: an index that found nothing to change): what was built from one serves the
+    other."""
     if a.version is None or b.version is None:
         return False
     try:
         return all(
             [(r, i.get("size"), i.get("sha256")) for r, i in a.info(name)]
             == [(r, i.get("size"), i.get("sha256")) for r, i in b.info(name)]
-            for name in _CONTRACT
+            for name in names
         )
     except Exception:  # a table missing from either: not the same
         return False
+
+
+def _patch_lookups(old: Lookups, new: Lookups) -> None:
+    """Give `new` the symbol and arrow indexes `old` built, patched for the rows that changed
+    (ctxframe._graph.lookup, ctxframe._graph.edges): far less than building them again."""
+    built = old.__dict__
+    if "symbols" in built:
+        new.__dict__["symbols"] = built["symbols"].patched(new.nodes)
+    if "edge_index" in built:
+        index = built["edge_index"].patched(old.nodes, old.edges, new.nodes, new.edges)
+        if index is not None:
+            new.__dict__["edge_index"] = index
+
+
+_LOOKUP_TABLES = ("nodes", "edges")  # what the symbol, arrow and traversal indexes read
+_RANK_TABLES = ("nodes", "edges", "tokens", "vocab")  # what the ranking index reads
 
 
 class Graph:
@@ -280,26 +297,46 @@ class Graph:
         the graph attributes it made and writes the new indexes into the version's cache (for
         a later process to map in). Builds run in parallel threads (Polars releases the GIL)
         and read or write no cache on the way: the version is new."""
+        with self._lock:  # what this graph built, and the version it built it from
+            old_snap, old_tables = self._snap, dict(self._tables)
+            old = {n: self.__dict__.get(n) for n in ("_lookups", "_rank_index")}
         fresh = Graph.__new__(Graph)
         fresh.__dict__.update(self.__dict__.copy())
         for name in (*_DERIVED, "_lock", "_listeners", "_watch"):
             fresh.__dict__.pop(name, None)
         fresh._lock, fresh._depth, fresh._pending = threading.RLock(), 0, None
         fresh._at(snap)
-        ranking = {"nodes", "edges", "tokens", "vocab"} if "_rank_index" in built else set()
-        for name in sorted(tables | ranking):
-            fresh._table(name)
+        # An index built from tables the new version holds byte for byte is kept (an edit
+        # inside a body changes the tokens and files only: the lookups stay).
+        keep_rank = old["_rank_index"] is not None and _same_tables(old_snap, snap, _RANK_TABLES)
+        keep_lookups = old["_lookups"] is not None and _same_tables(
+            old_snap, snap, _LOOKUP_TABLES
+        )
+        reads = []  # the tables read before, read again in parallel unless the same part
+        for name in sorted(tables - {"tokens", "vocab"}):  # the ranking index's: when built
+            if name in old_tables and _same_tables(old_snap, snap, (name,)):
+                fresh._tables[name] = old_tables[name]
+            else:
+                reads.append(functools.partial(fresh._table, name))
+        _parallel(reads)
         lookups = None
-        if "_lookups" in built:
+        if "_lookups" in built and keep_lookups:
+            lookups = old["_lookups"].with_files(fresh.files)
+            fresh.__dict__["_lookups"] = lookups
+        elif "_lookups" in built:
             lookups = Lookups(fresh.nodes, fresh.edges, fresh.files, cache_dir=None)
             fresh.__dict__["_lookups"] = lookups
+            if old["_lookups"] is not None:  # patch what was built: a few files changed
+                _patch_lookups(old["_lookups"], lookups)
             _parallel([functools.partial(getattr, lookups, p) for p in self._FIRST if p in parts])
+        if "_rank_index" in built and keep_rank:
+            fresh.__dict__["_rank_index"] = old["_rank_index"]
         cache_dir = fresh._cache_dir
 
         def later() -> dict:
             late: dict = {}
             jobs: list[Callable[[], object]] = []
-            if "_rank_index" in built:
+            if "_rank_index" in built and not keep_rank:
                 jobs.append(lambda: late.update(_rank_index=fresh._build_rank_index()))
             if lookups is not None:
                 jobs += [functools.partial(getattr, lookups, p) for p in self._LATER if p in parts]

@@ -33,6 +33,32 @@ class SymbolIndex:
         self._labels: pl.DataFrame | None = None
         self._bigrams: pl.DataFrame | None = None
 
+    def patched(self, nodes: pl.DataFrame) -> SymbolIndex:
+        """This index for another version's `nodes`: only the names whose nodes changed are
+        looked up again (this index's dictionaries are copied, never changed)."""
+        cols = ["id", "qualname", "label"]
+        old = self._nodes.select(cols)
+        new = nodes.select(cols)
+        gone = old.join(new, on=cols, how="anti", nulls_equal=True)
+        came = new.join(old, on=cols, how="anti", nulls_equal=True)
+        out = SymbolIndex.__new__(SymbolIndex)
+        out._nodes, out._labels, out._bigrams = nodes, None, None
+        out._ids = (self._ids - set(gone["id"].to_list())) | set(came["id"].to_list())
+        both = pl.concat([gone, came])
+        lower = nodes.with_columns(pl.col("label").str.to_lowercase())
+        for attr, frame, col, keys in (
+            ("_by_qual", nodes, "qualname", both["qualname"]),
+            ("_by_label", nodes, "label", both["label"]),
+            ("_by_lower", lower, "label", both["label"].str.to_lowercase()),
+        ):
+            keys = keys.drop_nulls().unique()
+            index = dict(getattr(self, attr))
+            for key in keys.to_list():
+                index.pop(key, None)
+            index.update(self._group(frame.filter(pl.col(col).is_in(keys.implode())), col))
+            setattr(out, attr, index)
+        return out
+
     @staticmethod
     def _group(nodes: pl.DataFrame, col: str) -> dict[str, list[str]]:
         g = nodes.filter(pl.col(col).is_not_null()).group_by(col).agg(pl.col("id").sort())

@@ -32,6 +32,14 @@ class Lookups:
         self._ids = nodes["id"] if nodes["id"].is_sorted() else nodes["id"].sort()
         self._perm = None if nodes["id"].is_sorted() else nodes["id"].arg_sort()
 
+    def with_files(self, files: pl.DataFrame) -> Lookups:
+        """These lookups over another version with the same nodes and edges: every index
+        built so far is shared, only the files table is the new one's."""
+        moved = Lookups.__new__(Lookups)
+        moved.__dict__.update(self.__dict__)
+        moved.files, moved._cache_dir = files, None
+        return moved
+
     # -- nodes ---------------------------------------------------------------------------------
     @cached_property
     def symbols(self) -> SymbolIndex:

@@ -18,7 +18,6 @@ import polars as pl
 from ctxframe._core.languages import LANGUAGES
 from ctxframe._core.schema import EDGES, NODES, PRODUCER
 from ctxframe._core.trace import mark
-from ctxframe._resolve.flow_edges import python_edges
 
 AMBIGUOUS_CAP = 8
 _FAMILY = {lang.name: lang.family for lang in LANGUAGES}
@@ -349,6 +348,8 @@ def _python(
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Python's calls and bases through the value flow of every Python file (see
     ctxframe._resolve.flow_edges.python_edges)."""
+    from ctxframe._resolve.flow_edges import python_edges  # numpy: imported when it runs
+
     python_calls = (pl.col("kind") == "call") & (pl.col("language") == "python")
     facts = every.filter(pl.col("kind").str.starts_with("v.") | python_calls).collect()
     empty_edges = pl.DataFrame(schema={c: EDGES[c] for c in _EDGE_COLS})

@@ -696,7 +696,7 @@ def _try_delta(run: _Run) -> IndexReport | None:
     written = {"nodes": delta.nodes, "edges": delta.edges, "refs": delta.refs}
     written = {k: v for k, v in written.items() if k not in delta.same}
     if run.reparsed:  # the re-read files' bodies changed, if nothing else did
-        table = _tokens(delta.nodes, run)
+        table = _delta.tokens(prev, delta.nodes, run.reparsed, run.content)
         written.update(tokens=table.tokens, vocab=table.vocab)
     tables = {"files": files, **(written if run.reparsed else {})}
     from concurrent.futures import ThreadPoolExecutor

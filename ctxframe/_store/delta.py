@@ -19,8 +19,9 @@ from dataclasses import dataclass
 import polars as pl
 
 from ctxframe._core import facts as F
-from ctxframe._core.schema import PRODUCER
+from ctxframe._core.schema import PRODUCER, TOKENS, VOCAB
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
+from ctxframe._rank.fields import MAX_TF, TokenTable, node_counts
 from ctxframe._resolve.resolve import resolve
 from ctxframe._store.coverage import COUNTS, counts
 
@@ -33,6 +34,7 @@ _DECLARING = {"c", "cpp"}  # `declares` edges link prototypes across files
 _EDGE_ORDER = ["src", "kind", "line", "dst", "name"]
 _WORD = re.compile(r"\w+")
 _ALL = frozenset({"nodes", "edges", "refs"})
+_COUNTS = {"node_id": pl.String, "field": pl.UInt8, "token": pl.String, "tf": pl.UInt32}
 
 
 @dataclass
@@ -109,7 +111,7 @@ _PY_FACTS = pl.col("language") == "python"
 
 
 def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_changed, moved,
-                   old_nodes):  # fmt: skip
+                   old_nodes, near):  # fmt: skip
     """How the changed files' Python edges are made: None (no Python file changed), "keep"
     (a Python file changed but no fact did — same rows, same lines — and no definition it
     added or removed is a name any fact reads: every Python edge stands), else (every Python
@@ -117,7 +119,7 @@ def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_c
     if not python_changed:
         return None
     py = _PY_FACTS & (pl.col("kind").str.starts_with("v.") | (pl.col("kind") == "call"))
-    if _same(old_refs.filter(py), refs.filter(py)) and _unread(refs0, moved) and _same(
+    if _same(old_refs.filter(py), refs.filter(py)) and _unread(near, moved) and _same(
         _class_lines(old_nodes), _class_lines(defs)
     ):
         return "keep"
@@ -127,15 +129,27 @@ def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_c
     return facts, every
 
 
-def _unread(refs0: pl.LazyFrame, labels: list[str]) -> bool:
-    """No Python fact reads any of these names (`scope|name`, `….name`)."""
-    if not labels:
+def _near(refs0: pl.LazyFrame, moved: list[str]) -> pl.DataFrame:
+    """Every reference whose name, receiver or module contains one of the `moved` names, or
+    whose argument name is one: one pass with a substring test over the stored references,
+    the superset both `_unread` and `_moved_readers` look in."""
+    return refs0.filter(
+        pl.col("name").str.contains_any(moved)
+        | pl.col("receiver").str.contains_any(moved)
+        | pl.col("module").str.contains_any(moved)
+        | pl.col("arg_name").is_in(pl.Series(moved, dtype=pl.String).implode())
+    ).collect()
+
+
+def _unread(near: pl.DataFrame | None, labels: list[str]) -> bool:
+    """No Python fact reads any of these names (`scope|name`, `….name`); `near` holds every
+    reference that could (`_near`)."""
+    if not labels or near is None:
         return True
     probes = [f"|{n}" for n in labels] + [f"{F.STEP}.{n}" for n in labels]
     col = pl.col("name").str.contains_any(probes) | pl.col("receiver").str.contains_any(probes)
     col = col | pl.col("module").str.contains_any(probes)
-    hit = refs0.filter(_PY_FACTS & col.fill_null(False)).select(pl.len()).collect().item()
-    return hit == 0
+    return near.filter(_PY_FACTS & col.fill_null(False)).is_empty()
 
 
 def _class_lines(nodes: pl.DataFrame) -> pl.DataFrame:
@@ -152,6 +166,7 @@ def _words(names: list[str]) -> str:
 
 def _moved_readers(
     refs0: pl.LazyFrame,
+    near: pl.DataFrame,
     bedges0: pl.DataFrame,
     in_changed: pl.Expr,
     moved: list[str],
@@ -166,12 +181,7 @@ def _moved_readers(
     by_name = pl.col("dst").str.strip_prefix("name:").is_in(names)
     if bedges0.filter(pl.col("dst").is_in(ids) | by_name).height:
         return None
-    # One pass over every reference with a substring test; the word tests run on what it keeps.
-    near = refs0.filter(
-        pl.col("name").str.contains_any(moved)
-        | pl.col("receiver").str.contains_any(moved)
-        | pl.col("arg_name").is_in(names)
-    ).collect()
+    # `near` (one pass with a substring test): the word tests run on what it keeps
     if near.select(pl.col("arg_name").is_in(names).any()).item():
         return None
     words = _words(moved)
@@ -261,14 +271,17 @@ def update(
     diff = keys.group_by(_KEY).len().filter(pl.col("len") == 1)
     moved = sorted(diff["label"].unique().to_list())
     others = refs.clear()  # other files' references to resolve again
+    near = _near(refs0, moved) if moved else None
     if moved:
-        others = _moved_readers(refs0, prev["bedges"], own.in_changed, moved, diff["id"].to_list())
+        others = _moved_readers(
+            refs0, near, prev["bedges"], own.in_changed, moved, diff["id"].to_list()
+        )
         if others is None:
             return None
     rest_nodes = _without(nodes0, own.node_spans)
     python = _python_inputs(
         refs0, refs, own.old_refs, own.in_changed, rest_nodes, defs, own.python, moved,
-        own.old_nodes,
+        own.old_nodes, near,
     )  # fmt: skip
     keep_py = python == "keep"
     if keep_py:
@@ -429,3 +442,42 @@ def _regrouped(own: _Own, edges, others, resolved, new_edges, nodes0, files, cha
             new_edges,
         ]
     ).sort(_EDGE_ORDER, nulls_last=True)
+
+
+def tokens(prev, nodes: pl.DataFrame, changed: list[str], content: pl.DataFrame | None):
+    """The token table (ctxframe._rank.fields) of `nodes`, the stored nodes with the `changed`
+    files' rows replaced: every other node's rows are the stored ones re-coded (their rows and
+    bodies did not change), the changed files' made afresh from their rows and `content` (the
+    body counts of the files read this run). Both recodings are monotone, so the carried rows
+    stay sorted and the fresh ones are spliced in by binary search. Equals a table made from
+    scratch."""
+    ids0, ids = prev["nodes"]["id"], nodes["id"]
+    old, vocab0 = prev["tokens"], prev["vocab"]["token"]
+    changed = sorted(changed)
+    gone = _ranges(ids0, changed)  # node rows of the changed files: token row ranges
+    bounds = pl.Series([b for span in gone for b in span], dtype=pl.UInt32)
+    at = old["node"].search_sorted(bounds, side="left").to_list()
+    kept = _without(old, [(at[i], at[i + 1]) for i in range(0, len(at), 2)])
+    spans = _ranges(ids, changed)
+    mine = _rows(nodes, spans)
+    parts = [node_counts(mine).collect().cast(_COUNTS)]
+    if content is not None and content.height:
+        parts.append(content.cast(_COUNTS).filter(pl.col("node_id").is_in(mine["id"].implode())))
+    fresh = pl.concat(parts)
+    used = kept["token"].unique()
+    vocab = pl.concat([vocab0.gather(used), fresh["token"].unique()]).unique().sort()
+    if not ids0.equals(ids):  # rows moved: the carried rows' node codes follow them
+        kept = kept.with_columns(node=ids.search_sorted(ids0).cast(pl.UInt32).gather(kept["node"]))
+    if not vocab.equals(vocab0):
+        code = vocab.search_sorted(vocab0).cast(pl.UInt32)
+        kept = kept.with_columns(token=code.gather(kept["token"]))
+    fresh = pl.DataFrame(
+        {
+            "node": ids.search_sorted(fresh["node_id"]).cast(pl.UInt32),
+            "field": fresh["field"],
+            "token": vocab.search_sorted(fresh["token"]).cast(pl.UInt32),
+            "tf": fresh["tf"].clip(upper_bound=MAX_TF).cast(pl.UInt16),
+        }
+    ).sort("node", "field", "token")
+    table = _splice(kept.cast(dict(TOKENS)), "node", fresh.cast(dict(TOKENS)))
+    return TokenTable(table.rechunk(), pl.DataFrame({"token": vocab}).cast(dict(VOCAB)))

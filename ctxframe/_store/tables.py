@@ -31,6 +31,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -72,6 +73,51 @@ def _damaged(store: str, what: str) -> StoreCorrupt:
     exc = StoreCorrupt(f"the store at {store} is damaged ({what}): {_FIX}")
     exc.detail = what  # type: ignore[attr-defined]
     return exc
+
+
+class _Memo:
+    """Decoded tables by their part's SHA-256, kept while a watcher runs (`remembering`): the
+    next index and a graph in this process take the frames the last index wrote instead of
+    reading, hashing and decoding them again. A frame is remembered only as written or as read
+    after its hash was checked, so what it serves is what the recorded hash vouches for."""
+
+    def __init__(self) -> None:
+        self.users = 0
+        self.frames: dict[str, pl.DataFrame] = {}
+        self.lock = threading.Lock()
+
+    def get(self, info: dict) -> pl.DataFrame | None:
+        digest = info.get("sha256")
+        return self.frames.get(digest) if self.users and digest else None
+
+    def put(self, info: dict, frame: pl.DataFrame) -> None:
+        if self.users and info.get("sha256"):
+            # a spliced table is many slices: one copy now keeps every later pass fast
+            self.frames[info["sha256"]] = frame.rechunk() if frame.n_chunks() > 4 else frame
+
+    def only(self, parts: dict) -> None:
+        """Forget every frame but those of these parts (a version just committed)."""
+        keep = {p.get("sha256") for p in parts.values()}
+        with self.lock:
+            self.frames = {k: f for k, f in self.frames.items() if k in keep}
+
+
+_MEMO = _Memo()
+
+
+@contextmanager
+def remembering():
+    """Within this block (any thread), the tables this process writes or reads are kept
+    decoded, one version's worth, and served again for a part with the same hash."""
+    with _MEMO.lock:
+        _MEMO.users += 1
+    try:
+        yield
+    finally:
+        with _MEMO.lock:
+            _MEMO.users -= 1
+            if not _MEMO.users:
+                _MEMO.frames = {}
 
 
 def _read_json(path: str, store: str) -> dict:
@@ -145,6 +191,7 @@ class Snapshot:
             raise _damaged(store, f"cannot read the pointer: {exc.strerror}") from None
         self.version = version
         self._fds: dict[str, int] = {}
+        self._checked: set[str] = set()  # parts whose hash this snapshot has checked
         if version is None:  # legacy layout, or no store at all
             meta_path = os.path.join(store, META)
             if not os.path.isfile(meta_path):
@@ -216,6 +263,7 @@ class Snapshot:
         data = os.pread(fd, size, 0)
         if "sha256" in info and file_hash(data) != info["sha256"]:
             raise _damaged(self.store, f"{rel} does not match its hash")
+        self._checked.add(rel)
         return data
 
     def check_sizes(self) -> None:
@@ -232,12 +280,26 @@ class Snapshot:
             self._bytes(rel)
 
     def verify(self, name: str) -> None:
-        """Check one table's parts (size and hash) without decoding them."""
+        """Check one table's parts (size and hash) without decoding them; a part this
+        snapshot checked already (through the same descriptor) is not read again."""
         for rel in self.files_of(name):
-            self._bytes(rel)
+            if rel not in self._checked:
+                self._bytes(rel)
+
+    def _remembered(self, name: str) -> pl.DataFrame | None:
+        """The decoded table from the memo (see `remembering`), its part's size checked."""
+        rels = self.files_of(name)
+        if len(rels) != 1 or (frame := _MEMO.get(self.parts[rels[0]])) is None:
+            return None
+        info = self.parts[rels[0]]
+        if os.fstat(self._fds[rels[0]]).st_size != info.get("size"):
+            return None
+        return frame
 
     def read(self, name: str) -> pl.DataFrame:
         """One table, verified and decoded; damage raises StoreCorrupt naming the fix."""
+        if (frame := self._remembered(name)) is not None:
+            return frame
         frames = []
         for rel in self.files_of(name):
             data = self._bytes(rel)
@@ -251,6 +313,8 @@ class Snapshot:
         want = CONTRACT.get(name)
         if want is not None and frame.schema != want:
             raise _damaged(self.store, f"{name} has columns {list(frame.schema)}, not the schema")
+        if len(frames) == 1 and self.version is not None:
+            _MEMO.put(self.parts[self.files_of(name)[0]], frame)
         return frame
 
     def path(self, rel: str) -> str:
@@ -265,6 +329,10 @@ class Snapshot:
 
     def scan(self, name: str, verify: bool = True) -> pl.LazyFrame:
         """One table scanned lazily (its parts verified first unless told not to)."""
+        if (frame := self._remembered(name)) is not None:
+            return frame.lazy()
+        if _MEMO.users and verify and self.version is not None:
+            return self.read(name).lazy()  # read once, remembered for the next run
         rels = self.files_of(name)
         if verify:
             for rel in rels:
@@ -424,6 +492,7 @@ class Staging:
     def _write(self, name: str, frame: pl.DataFrame) -> None:
         _write_table(frame, os.path.join(self.tmp, part_name(name)))
         self._record(name)
+        _MEMO.put(self.parts[part_name(name)], frame)
 
     def put(self, tables: dict[str, pl.DataFrame]) -> None:
         """Write these tables into the new version (in parallel: Polars releases the GIL)."""
@@ -482,6 +551,8 @@ class Staging:
             with open(tmp, "w", encoding="utf-8") as fh:
                 fh.write(text)
             os.replace(tmp, os.path.join(self.path, META))
+        if _MEMO.users:
+            _MEMO.only(self.parts)
         clean_stale(self.path)
         return version
 

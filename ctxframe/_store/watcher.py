@@ -222,6 +222,10 @@ class Watcher:
         index of the whole tree) — started once the watch is live, so no save is missed."""
         import watchfiles
 
+        with _store.remembering():  # each index reads what the last one wrote from memory
+            self._run(watchfiles, on_update, initial)
+
+    def _run(self, watchfiles, on_update: Callable[[Update], None], initial: bool) -> None:
         pending = "initial" if initial else None  # a whole-tree run owed once the watch is live
         while not self._stop.is_set():
             try:
