@@ -50,6 +50,7 @@ def _run(cmd: list[str], stdin: str | None, env: dict | None) -> tuple[float, fl
         text=True,
         check=False,
         env=env,
+        cwd="/",  # `python -m` puts the working directory first on sys.path
     )
     wall = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
