@@ -6,9 +6,7 @@ import argparse
 import contextlib
 import json
 import os
-import shutil
 import sys
-import tempfile
 
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS
 
@@ -427,6 +425,9 @@ def sample_path() -> str:
 
 
 def _cmd_demo(a) -> None:
+    import shutil
+    import tempfile
+
     from ctxframe._graph.graph import Graph
     from ctxframe._store.build import index
 
