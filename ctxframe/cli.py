@@ -585,8 +585,9 @@ def _verb(a) -> int:
         from ctxframe._graph import coldcard
         from ctxframe._graph.graph import Graph
 
-        if isinstance(g, Graph):  # the next card process answers from it
-            coldcard.save(g)
+        if isinstance(g, Graph):  # the next card process answers from it (best effort)
+            with contextlib.suppress(Exception):
+                coldcard.save(g)
         return 0 if res.ok else 1
     elif a.command == "affected":
         res = g.affected(a.name, depth=a.depth, include_ambiguous=a.include_ambiguous)
