@@ -4,14 +4,14 @@
 * `card.sqlite`, a small SQLite database: one row per node (its row number in `nodes`), its id,
   kind and the names a symbol lookup tries (qualified name, label, lower-cased label), each
   indexed, and where its payload is;
-* `card.blobs`: per node, its payload: zlib-compressed JSON of its row and its 1-hop arrows in
-  display order (the other end of an arrow named by its node row), with a BLAKE2b digest of
-  each payload kept in the database;
+* `card.blobs`: per node, its payload: JSON of its row and its 1-hop arrows in display order
+  (the other end of an arrow named by its node row), packed in zlib-compressed blocks of about
+  64 KiB, with a BLAKE2b digest of each block kept in the database;
 * `card.json`: the format, the ctxframe version, the database's size and SHA-256 and the
   payload file's size and SHA-256.
 
 A reader checks the whole database against its record and opens the checked bytes in memory
-(`sqlite3` deserialize); each payload it reads is checked against its digest. A missing, stale
+(`sqlite3` deserialize); each block it reads is checked against its digest. A missing, stale
 or damaged cache is None (or `Damaged` on a payload read), and the caller takes the normal
 path. Writes are best effort and atomic per file, the record last.
 
@@ -32,12 +32,13 @@ if TYPE_CHECKING:
 
     import polars as pl
 
-FORMAT = 3  # bump when the tables change
+FORMAT = 4  # bump when the tables change
 FILE = "card.sqlite"
 BLOBS = "card.blobs"
 KEY = "card.json"
 _DIR = "cache"
 _DIGEST = 16
+BLOCK = 1 << 16  # payloads are compressed in blocks of about this many bytes
 # an arrow as stored: `other` is the other end's node row (its id, display label and kind are
 # that node's), `other_id` and `other_label` are kept only for an end that is not a node
 PACKED_COLS = ("direction", "edge_kind", "confidence", "other", "other_id", "other_label",
@@ -81,15 +82,22 @@ class CardCache:
 
     def __init__(self, db: sqlite3.Connection, blobs: int):
         self.db, self._blobs = db, blobs
+        self._read: dict[int, bytes] = {}
 
     def payload(self, row: int) -> dict:
-        """A node's `{"node": ..., "arrows": ...}`, checked against its digest."""
-        found = self.db.execute("SELECT off, len, digest FROM card WHERE row = ?", (row,))
-        off, size, want = found.fetchone()
-        data = os.pread(self._blobs, size, off)
-        if len(data) != size or digest(data) != want:
-            raise Damaged(f"card payload of row {row}")
-        return json.loads(zlib.decompress(data))
+        """A node's `{"node": ..., "arrows": ...}`, its block checked against its digest."""
+        block, start, size = self.db.execute(
+            "SELECT block, start, len FROM card WHERE row = ?", (row,)
+        ).fetchone()
+        if block not in self._read:
+            off, n, want = self.db.execute(
+                "SELECT off, len, digest FROM block WHERE block = ?", (block,)
+            ).fetchone()
+            data = os.pread(self._blobs, n, off)
+            if len(data) != n or digest(data) != want:
+                raise Damaged(f"card payload block {block}")
+            self._read[block] = zlib.decompress(data)
+        return json.loads(self._read[block][start : start + size])
 
     def close(self) -> None:
         self.db.close()
@@ -148,6 +156,23 @@ def intact(version: str | None) -> bool:
         cache.close()
 
 
+def _blocks(payloads: list[str]) -> tuple[list[bytes], list[tuple[int, int, int]]]:
+    """Payloads packed into blocks of about `BLOCK` bytes, each compressed: the blocks and,
+    per payload, (block, start, length) in its block's uncompressed bytes."""
+    blocks, spans, current, used = [], [], [], 0
+    for text in payloads:
+        data = text.encode()
+        spans.append((len(blocks), used, len(data)))
+        current.append(data)
+        used += len(data)
+        if used >= BLOCK:
+            blocks.append(zlib.compress(b"".join(current), 1))
+            current, used = [], 0
+    if current:
+        blocks.append(zlib.compress(b"".join(current), 1))
+    return blocks, spans
+
+
 def build(version: str | None, nodes: pl.DataFrame, arrows: pl.DataFrame) -> None:
     """Write the card cache of a version. `nodes` is the version's nodes table; `arrows`
     every node's 1-hop arrows in display order (`seq`): the node's row (`row`), `direction`,
@@ -191,15 +216,16 @@ def build(version: str | None, nodes: pl.DataFrame, arrows: pl.DataFrame) -> Non
             payload=pl.struct("node", "arrows").struct.json_encode(),
         )
     )
-    blobs = [zlib.compress(p.encode(), 6) for p in rows["payload"]]
-    sizes = [len(b) for b in blobs]
+    blocks, spans = _blocks(rows["payload"].to_list())
+    sizes = [len(b) for b in blocks]
     offsets = [0] * len(sizes)
     for i in range(1, len(sizes)):
         offsets[i] = offsets[i - 1] + sizes[i - 1]
-    records = zip(
-        rows["row"], rows["id"], rows["kind"], rows["qualname"], rows["label"], rows["low"],
-        offsets, sizes, map(digest, blobs), strict=True,
-    )  # fmt: skip
+    cols = [rows[c].to_list() for c in ("row", "id", "kind", "qualname", "label", "low")]
+    records = (
+        (*fields, *span) for *fields, span in zip(*cols, spans, strict=True)
+    )
+    block_rows = zip(range(len(blocks)), offsets, sizes, map(digest, blocks), strict=True)
     d = os.path.join(version, _DIR)
     tmps = [os.path.join(d, f".{n}.{os.getpid()}.tmp") for n in (FILE, BLOBS, KEY)]
     try:
@@ -208,17 +234,22 @@ def build(version: str | None, nodes: pl.DataFrame, arrows: pl.DataFrame) -> Non
         con = sqlite3.connect(":memory:")
         con.execute(
             "CREATE TABLE card (row INTEGER PRIMARY KEY, id TEXT NOT NULL, kind TEXT, "
-            "qualname TEXT, label TEXT, low TEXT, off INTEGER NOT NULL, len INTEGER NOT NULL, "
-            "digest BLOB NOT NULL)"
+            "qualname TEXT, label TEXT, low TEXT, block INTEGER NOT NULL, "
+            "start INTEGER NOT NULL, len INTEGER NOT NULL)"
+        )
+        con.execute(
+            "CREATE TABLE block (block INTEGER PRIMARY KEY, off INTEGER NOT NULL, "
+            "len INTEGER NOT NULL, digest BLOB NOT NULL)"
         )
         con.executemany("INSERT INTO card VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", records)
+        con.executemany("INSERT INTO block VALUES (?, ?, ?, ?)", block_rows)
         for col in ("id", "qualname", "label", "low"):
             con.execute(f"CREATE INDEX card_{col} ON card ({col})")
         con.commit()
         data = con.serialize()
         con.close()
         with open(tmps[1], "wb") as fh:
-            for b in blobs:
+            for b in blocks:
                 fh.write(b)
         with open(tmps[0], "wb") as fh:
             fh.write(data)
@@ -227,7 +258,7 @@ def build(version: str | None, nodes: pl.DataFrame, arrows: pl.DataFrame) -> Non
             "size": len(data),
             "sha256": hashlib.sha256(data).hexdigest(),
             "blobs_size": sum(sizes),
-            "blobs_sha256": hashlib.sha256(b"".join(blobs)).hexdigest(),
+            "blobs_sha256": hashlib.sha256(b"".join(blocks)).hexdigest(),
         }
         with open(tmps[2], "w", encoding="utf-8") as fh:
             json.dump(key, fh, sort_keys=True)
