@@ -1,8 +1,4 @@
-"""The installed ctxframe version (stored in every store's meta.json)."""
+"""The ctxframe version (stored in every store's meta.json): a literal, which the build reads
+(hatch's dynamic version), so a fresh CLI process does not pay for `importlib.metadata`."""
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("ctxframe")
-except PackageNotFoundError:  # running from a source tree without install
-    __version__ = "0.0.0+local"
+__version__ = "0.1.0"

@@ -18,6 +18,7 @@ from ctxframe._core.inputs import clean_int, clean_text
 from ctxframe._graph import verbs
 from ctxframe._graph.context import DEFAULT_BUDGET_TOKENS as CONTEXT_BUDGET
 from ctxframe._graph.context import Context, build_context
+from ctxframe._graph.edges import SubsetEdgeIndex
 from ctxframe._graph.lookups import Lookups
 from ctxframe._graph.neighbourhood import Neighbourhood, neighbourhood
 from ctxframe._graph.query import QueryResult, answer
@@ -578,8 +579,21 @@ class Graph:
                 result.total = 0
                 return result
         self._queries += 1  # asked again: worth the full edge lookup for the warm path
-        index = self._lookups.arrows_index(one_shot=self._queries < 2)
+        if self._queries < 2 and "_lookups" not in self.__dict__ and "edges" not in self._tables:
+            index = SubsetEdgeIndex(self._edges_of(ranking.hits["id"]), self.nodes)
+        else:
+            index = self._lookups.arrows_index(one_shot=self._queries < 2)
         return answer(ranking, index, limit=limit, include_ambiguous=include_ambiguous)
+
+    def _edges_of(self, ids: pl.Series) -> pl.DataFrame:
+        """The edges from or to the given nodes, scanned (a one-shot query, such as a CLI run,
+        reads no more of the edge table than that)."""
+        return (
+            self._snap.scan("edges")
+            .select("src", "dst", "kind", "confidence", "name", "line")  # what arrows read
+            .filter(pl.col("src").is_in(ids.implode()) | pl.col("dst").is_in(ids.implode()))
+            .collect()
+        )
 
     @_live
     def context(

@@ -6,7 +6,6 @@ skips nodes already reached (`recurring.r`), so cycles end and work stays linear
 
 from __future__ import annotations
 
-import duckdb
 import polars as pl
 
 DEPENDENCY_KINDS = ["calls", "imports", "extends", "implements", "contains"]
@@ -25,6 +24,8 @@ class Traversal:
             .select("s", "d", "kind", "confidence")
             .unique()
         )
+        import duckdb  # only a traversal needs it: a CLI card or query does not pay its import
+
         self.con = duckdb.connect()
         self.con.execute("SET threads = 1")  # small recursive steps: threads cost more than win
         for name, frame in (

@@ -61,7 +61,7 @@ def load(version_dir: str | None, names: tuple[str, ...]) -> dict[str, pl.DataFr
                 data = fh.read()
             if len(data) != want.get("size") or file_hash(data) != want.get("sha256"):
                 return None
-            out[n] = pl.read_ipc(io.BytesIO(data))
+            out[n] = pl.read_ipc(data)
     except (OSError, pl.exceptions.PolarsError, ValueError):
         return None
     return out
