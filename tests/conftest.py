@@ -59,6 +59,25 @@ def indexed_shop(tmp_path: Path, _shop_index_template: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def bare_shop_template(tmp_path_factory) -> Path:
+    """DIR/shop without its adapters (they force a full resolution), indexed into DIR/inc."""
+    import ctxframe as cf
+
+    work = tmp_path_factory.mktemp("bare-template")
+    shutil.copytree(SAMPLE, work / "shop")
+    shutil.rmtree(work / "shop" / ".ctxframe" / "adapters")
+    cf.index(str(work / "shop"), store=str(work / "inc"), progress=False)
+    return work
+
+
+@pytest.fixture
+def bare_shop(tmp_path: Path, bare_shop_template: Path) -> tuple[Path, str]:
+    """A writable copy of `bare_shop_template`: (repository, store)."""
+    shutil.copytree(bare_shop_template, tmp_path, symlinks=True, dirs_exist_ok=True)
+    return tmp_path / "shop", str(tmp_path / "inc")
+
+
+@pytest.fixture(scope="session")
 def shop_graph(tmp_path_factory):
     """The sample shop indexed once, read-only for the tests that share it."""
     import ctxframe as cf

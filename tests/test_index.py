@@ -144,10 +144,8 @@ _REINDEX_EDITS = [
 @pytest.mark.parametrize(
     ("path", "edit", "mode"), _REINDEX_EDITS, ids=[f"{p}-{m}" for p, _, m in _REINDEX_EDITS]
 )
-def test_reindex_modes_equal_full_rebuild(shop: Path, tmp_path: Path, path, edit, mode) -> None:
-    shutil.rmtree(shop / ".ctxframe" / "adapters")  # adapters are re-run: never a delta
-    store = str(tmp_path / "inc")
-    cf.index(str(shop), store=store, progress=False)
+def test_reindex_modes_equal_full_rebuild(bare_shop, tmp_path: Path, path, edit, mode) -> None:
+    shop, store = bare_shop  # without adapters: they are re-run, never a delta
     target = shop / path
     target.write_text(edit(target.read_text()))
     old = _version_dir(store)

@@ -8,14 +8,11 @@ import shutil
 from pathlib import Path
 
 import polars as pl
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ctxframe as cf
 from ctxframe._store import tables as _store
-
-SAMPLE = Path(__file__).resolve().parent.parent / "data-samples" / "shop"
 
 # file -> (line comment, a new function named {name} calling {callee})
 _FILES = {
@@ -65,16 +62,6 @@ def _tables(store: str) -> dict[str, pl.DataFrame]:
     return out
 
 
-@pytest.fixture(scope="session")
-def _indexed(tmp_path_factory) -> Path:
-    """The shop without its adapters (they force a full resolution), indexed into `inc/` once."""
-    work = tmp_path_factory.mktemp("random-template")
-    shutil.copytree(SAMPLE, work / "shop")
-    shutil.rmtree(work / "shop" / ".ctxframe" / "adapters")
-    cf.index(str(work / "shop"), store=str(work / "inc"), progress=False)
-    return work
-
-
 @settings(
     max_examples=int(os.environ.get("CTXFRAME_RANDOM_EDITS", "8")),  # more: a longer hunt
     deadline=None,
@@ -82,9 +69,9 @@ def _indexed(tmp_path_factory) -> Path:
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(edits=st.lists(_edit, min_size=1, max_size=3))
-def test_random_edits_equal_full_rebuild(tmp_path_factory, _indexed: Path, edits) -> None:
+def test_random_edits_equal_full_rebuild(tmp_path_factory, bare_shop_template: Path, edits) -> None:
     work = tmp_path_factory.mktemp("random")
-    shutil.copytree(_indexed, work, symlinks=True, dirs_exist_ok=True)
+    shutil.copytree(bare_shop_template, work, symlinks=True, dirs_exist_ok=True)
     root, store = work / "shop", str(work / "inc")
     for n, edit in enumerate(edits):
         _apply(root, *edit)
