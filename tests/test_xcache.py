@@ -101,11 +101,18 @@ def _packs(cache: Path) -> list[Path]:
     return sorted(p for p in where.iterdir() if not p.name.startswith("."))
 
 
+_SLOW = pytest.mark.slow  # the shop through the pool: the snippets cover those paths by default
+
+
 @pytest.mark.parametrize(
-    "corpus",
-    ["snippets", "shop"],
+    ("corpus", "mode"),
+    [
+        *[("snippets", m) for m in ("one-batch", "pooled", "pooled-spilled")],
+        ("shop", "one-batch"),
+        pytest.param("shop", "pooled", marks=_SLOW),
+        pytest.param("shop", "pooled-spilled", marks=_SLOW),
+    ],
 )
-@pytest.mark.parametrize("mode", ["one-batch", "pooled", "pooled-spilled"])
 def test_warm_index_equals_no_cache(tmp_path: Path, cache: Path, monkeypatch, corpus, mode):
     """Cold (fills the cache), warm (every file from it) and --no-cache stores are equal."""
     if mode != "one-batch":
