@@ -176,8 +176,12 @@ def _run(argv: list[str], cwd: str, timeout: float, max_output: int) -> tuple[in
     threads = [threading.Thread(target=f, daemon=True) for f in (pump_out, pump_err)]
     for t in threads:
         t.start()
+    deadline = time.monotonic() + timeout
     try:
-        proc.wait(timeout=timeout)
+        # stdout reaches its end when the adapter exits: joining the reader wakes at once,
+        # where Popen.wait(timeout) would poll with sleeps of up to 50 ms
+        threads[0].join(timeout)
+        proc.wait(timeout=max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         kill()
         proc.wait()
