@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from ctxframe._core.frames import splice_sorted
 from ctxframe._rank.tokens import ENGINE
 
 MAX_NEIGHBOURS = 12
@@ -91,22 +92,6 @@ def _changed(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([a.filter(ha.is_in(differ)), b.filter(hb.is_in(differ))])
 
 
-def _spliced(rest: pl.DataFrame, key: str, new: pl.DataFrame) -> pl.DataFrame:
-    """Sorted `new` rows inserted into sorted `rest`, where no key of one occurs in the other."""
-    if new.is_empty():
-        return rest
-    at = rest[key].search_sorted(new[key], side="left").to_list()
-    parts, start, i = [], 0, 0
-    while i < len(at):
-        j = i
-        while j < len(at) and at[j] == at[i]:
-            j += 1
-        parts += [rest.slice(start, at[i] - start), new.slice(i, j - i)]
-        start, i = at[i], j
-    parts.append(rest.slice(start))
-    return pl.concat(parts)
-
-
 class EdgeIndex:
     """Edges sorted by source row and by target row, with display labels, for 1-hop lookups.
 
@@ -153,7 +138,7 @@ class EdgeIndex:
         out = rekeyed(self.out, pl.col("src").is_in(srcs))
         inn = rekeyed(self.inn, pl.col("dst").is_in(dsts))
         self = EdgeIndex.__new__(EdgeIndex)
-        self.out, self.inn = _spliced(out, "_s", out_new), _spliced(inn, "_d", inn_new)
+        self.out, self.inn = splice_sorted(out, "_s", out_new), splice_sorted(inn, "_d", inn_new)
         self._views()
         return self
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from ctxframe._core import facts as F
+from ctxframe._core.frames import splice_sorted
 from ctxframe._core.schema import PRODUCER, TOKENS, VOCAB
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
 from ctxframe._rank.fields import MAX_TF, TokenTable, node_counts
@@ -73,22 +74,6 @@ def _without(frame: pl.DataFrame, spans: list[tuple[int, int]]) -> pl.DataFrame:
 
 def _rows(frame: pl.DataFrame, spans: list[tuple[int, int]]) -> pl.DataFrame:
     return pl.concat([frame.slice(lo, hi - lo) for lo, hi in spans] or [frame.clear()])
-
-
-def _splice(rest: pl.DataFrame, key: str, new: pl.DataFrame) -> pl.DataFrame:
-    """Sorted `new` rows inserted into sorted `rest`, where no key of one occurs in the other."""
-    if new.is_empty():
-        return rest
-    at = rest[key].search_sorted(new[key], side="left").to_list()
-    parts, start, i = [], 0, 0
-    while i < len(at):
-        j = i
-        while j < len(at) and at[j] == at[i]:
-            j += 1
-        parts += [rest.slice(start, at[i] - start), new.slice(i, j - i)]
-        start, i = at[i], j
-    parts.append(rest.slice(start))
-    return pl.concat(parts, rechunk=False)
 
 
 def _candidates(nodes: pl.DataFrame, refs: pl.DataFrame) -> pl.DataFrame:
@@ -309,7 +294,7 @@ def update(
         edges = _regrouped(own, edges, others, resolved, new_edges, nodes0, files, change)
     else:
         new_edges = new_edges.sort(_EDGE_ORDER, nulls_last=True)
-        edges = None if own.old_own.equals(new_edges) else _splice(edges, "src", new_edges)
+        edges = None if own.old_own.equals(new_edges) else splice_sorted(edges, "src", new_edges)
     if stale_py is not None:  # other files' Python edges changed
         edges = _python_elsewhere(edges0 if edges is None else edges, stale_py, fresh_py, nodes0,
                                   files, change)  # fmt: skip
@@ -325,7 +310,7 @@ def update(
         if kept
     }
     return Delta(
-        nodes0 if "nodes" in same else _splice(rest_nodes, "id", new_nodes),
+        nodes0 if "nodes" in same else splice_sorted(rest_nodes, "id", new_nodes),
         edges0 if edges is None else edges,
         None
         if "refs" in same
@@ -479,5 +464,5 @@ def tokens(prev, nodes: pl.DataFrame, changed: list[str], content: pl.DataFrame 
             "tf": fresh["tf"].clip(upper_bound=MAX_TF).cast(pl.UInt16),
         }
     ).sort("node", "field", "token")
-    table = _splice(kept.cast(dict(TOKENS)), "node", fresh.cast(dict(TOKENS)))
+    table = splice_sorted(kept.cast(dict(TOKENS)), "node", fresh.cast(dict(TOKENS)))
     return TokenTable(table.rechunk(), pl.DataFrame({"token": vocab}).cast(dict(VOCAB)))

@@ -28,10 +28,6 @@ class Exported:
     version: str | None
     tables: list[tuple[str, str, int]] = field(default_factory=list)  # name, path, rows
 
-    @property
-    def ok(self) -> bool:
-        return True
-
     def to_dict(self) -> dict:
         return {
             "verb": "export",
