@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Collection
-from contextlib import contextmanager, suppress
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from itertools import pairwise
@@ -294,8 +294,11 @@ def _extract_pool(root, jobs, progress, spill, processes, xc) -> list[Batch]:
     pool = ProcessPoolExecutor(
         max_workers=workers, mp_context=ctx, initializer=orphan_proof, initargs=(os.getpid(),)
     )
-    with _reaped(pool):
-        for i, batch in enumerate(pool.map(extract_batch, [root] * len(chunks), chunks)):
+    batches = pool.map(extract_batch, [root] * len(chunks), chunks)
+    # closed here, on Ctrl-C too: left to the garbage collector, the map's generator cancels
+    # its futures at some later moment and prints "Exception ignored" with a traceback
+    with _reaped(pool), closing(batches):
+        for i, batch in enumerate(batches):
             results.append(_framed(batch))  # frees the batch's Python lists as it arrives
             if xc is not None:
                 xc.add(batch)
