@@ -4,8 +4,10 @@ producer, invalid ones are rejected whole with the adapter, the first error and 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import textwrap
+import time
 from pathlib import Path
 
 import polars as pl
@@ -191,6 +193,48 @@ def test_timeout_and_oversize_output(tmp_path) -> None:
         ".ctxframe/adapters/big.py: $: oversize output (more than 50000 bytes on stdout)",
         ".ctxframe/adapters/slow.py: $: timed out after 2s",
     ]
+
+
+def test_adapters_run_side_by_side(tmp_path) -> None:
+    """Every adapter is started before any is waited for: `a` waits for a file only `b`
+    writes, which one after the other would time out."""
+    wait_for_b = _py(
+        f"""
+        import os, time
+        for _ in range(1000):
+            if os.path.exists("b-ran"):
+                break
+            time.sleep(0.01)
+        else:
+            raise SystemExit("b never ran")
+        {_printer(GOOD)}"""
+    )
+    b = "open('b-ran', 'w').close()\n" + _printer({"producer": "b", "nodes": [], "edges": []})
+    root = _repo(tmp_path, {"a.py": wait_for_b, "b.py": b})
+    run = run_adapters(str(root), set(GRAPH), timeout=8)
+    assert run.rejected == []
+    assert [a["producer"] for a in run.accepted] == ["test.jobs", "b"]
+
+
+def test_an_index_that_fails_kills_its_adapters(tmp_path, monkeypatch) -> None:
+    """Adapters start with the index; when it fails before collecting them, none is left."""
+    root = _repo(tmp_path, {"slow.py": "import os, time\nopen('pid', 'w').write(str(os.getpid()))\n"
+                                       "time.sleep(60)\n"})  # fmt: skip
+    from ctxframe._store import build
+
+    def fail(run, jobs):
+        for _ in range(500):  # the adapter is running
+            if (root / "pid").exists() and (root / "pid").read_text():
+                break
+            time.sleep(0.01)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(build, "_extract", fail)
+    with pytest.raises(RuntimeError, match="stop here"):
+        cf.index(str(root), store=str(tmp_path / "store"), progress=False)
+    pid = int((root / "pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
 
 
 def test_missing_interpreter_is_a_rejection(tmp_path, monkeypatch) -> None:

@@ -133,74 +133,94 @@ def discover(root: str) -> list[str]:
     ]
 
 
-def _run(argv: list[str], cwd: str, timeout: float, max_output: int) -> tuple[int, bytes, str]:
-    """Run without a shell; kill the process group on timeout or oversize output.
-    Returns (returncode, stdout, last stderr line); raises TimeoutError or OverflowError."""
-    tag = f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
-    env = dict(os.environ, CTXFRAME_ROOT=cwd, CTXFRAME_ADAPTER_RUN=tag)
-    proc = subprocess.Popen(
-        argv,
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        shell=False,
-        start_new_session=True,
-        preexec_fn=death_signal_preexec(),  # dies with us, even when we are SIGKILLed
-    )
-    out = bytearray()
-    err = bytearray()
-    over = threading.Event()
+class _Launched:
+    """One adapter process, started at once, its stdout and stderr read by two threads: the
+    process runs while the caller goes on, and `finish` collects it."""
 
-    def kill() -> None:
+    def __init__(self, argv: list[str], cwd: str, timeout: float, max_output: int) -> None:
+        self.tag = f"{os.getpid()}-{threading.get_ident()}-{time.monotonic_ns()}"
+        self.deadline = time.monotonic() + timeout
+        self.timeout, self.max_output = timeout, max_output
+        self.out, self.err = bytearray(), bytearray()
+        self.over = threading.Event()
+        env = dict(os.environ, CTXFRAME_ROOT=cwd, CTXFRAME_ADAPTER_RUN=self.tag)
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            shell=False,
+            start_new_session=True,
+            preexec_fn=death_signal_preexec(),  # dies with us, even when we are SIGKILLed
+        )
+        self.threads = [
+            threading.Thread(target=f, daemon=True) for f in (self._pump_out, self._pump_err)
+        ]
+        for t in self.threads:
+            t.start()
+
+    def kill(self) -> None:
+        """SIGKILL the adapter's process group and every descendant carrying its tag."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        kill_tagged(tag)  # descendants that left the group (`setsid`) carry the tag
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        kill_tagged(self.tag)  # descendants that left the group (`setsid`) carry the tag
 
-    def pump_out() -> None:
-        assert proc.stdout is not None
-        while chunk := proc.stdout.read(65536):
-            if len(out) + len(chunk) > max_output:
-                over.set()
-                kill()
+    def _pump_out(self) -> None:
+        assert self.proc.stdout is not None
+        while chunk := self.proc.stdout.read(65536):
+            if len(self.out) + len(chunk) > self.max_output:
+                self.over.set()
+                self.kill()
                 break
-            out.extend(chunk)
+            self.out.extend(chunk)
 
-    def pump_err() -> None:
-        assert proc.stderr is not None
-        while chunk := proc.stderr.read(65536):
-            err.extend(chunk)
-            del err[:-4096]
+    def _pump_err(self) -> None:
+        assert self.proc.stderr is not None
+        while chunk := self.proc.stderr.read(65536):
+            self.err.extend(chunk)
+            del self.err[:-4096]
 
-    threads = [threading.Thread(target=f, daemon=True) for f in (pump_out, pump_err)]
-    for t in threads:
-        t.start()
-    deadline = time.monotonic() + timeout
-    try:
-        # stdout reaches its end when the adapter exits: joining the reader wakes at once,
-        # where Popen.wait(timeout) would poll with sleeps of up to 50 ms
-        threads[0].join(timeout)
-        proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-    except subprocess.TimeoutExpired:
-        kill()
-        proc.wait()
-        for t in threads:
+    def finish(self) -> tuple[int, bytes, str]:
+        """Wait for the exit (the time limit counts from the start); returns (returncode,
+        stdout, last stderr line); raises TimeoutError or OverflowError."""
+        proc = self.proc
+        try:
+            # stdout reaches its end when the adapter exits: joining the reader wakes at once,
+            # where Popen.wait(timeout) would poll with sleeps of up to 50 ms
+            self.threads[0].join(max(0.0, self.deadline - time.monotonic()))
+            proc.wait(timeout=max(0.0, self.deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.kill()
+            proc.wait()
+            for t in self.threads:
+                t.join(timeout=2)
+            raise TimeoutError(f"timed out after {self.timeout:g}s") from None
+        except BaseException:  # Ctrl-C, or the caller going away: the whole tree goes too
+            self.kill()
+            raise
+        self.kill()  # children it left behind still hold the pipes
+        for t in self.threads:
             t.join(timeout=2)
-        raise TimeoutError(f"timed out after {timeout:g}s") from None
-    except BaseException:  # Ctrl-C, or the caller going away: the whole tree goes too
-        kill()
-        raise
-    kill()  # children it left behind still hold the pipes
-    for t in threads:
-        t.join(timeout=2)
-    for pipe in (proc.stdout, proc.stderr):
-        if pipe is not None:
-            pipe.close()
-    if over.is_set():
-        raise OverflowError(f"oversize output (more than {max_output} bytes on stdout)")
-    tail = err.decode("utf-8", "replace").strip().splitlines()
-    return proc.returncode, bytes(out), (tail[-1][:300] if tail else "")
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+        if self.over.is_set():
+            raise OverflowError(f"oversize output (more than {self.max_output} bytes on stdout)")
+        tail = self.err.decode("utf-8", "replace").strip().splitlines()
+        return proc.returncode, bytes(self.out), (tail[-1][:300] if tail else "")
+
+    def abandon(self) -> None:
+        """Kill it and reap it: the index it ran for went away."""
+        self.kill()
+        with contextlib.suppress(Exception):
+            self.proc.wait(timeout=5)
+        for t in self.threads:
+            t.join(timeout=2)
+        for pipe in (self.proc.stdout, self.proc.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 def kill_tagged(tag: str) -> None:
@@ -407,20 +427,24 @@ def validate(
     return producer, nodes, edges
 
 
-def run_one(
-    root: str, rel: str, *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT
-) -> object:
-    """Run one adapter and parse its stdout; raises BatchError (path `$`) when that fails."""
+def _launch(root: str, rel: str, timeout: float, max_output: int) -> _Launched:
+    """Start one adapter; raises BatchError (path `$`) when it cannot be started."""
     interpreter = INTERPRETERS[os.path.splitext(rel)[1]]
     exe = shutil.which(interpreter) if not os.path.isabs(interpreter) else interpreter
     if exe is None:
         raise BatchError("$", f"interpreter {interpreter!r} not found on PATH")
     try:
-        code, out, err = _run([exe, os.path.join(root, rel)], root, timeout, max_output)
-    except (TimeoutError, OverflowError) as exc:
-        raise BatchError("$", str(exc)) from None
+        return _Launched([exe, os.path.join(root, rel)], root, timeout, max_output)
     except OSError as exc:
         raise BatchError("$", f"cannot run {interpreter}: {exc.strerror or exc}") from None
+
+
+def _batch_of(launched: _Launched) -> object:
+    """Wait for a started adapter and parse its stdout; raises BatchError (path `$`)."""
+    try:
+        code, out, err = launched.finish()
+    except (TimeoutError, OverflowError) as exc:
+        raise BatchError("$", str(exc)) from None
     if code != 0:
         raise BatchError("$", f"exited with status {code}" + (f": {err}" if err else ""))
     try:
@@ -435,14 +459,73 @@ def run_one(
         raise BatchError("$", f"stdout is not one JSON document: {exc}") from None
 
 
+def run_one(
+    root: str, rel: str, *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT
+) -> object:
+    """Run one adapter and parse its stdout; raises BatchError (path `$`) when that fails."""
+    return _batch_of(_launch(root, rel, timeout, max_output))
+
+
+class Started:
+    """Every adapter of a repository, started at once so that they run while the index parses
+    and resolves; `run_adapters(..., started=)` collects them. A context manager: leaving it
+    kills and reaps whatever was not collected (the index failed or was interrupted)."""
+
+    def __init__(self, root: str, *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT):
+        self.root = root
+        self.runs: list[tuple[str, _Launched | BatchError]] = []
+        try:
+            for rel in discover(root):
+                try:
+                    self.runs.append((rel, _launch(root, rel, timeout, max_output)))
+                except BatchError as exc:
+                    self.runs.append((rel, exc))
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> Started:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def collect(self) -> list[tuple[str, object | BatchError]]:
+        """(adapter, its parsed Batch or the BatchError) in discovery order."""
+        out: list[tuple[str, object | BatchError]] = []
+        runs, self.runs = self.runs, []
+        try:
+            while runs:
+                rel, launched = runs[0]
+                if isinstance(launched, _Launched):
+                    try:
+                        launched = _batch_of(launched)
+                    except BatchError as exc:
+                        launched = exc
+                out.append((rel, launched))
+                runs.pop(0)
+        finally:
+            self.runs = runs  # on Ctrl-C: what is left is killed by close()
+        return out
+
+    def close(self) -> None:
+        """Kill and reap every adapter not collected."""
+        runs, self.runs = self.runs, []
+        for _, launched in runs:
+            if isinstance(launched, _Launched):
+                launched.abandon()
+
+
 def run_adapters(
     root: str,
     graph_ids: set[str] | frozenset[str] | None,
     *,
     timeout: float = TIMEOUT,
     max_output: int = MAX_OUTPUT,
+    started: Started | None = None,
 ) -> AdapterRun:
-    """Run every adapter of the repository at `root`, validate, keep the accepted batches."""
+    """Run every adapter of the repository at `root` (or collect those `started` earlier),
+    validate, keep the accepted batches."""
     run = AdapterRun()
     if graph_ids is None:
         run.note = (
@@ -452,9 +535,18 @@ def run_adapters(
     edges: list[dict] = []
     taken_ids: set[str] = set()
     producers: set[str] = set()
-    for rel in discover(root):
+    own = started is None
+    if own:
+        started = Started(root, timeout=timeout, max_output=max_output)
+    try:
+        results = started.collect()
+    finally:
+        if own:
+            started.close()
+    for rel, batch in results:
         try:
-            batch = run_one(root, rel, timeout=timeout, max_output=max_output)
+            if isinstance(batch, BatchError):
+                raise batch
             producer, n, e = validate(batch, graph_ids, taken_ids, producers)
         except BatchError as exc:
             run.rejected.append(f"{rel}: {exc.path}: {exc.message}")

@@ -7,7 +7,7 @@ import os
 
 import polars as pl
 
-from ctxframe._ingest.adapters import run_adapters
+from ctxframe._ingest.adapters import Started, run_adapters
 from ctxframe._ingest.dial import dial as dial_sources
 
 
@@ -18,11 +18,13 @@ def extra_rows(
     env_nodes: pl.DataFrame,
     *,
     dial: bool = False,
+    adapters: Started | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame, dict, dict]:
     """What the indexer merges after its own rows: accepted adapter batches and (with `dial`)
     dialled sources, as node and edge frames with their producers, plus the two report dicts.
-    Built-in rows win over adapters' rows, adapters' over dialled ones (by node id)."""
-    adapted = run_adapters(root, set(builtin_ids.to_list()))
+    Built-in rows win over adapters' rows, adapters' over dialled ones (by node id).
+    `adapters`: the repository's adapters already started (else they are run now)."""
+    adapted = run_adapters(root, set(builtin_ids.to_list()), started=adapters)
     nodes, edges = [adapted.nodes], [adapted.edges]
     dial_report: dict = {}
     if dial:

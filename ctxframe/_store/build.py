@@ -7,6 +7,7 @@ equals a full rebuild.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
@@ -26,7 +27,7 @@ from ctxframe._core.errors import RepoNotFound, StoreCorrupt, StoreNotFound
 from ctxframe._core.languages import LANGUAGES
 from ctxframe._core.schema import EDGES, FILES, NODES, PRODUCER
 from ctxframe._core.trace import mark as _trace
-from ctxframe._ingest.adapters import AdapterRun
+from ctxframe._ingest.adapters import AdapterRun, Started
 from ctxframe._ingest.adapters import discover as discover_adapters
 from ctxframe._ingest.boundaries import code as boundary_code
 from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
@@ -489,25 +490,30 @@ class _Run:
     content: pl.DataFrame | None = None  # token counts of the bodies of the files parsed
     cache: bool = True  # use the extraction cache (ctxframe._store.xcache)
     cached: int = 0  # files whose rows the extraction cache gave
+    adapters: Started | None = None  # the repository's adapters, running since the start
 
 
 def _index(run: _Run, rebuild: bool) -> IndexReport:
     """The stages: previous version, plan (walk + stat compare), extract, the files table,
-    then the delta fast path or a full resolution."""
-    run.exclude = excludes(run.root, run.store)
-    run.prev = None if rebuild else _load_previous(run.store)
-    jobs = _plan(run)
-    _extract(run, jobs)
-    _files_table(run)
-    if (
-        run.same_set
-        and not run.dial
-        and not run.packs
-        and not discover_adapters(run.root)
-        and (report := _try_delta(run)) is not None
-    ):
-        return report
-    return _full(run)
+    then the delta fast path or a full resolution. Adapters, when the repository has any, run
+    from the start, beside every stage, and are collected when their rows are merged."""
+    with contextlib.ExitStack() as stack:
+        if discover_adapters(run.root):
+            run.adapters = stack.enter_context(Started(run.root))
+        run.exclude = excludes(run.root, run.store)
+        run.prev = None if rebuild else _load_previous(run.store)
+        jobs = _plan(run)
+        _extract(run, jobs)
+        _files_table(run)
+        if (
+            run.same_set
+            and not run.dial
+            and not run.packs
+            and run.adapters is None
+            and (report := _try_delta(run)) is not None
+        ):
+            return report
+        return _full(run)
 
 
 def excludes(root: str, store: str) -> list[str]:
@@ -824,13 +830,14 @@ def _extra(run: _Run, defs, stubs, bnodes, edges, bedges):
 
     extra_n, extra_e = pl.DataFrame(schema=NODES), pl.DataFrame(schema=EDGES)
     adapters_report, dial_report = AdapterRun().to_dict(), {}
-    if run.dial or discover_adapters(run.root):
+    if run.dial or run.adapters is not None:
         extra_n, extra_e, adapters_report, dial_report = extra_rows(
             run.root,
             pl.concat([run.file_nodes["id"], defs["id"], stubs["id"], bnodes["id"]]),
             pl.concat([edges.select(EDGES.names()).collect(), bedges.select(EDGES.names())]),
             bnodes.filter(pl.col("kind") == "env"),
             dial=run.dial,
+            adapters=run.adapters,
         )
         extra_n, extra_e = redact_frame(extra_n), redact_frame(extra_e)
     _trace("adapters")
