@@ -121,14 +121,15 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         "context",
-        "The best-matching code for a question, packed into a token budget: per hit its "
-        "place, its source (trimmed around the question's words) and neighbours; ends with "
+        "The best-matching code for a question, packed into a token budget: the first hits "
+        "with their place, source (trimmed around the question's words) and neighbours, then "
+        "more hits at one line each (name, lines, declaration) grouped by file; ends with "
         "what was left out. Sources are checked against the index and flagged when changed.",
         _obj(
             {
                 "question": {**_STR, "description": "the question"},
                 "budget": _int(1, 100_000, DEFAULT_BUDGET_TOKENS, "tokens (chars/4)"),
-                "limit": _int(1, 100, 50, "hits ranked before packing"),
+                "limit": _int(1, 200, 100, "hits ranked before packing (default: budget / 40)"),
                 "rule": _RULE,
                 "within": _WITHIN,
                 "abstain": {"type": "boolean", "default": False},

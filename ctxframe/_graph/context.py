@@ -1,12 +1,16 @@
-"""`context`: a question's ranked hits as text to paste into an agent's prompt — per hit its
-place, signature and source (trimmed around the lines holding the question's words), then its
-1-hop neighbours as one-liners — packed into a token budget that counts every printed
-character, never overflows, and ends with a marker saying what was left out.
+"""`context`: a question's ranked hits as text to paste into an agent's prompt, packed into a
+token budget that counts every printed character, never overflows, and ends with a marker
+saying what was left out.
 
-Hits go in rank order; each is tried at decreasing detail (more source lines and neighbours for
-the first hits, fewer further down, then signature only) and packing stops at the first hit that
-fits at no detail. Sources are read through :class:`SourceReader`, checked against the indexed
-content hash. Markdown, XML and JSON are rendered by the same packer, each within the budget.
+Two tiers, in rank order. The first hits are *detailed*: place, source (trimmed around the
+lines holding the question's words; more lines for the first hits) and 1-hop neighbours as
+one-liners. The hits after them are *compact*: one line each (rank, name, kind, lines, the
+declaration's first source line), grouped under their file's path, so the budget reaches far
+down the ranking at a few tokens a hit. Detailed blocks may spend the budget only down to a
+reserve kept for the compact entries of the hits after them (at most ``COMPACT_SHARE`` of the
+budget); a hit that fits no detailed level starts the compact tier. Sources are read through
+:class:`SourceReader`, checked against the indexed content hash. Markdown, XML and JSON are
+rendered by the same packer, each within the budget.
 """
 
 from __future__ import annotations
@@ -20,16 +24,18 @@ from typing import Any
 import polars as pl
 
 from ctxframe._core.errors import CtxframeError
-from ctxframe._graph.excerpt import Excerpt, WordMatcher, excerpt, line_scores
+from ctxframe._graph.excerpt import Excerpt, WordMatcher, excerpt, head_text, line_scores
 from ctxframe._graph.query import QueryResult
 from ctxframe._graph.source import NONE, OK, SourceReader, Span
 from ctxframe._render.budget import ELLIPSIS
-from ctxframe._render.text import arrow_text, location, one_line
+from ctxframe._render.text import OUTSIDE, arrow_text, location, one_line
 from ctxframe._render.tokencount import TokenCounter, token_counter
 
 DEFAULT_BUDGET_TOKENS = 4000
 FORMATS = ("md", "xml", "json")
 SIG_CHARS = 200
+COMPACT_CHARS = 120  # the longest declaration head a compact entry quotes
+COMPACT_SHARE = 0.5  # at most this share of the budget is kept back for compact entries
 
 
 @dataclass(frozen=True)
@@ -41,14 +47,15 @@ class Detail:
 
 
 def details(rank: int) -> tuple[Detail, ...]:
-    """The detail levels tried for the hit at ``rank``, richest first."""
+    """The detailed levels tried for the hit at ``rank``, richest first (the compact entry is
+    the level after the last)."""
     if rank <= 3:
         first = Detail(30, 4)
     elif rank <= 8:
         first = Detail(12, 2)
     else:
         first = Detail(5, 1)
-    levels = [first, Detail(8, 2), Detail(3, 0), Detail(0, 0)]
+    levels = [first, Detail(8, 2), Detail(3, 0)]
     out: list[Detail] = []
     for d in levels:
         if d.lines <= first.lines and d.neighbours <= first.neighbours and d not in out:
@@ -67,19 +74,31 @@ class Item:
     language: str | None = None
     _cache: dict[tuple[int, frozenset[int]], Excerpt] = field(default_factory=dict, repr=False)
     _scores: list[int] | None = field(default=None, repr=False)
+    _compact: Shown | None = field(default=None, repr=False)
 
     @property
     def name(self) -> str:
         return self.row.get("qualname") or self.row.get("label") or self.row["id"]
 
+    @property
+    def path(self) -> str | None:
+        return self.row.get("path") or None
+
+    def lines_range(self) -> tuple[int | None, int | None]:
+        """First and last line as found now (a changed file's re-located lines)."""
+        if self.span.lines and self.span.first:
+            return self.span.first, self.span.first + len(self.span.lines) - 1
+        return self.row.get("line_start"), self.row.get("line_end")
+
     def where(self) -> str:
         """``path:L10-L40`` as found now (a changed file's re-located lines)."""
-        if self.span.lines and self.span.first:
-            last = self.span.first + len(self.span.lines) - 1
-            return location(
-                {"path": self.row["path"], "line_start": self.span.first, "line_end": last}
-            )
-        return location(self.row)
+        start, end = self.lines_range()
+        return location({"path": self.path, "line_start": start, "line_end": end})
+
+    def lines_text(self) -> str:
+        """``L10-L40`` (``L7`` for one line; empty without lines): the place within its file."""
+        where, path = self.where(), self.path
+        return where[len(path) + 1 :] if path and where.startswith(path + ":") else ""
 
     def excerpt(self, cap: int, skip: frozenset[int] = frozenset()) -> Excerpt:
         """At most ``cap`` lines of the span, leaving out lines in ``skip`` (quoted above)."""
@@ -96,14 +115,29 @@ class Item:
             )
         return self._cache[key]
 
+    def compact(self) -> Shown:
+        """This hit as a compact entry: its declaration head on one line (the indexed
+        signature, not quoted as source, when the span cannot be read)."""
+        if self._compact is None:
+            lines, first = self.span.lines, self.span.first or 1
+            n, text = head_text(lines, COMPACT_CHARS)
+            runs = ((first, tuple(lines[:n])),) if n else ()
+            if not n:
+                text = one_line(self.row.get("signature"), COMPACT_CHARS)
+            self._compact = Shown(self, Excerpt(runs, len(lines), first), (), True, text)
+        return self._compact
+
 
 @dataclass(frozen=True)
 class Shown:
-    """A packed hit: the item and the detail it got."""
+    """A packed hit: the item and the detail it got; ``compact`` entries show ``head`` only
+    (the declaration head on one line, or the indexed signature when no source was read)."""
 
     item: Item
     excerpt: Excerpt
     neighbours: tuple[str, ...]
+    compact: bool = False
+    head: str = ""
 
 
 @dataclass(frozen=True)
@@ -113,11 +147,12 @@ class LeftOut:
     hits: int  # ranked hits fetched but not shown
     first_rank: int | None  # rank of the first hit not shown
     unfetched: int  # matches beyond the ranked limit
-    trimmed: int  # shown hits whose source was cut
-    neighbours: int  # neighbour lines of shown hits left out
+    trimmed: int  # detailed hits whose source was cut
+    neighbours: int  # neighbour lines of detailed hits left out
+    compact: int = 0  # hits shown as a one-line entry only
 
     def __bool__(self) -> bool:
-        return bool(self.hits or self.unfetched or self.trimmed or self.neighbours)
+        return bool(self.hits or self.unfetched or self.trimmed or self.neighbours or self.compact)
 
     def text(self, budget_tokens: int, tokenizer: str) -> str:
         parts = []
@@ -130,6 +165,9 @@ class LeftOut:
             parts.append(f"{self.trimmed} excerpt{'s' if self.trimmed != 1 else ''} trimmed")
         if self.neighbours:
             parts.append(f"{self.neighbours} neighbour line{'s' if self.neighbours != 1 else ''}")
+        if self.compact:
+            c = self.compact
+            parts.append(f"{c} hit bod{'ies' if c != 1 else 'y'} (one-line entries)")
         return (
             f"{ELLIPSIS} truncated: {', '.join(parts)} left out "
             f"(budget {budget_tokens} tokens, {tokenizer})"
@@ -142,28 +180,52 @@ class LeftOut:
             "unfetched": self.unfetched,
             "trimmed": self.trimmed,
             "neighbours": self.neighbours,
+            "compact": self.compact,
         }
 
 
 # -- formats -------------------------------------------------------------------------------------
+#
+# A rendering is: header, detailed blocks (``first_sep`` before the first, ``sep`` between),
+# ``hits_close``, the compact section, tail. The compact section is ``more_open``, the file
+# groups (``group_sep`` between; each ``group_open(path)``, entries joined by ``entry_sep``,
+# ``group_close``), ``more_close``; ``empty_more`` when there are no compact entries. Every
+# piece's size adds up to the text's, so packing adds lengths instead of rendering.
 
 
 def _fence(lines: Sequence[str]) -> str:
     longest = max((len(s) - len(s.lstrip("`")) for s in lines if s.startswith("`")), default=0)
+    return "`" * max(3, longest + 1, _backtick_run(lines) + 1)
+
+
+def _backtick_run(lines: Sequence[str]) -> int:
     run = 0
     for s in lines:  # a backtick run anywhere in a line can close a fence too
         cur = 0
         for ch in s:
             cur = cur + 1 if ch == "`" else 0
             run = max(run, cur)
-    return "`" * max(3, longest + 1, run + 1)
+    return run
+
+
+def _code_span(text: str) -> str:
+    """``text`` as Markdown inline code, its delimiter longer than any backtick run inside."""
+    if "`" not in text:
+        return f"`{text}`"
+    tick = "`" * (_backtick_run([text]) + 1)
+    return f"{tick} {text} {tick}"
 
 
 class Markdown:
-    """Headings, fenced source, bullet one-liners; the marker as the last line."""
+    """Headings, fenced source, bullet one-liners; the compact entries as bullets under
+    ``### path`` headings; the marker as the last line."""
 
     name = "md"
     sep = first_sep = "\n\n"
+    hits_close = ""
+    more_open = "\n\n## More hits (one line each: rank. name (kind) lines `first line`)"
+    more_close = empty_more = ""
+    group_sep = entry_sep = group_close = ""
 
     def header(self, ctx: Context) -> str:
         return f"# {ctx.title}" if ctx.title else f"# Context: {one_line(ctx.question, 300)}"
@@ -186,6 +248,23 @@ class Markdown:
         lines.extend(f"- {n}" for n in s.neighbours)
         return "\n".join(lines)
 
+    def group_open(self, path: str | None) -> str:
+        return f"\n\n### {path or OUTSIDE}"
+
+    def entry(self, s: Shown) -> str:
+        it = s.item
+        parts = [f"\n- {it.row['rank']}."]
+        if it.name != it.path:
+            parts.append(it.name)
+        parts.append(f"({it.row['kind']})")
+        if lines := it.lines_text():
+            parts.append(lines)
+        if it.span.status not in (OK, NONE):
+            parts.append(f"[{it.span.status}]")
+        if s.head:
+            parts.append(_code_span(s.head))
+        return " ".join(parts)
+
     def tail(self, ctx: Context, left: LeftOut) -> str:
         return f"\n\n{left.text(ctx.budget_tokens, ctx.tokenizer)}" if left else ""
 
@@ -204,10 +283,15 @@ def _cdata(lines: Sequence[str]) -> str:
 
 
 class Xml:
-    """``<context>`` with one ``<hit>`` per hit, source in ``<source>``; always closed."""
+    """``<context>`` with one ``<hit>`` per detailed hit, source in ``<source>``; then
+    ``<more>`` with ``<file path>`` groups of one-line ``<hit>`` entries; always closed."""
 
     name = "xml"
     sep = first_sep = "\n"
+    hits_close = ""
+    more_open, more_close, empty_more = "\n<more>", "\n</more>", ""
+    group_sep = entry_sep = ""
+    group_close = "\n</file>"
 
     def header(self, ctx: Context) -> str:
         return (
@@ -238,6 +322,20 @@ class Xml:
         lines.append("</hit>")
         return "\n".join(lines)
 
+    def group_open(self, path: str | None) -> str:
+        return f'\n<file path="{_x(path or OUTSIDE)}">'
+
+    def entry(self, s: Shown) -> str:
+        it = s.item
+        attrs = f'rank="{it.row["rank"]}" id="{_x(it.row["id"])}" kind="{_x(it.row["kind"])}"'
+        if lines := it.lines_text():
+            attrs += f' lines="{lines}"'
+        if it.span.status not in (OK, NONE):
+            attrs += f' status="{_x(it.span.status)}"'
+        tag = "source" if s.excerpt.runs else "signature"
+        body = f"<{tag}>{html.escape(s.head, quote=False)}</{tag}>" if s.head else ""
+        return f"\n<hit {attrs}>{body}</hit>"
+
     def tail(self, ctx: Context, left: LeftOut) -> str:
         mark = ""
         if left:
@@ -254,11 +352,16 @@ def _j(obj: Any) -> str:
 
 
 class Json:
-    """One compact JSON object: the result's fields, ``hits`` and ``truncated`` (null when
-    nothing was left out); built by concatenation so its exact size is known."""
+    """One compact JSON object: the result's fields, ``hits`` (detailed), ``more`` (compact
+    entries grouped by file) and ``truncated`` (null when nothing was left out); built by
+    concatenation so its exact size is known."""
 
     name = "json"
     sep, first_sep = ",", ""
+    hits_close = "]"
+    more_open, more_close, empty_more = ',"more":[', "]", ',"more":[]'
+    group_sep = entry_sep = ","
+    group_close = "]}"
 
     def _head(self, ctx: Context) -> dict[str, Any]:
         return {
@@ -276,16 +379,14 @@ class Json:
 
     def block(self, s: Shown) -> str:
         it, ex = s.item, s.excerpt
-        start, end = it.row.get("line_start"), it.row.get("line_end")
-        if it.span.lines and it.span.first:
-            start, end = it.span.first, it.span.first + len(it.span.lines) - 1
+        start, end = it.lines_range()
         return _j(
             {
                 "rank": it.row["rank"],
                 "id": it.row["id"],
                 "kind": it.row["kind"],
                 "name": it.name,
-                "path": it.row.get("path"),
+                "path": it.path,
                 "line_start": start,
                 "line_end": end,
                 "signature": one_line(it.row.get("signature"), SIG_CHARS) or None,
@@ -298,16 +399,39 @@ class Json:
             }
         )
 
+    def group_open(self, path: str | None) -> str:
+        return '{"path":' + _j(path) + ',"hits":['
+
+    def entry(self, s: Shown) -> str:
+        it = s.item
+        start, end = it.lines_range()
+        obj: dict[str, Any] = {
+            "rank": it.row["rank"],
+            "id": it.row["id"],
+            "kind": it.row["kind"],
+            "line_start": start,
+            "line_end": end,
+        }
+        if s.excerpt.runs:
+            obj["source"] = s.head
+        elif s.head:
+            obj["signature"] = s.head
+        if it.span.status not in (OK, NONE):
+            obj["status"] = it.span.status
+        return _j(obj)
+
     def tail(self, ctx: Context, left: LeftOut) -> str:
         trunc = (
             {**left.to_dict(), "message": left.text(ctx.budget_tokens, ctx.tokenizer)}
             if left
             else None
         )
-        return f'],"truncated":{_j(trunc)}}}'
+        return f',"truncated":{_j(trunc)}}}'
 
     def empty(self, ctx: Context, message: str) -> str:
-        return _j({**self._head(ctx), "hits": [], "truncated": None, "message": message})
+        return _j(
+            {**self._head(ctx), "hits": [], "more": [], "truncated": None, "message": message}
+        )
 
 
 _FORMATS: dict[str, Any] = {"md": Markdown(), "xml": Xml(), "json": Json()}
@@ -333,12 +457,41 @@ def _clip(text: str, counter: TokenCounter, budget_tokens: int) -> str:
 
 @dataclass
 class Packed:
-    """One rendering: its text, the hits shown, what was left out, its size in tokens."""
+    """One rendering: its text, the hits shown (detailed, then compact; rank order), what was
+    left out, its size in tokens."""
 
     text: str
     shown: list[Shown]
     left: LeftOut
     tokens: int
+
+    @property
+    def detailed(self) -> list[Shown]:
+        return [s for s in self.shown if not s.compact]
+
+    @property
+    def compact(self) -> list[Shown]:
+        return [s for s in self.shown if s.compact]
+
+
+def _compose(f: Any, ctx: Context, blocks: Sequence[str], entries: Sequence[Shown]) -> str:
+    """Header, blocks, the compact section of ``entries`` grouped by file (files in order of
+    their first entry) — everything but the tail."""
+    out = [f.header(ctx), *blocks, f.hits_close]
+    if not entries:
+        out.append(f.empty_more)
+        return "".join(out)
+    groups: dict[str | None, list[str]] = {}
+    for s in entries:
+        groups.setdefault(s.item.path, []).append(f.entry(s))
+    out.append(f.more_open)
+    out.append(
+        f.group_sep.join(
+            f.group_open(p) + f.entry_sep.join(es) + f.group_close for p, es in groups.items()
+        )
+    )
+    out.append(f.more_close)
+    return "".join(out)
 
 
 def pack(ctx: Context, fmt: str, budget_tokens: int | None = None) -> Packed:
@@ -353,57 +506,90 @@ def pack(ctx: Context, fmt: str, budget_tokens: int | None = None) -> Packed:
 
     max_chars = counter.max_chars(budget)
 
-    def size(parts: Sequence[str]) -> int:
-        if max_chars is not None:
-            return sum(len(p) for p in parts)
-        return sum(counter.count(p) for p in parts)
+    def size(text: str) -> int:
+        return len(text) if max_chars is not None else counter.count(text)
 
     limit = max_chars if max_chars is not None else budget
-    head = f.header(ctx)
-    shown: list[Shown] = []
-    parts: list[str] = [head]
-    used = size(parts)
-    n = len(ctx.items)
+    items = ctx.items
+    n = len(items)
 
-    def left_out(k: int, shown_now: list[Shown]) -> LeftOut:
-        trimmed = sum(1 for s in shown_now if s.excerpt.trimmed)
-        hidden_nb = sum(len(s.item.neighbours) - len(s.neighbours) for s in shown_now)
+    def left_out(k: int, shown_now: Sequence[Shown]) -> LeftOut:
+        detailed = [s for s in shown_now if not s.compact]
         return LeftOut(
             hits=n - k,
-            first_rank=ctx.items[k].row["rank"] if k < n else None,
+            first_rank=items[k].row["rank"] if k < n else None,
             unfetched=max(0, ctx.total - n),
-            trimmed=trimmed,
-            neighbours=hidden_nb,
+            trimmed=sum(1 for s in detailed if s.excerpt.trimmed),
+            neighbours=sum(len(s.item.neighbours) - len(s.neighbours) for s in detailed),
+            compact=len(shown_now) - len(detailed),
         )
 
+    # what the compact entries of the hits after k would take, capped at the reserve
+    entry_cost = [size(f.entry(it.compact())) for it in items]
+    after = [0] * (n + 1)
+    for k in range(n - 1, -1, -1):
+        after[k] = after[k + 1] + entry_cost[k]
+    reserve_cap = int(COMPACT_SHARE * limit)
+
+    shown: list[Shown] = []
+    blocks: list[str] = []
+    used = size(f.header(ctx)) + size(f.hits_close) + size(f.empty_more)
     quoted: dict[str, set[int]] = {}  # path -> line numbers quoted so far
-    for k, item in enumerate(ctx.items):
-        placed = False
-        skip = frozenset(quoted.get(item.row.get("path") or "", ()))
+    k = 0
+    for k, item in enumerate(items):  # the detailed tier
+        reserve = min(reserve_cap, after[k + 1])
+        skip = frozenset(quoted.get(item.path or "", ()))
+        placed = None
         for d in details(item.row["rank"]):
             s = Shown(item, item.excerpt(d.lines, skip), tuple(item.neighbours[: d.neighbours]))
             block = (f.sep if shown else f.first_sep) + f.block(s)
             tail = f.tail(ctx, left_out(k + 1, [*shown, s]))
-            if used + size([block]) + size([tail]) <= limit:
-                shown.append(s)
-                parts.append(block)
-                used += size([block])
-                placed = True
-                if s.excerpt.runs and item.row.get("path"):
-                    lines = quoted.setdefault(item.row["path"], set())
-                    for a, b in s.excerpt.ranges():
-                        lines.update(range(a, b + 1))
+            if used + size(block) + reserve + size(tail) <= limit:
+                placed = (s, block)
                 break
-        if not placed:
+        if placed is None:
             break
-    left = left_out(len(shown), shown)
-    text = "".join(parts) + f.tail(ctx, left)
+        s, block = placed
+        shown.append(s)
+        blocks.append(block)
+        used += size(block)
+        if s.excerpt.runs and item.path:
+            lines = quoted.setdefault(item.path, set())
+            for a, b in s.excerpt.ranges():
+                lines.update(range(a, b + 1))
+    else:
+        k = n
+    entries: list[Shown] = []
+    groups: set[str | None] = set()
+    for item in items[k:]:  # the compact tier
+        s = item.compact()
+        grow = size(f.entry(s))
+        if not entries:
+            grow += size(f.more_open) + size(f.more_close) - size(f.empty_more)
+        if item.path in groups:
+            grow += size(f.entry_sep)
+        else:
+            grow += size(f.group_open(item.path)) + size(f.group_close)
+            grow += size(f.group_sep) if groups else 0
+        tail = f.tail(ctx, left_out(len(shown) + 1, [*shown, s]))
+        if used + grow + size(tail) > limit:
+            break
+        shown.append(s)
+        entries.append(s)
+        groups.add(item.path)
+        used += grow
+
+    def render(shown_now: list[Shown]) -> tuple[str, LeftOut]:
+        nd = sum(1 for s in shown_now if not s.compact)
+        left = left_out(len(shown_now), shown_now)
+        body = _compose(f, ctx, blocks[:nd], shown_now[nd:])
+        return body + f.tail(ctx, left), left
+
+    text, left = render(shown)
     # a real tokenizer is not additive: drop hits until the whole text fits
     while counter.count(text) > budget and shown:
         shown.pop()
-        parts.pop()
-        left = left_out(len(shown), shown)
-        text = "".join(parts) + f.tail(ctx, left)
+        text, left = render(shown)
     if counter.count(text) > budget:  # not even the header and the marker fit
         bare = f.tail(ctx, left).strip()
         text = bare if counter.count(bare) <= budget else _clip(bare or text, counter, budget)
@@ -503,7 +689,7 @@ class Context:
         if not p.shown:
             return f"{head}<p><i>{html.escape(self.message())}</i></p></div>"
         parts = [head]
-        for s in p.shown:
+        for s in p.detailed:
             it = s.item
             note = f"<div><i>{html.escape(it.span.note)}</i></div>" if it.span.note else ""
             src = "\n".join(s.excerpt.lines()) or one_line(it.row.get("signature"), SIG_CHARS)
@@ -515,6 +701,16 @@ class Context:
                 f"<pre style='font-size:85%'>{html.escape(src)}</pre>"
                 f"{f'<ul>{nb}</ul>' if nb else ''}</details>"
             )
+        if p.compact:
+            more = "".join(
+                f"<li>{s.item.row['rank']}. <b>{html.escape(s.item.name)}</b> "
+                f"<span style='font-size:80%'>{html.escape(str(s.item.row['kind']))}</span> "
+                f"<code>{html.escape(s.item.where())}</code> "
+                f"<code>{html.escape(s.head)}</code></li>"
+                for s in p.compact
+            )
+            parts.append(f"<details><summary>{len(p.compact)} more hits</summary><ul>{more}</ul>")
+            parts.append("</details>")
         if p.left:
             parts.append(
                 f"<p><i>{html.escape(p.left.text(self.budget_tokens, self.tokenizer))}</i></p>"

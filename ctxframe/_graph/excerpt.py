@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ctxframe._rank.tokens import tokenize
 
 HEAD_MAX = 4  # lines of a declaration kept as its head (a signature spread over lines)
+SIGNATURE_MAX = 20  # lines of a declaration a one-line signature may join
 PREFIX_MIN = 4  # two words match when one starts with the other and the shorter has 4+ chars
 GAP = "⋮"
 
@@ -103,14 +104,41 @@ def line_scores(lines: Sequence[str], query_tokens: Iterable[str] | WordMatcher)
     return [len({w for w in tokenize(line) if match(w)}) for line in lines]
 
 
-def head_length(lines: Sequence[str]) -> int:
+def head_length(lines: Sequence[str], most: int = HEAD_MAX) -> int:
     """How many leading lines make the declaration: up to the first that ends it (``:``,
-    ``{``, ``=>``, ``;``), at most ``HEAD_MAX``; one line when no such end is seen."""
-    for i, line in enumerate(lines[:HEAD_MAX]):
-        s = line.split("#", 1)[0].rstrip() if "#" in line else line.rstrip()
-        if s.endswith((":", "{", "=>", ";", "{}")):
+    ``{``, ``=>``, ``;``), at most ``most``; one line when no such end is seen."""
+    for i, line in enumerate(lines[:most]):
+        if _ends_declaration(line):
             return i + 1
     return 1 if lines else 0
+
+
+def _ends_declaration(line: str) -> bool:
+    s = line.split("#", 1)[0].rstrip() if "#" in line else line.rstrip()
+    return s.endswith((":", "{", "=>", ";", "{}"))
+
+
+def head_text(lines: Sequence[str], limit: int) -> tuple[int, str]:
+    """The declaration of a span on one line: ``(n, text)``, its first ``n`` lines with their
+    indentation stripped and joined by a space — the first line, or up to the line that ends
+    the declaration when the first leaves a bracket open (a signature spread over lines, at
+    most ``SIGNATURE_MAX``). When that is longer than ``limit`` characters: the whole lines
+    that fit and ``…``; ``n == 0`` when not even the first line fits."""
+    if not lines:
+        return 0, ""
+    first = lines[0]
+    opened = first.count("(") + first.count("[") - first.count(")") - first.count("]")
+    text, n = "", 0
+    for i, line in enumerate(lines[: SIGNATURE_MAX if opened > 0 else 1]):
+        part = line.strip()
+        if part:
+            joined = f"{text} {part}" if text else part
+            if len(joined) > limit:
+                return (n, f"{text} …") if n else (0, "")
+            text, n = joined, i + 1
+        if i and _ends_declaration(line):
+            break
+    return n, text
 
 
 def excerpt(

@@ -607,12 +607,13 @@ class Graph:
         abstain: bool = False,
         tokenizer=None,
     ) -> Context:
-        """The ranked hits as text to paste into a prompt: each hit's place, signature and
-        source (trimmed around the question's words; checked against the indexed file hash),
-        its neighbours as one-liners, within ``budget_tokens`` (chars/4, or ``tokenizer=
-        "tiktoken"``), ending with what was left out. ``format``: md, xml or json."""
+        """The ranked hits as text to paste into a prompt: the first hits with their place,
+        source (trimmed around the question's words; checked against the indexed file hash)
+        and neighbours as one-liners, then more hits at one line each grouped by file, within
+        ``budget_tokens`` (chars/4, or ``tokenizer="tiktoken"``), ending with what was left
+        out. ``format``: md, xml or json; ``limit``: hits ranked (default budget / 40)."""
         if limit is None:
-            limit = max(10, min(100, budget_tokens // 80))
+            limit = max(10, min(200, budget_tokens // 40))
         result = self.query(question, limit=limit, rule=rule, within=within, abstain=abstain)
         return build_context(
             result,
