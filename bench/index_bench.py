@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/index_bench.py [--corpus django requests] [--out bench/results/index.json]
+    python bench/index_bench.py [--corpus django requests] [--kernel] [--out FILE.json]
 
 For each corpus (a real sdist fetched by package name into the cache, see ``_common.py``) the
 tree is copied to a fresh temp dir and measured with:
@@ -16,6 +16,9 @@ tree is copied to a fresh temp dir and measured with:
   after the cold index, its extraction cache warm from it (``ctxframe._store.xcache``), then
   indexed again with ``--no-cache`` as the cold baseline of the same tree, in the same run.
   The run's extraction cache is its own (see ``_common.py``), so the first index is cold.
+
+With ``--kernel``, the Linux kernel (Debian ``linux-source``) is then indexed cold beside
+``ctags -R``, and ``card`` / ``affected`` depth 5 are timed warm on it (``bench/_kernel.py``).
 
 Wall seconds and peak RSS (largest single process via ``wait4``, and the whole process tree
 sampled from ``/proc`` every 50 ms) are printed as a table and written as JSON.
@@ -34,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as c
+import _kernel
 
 TARGETS = {
     "cold_vs_ctags_max_ratio": 4.0,
@@ -48,10 +52,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument(
         "--corpus",
-        nargs="+",
+        nargs="*",
         choices=sorted(c.CORPORA),
         default=["django", "requests"],
-        help="corpora to index",
+        help="corpora to index (none: `--corpus --kernel` runs the kernel alone)",
+    )
+    parser.add_argument(
+        "--kernel",
+        action="store_true",
+        help="also the Linux kernel scale run (bench/_kernel.py: Debian linux-source)",
     )
     parser.add_argument(
         "--out",
@@ -406,16 +415,22 @@ def main(argv: list[str] | None = None) -> int:
     tools = resolve_tools(args)
     results: dict[str, Any] = {}
     work = Path(tempfile.mkdtemp(prefix="ctxframe-bench-"))
+    kernel: dict[str, Any] | None = None
     try:
         for name in args.corpus:
             results[name] = run_corpus(c.CORPORA[name], tools, args, work)
+        if args.kernel:
+            kernel = _kernel.kernel_run(work, args.timeout)
     finally:
         if args.keep:
             c.log(f"kept working copies in {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
     rows = [summarize(name, res) for name, res in results.items()]
-    print_report(rows, results)
+    if rows:
+        print_report(rows, results)
+    if kernel is not None:
+        _kernel.print_kernel(kernel)
     out = args.out or c.default_out("index")
     c.write_json(
         out,
@@ -425,12 +440,13 @@ def main(argv: list[str] | None = None) -> int:
             "targets": TARGETS,
             "summary": rows,
             "corpora": results,
+            "kernel": kernel,
         },
     )
     failed = any(
         not isinstance(r.get("ctxframe"), dict) or "error" in r["ctxframe"]
         for r in results.values()
-    )
+    ) or (kernel is not None and "index" not in kernel)
     return 1 if failed else 0
 
 
