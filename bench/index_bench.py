@@ -427,10 +427,6 @@ def main(argv: list[str] | None = None) -> int:
         else:
             shutil.rmtree(work, ignore_errors=True)
     rows = [summarize(name, res) for name, res in results.items()]
-    if rows:
-        print_report(rows, results)
-    if kernel is not None:
-        _kernel.print_kernel(kernel)
     out = args.out or c.default_out("index")
     c.write_json(
         out,
@@ -443,6 +439,10 @@ def main(argv: list[str] | None = None) -> int:
             "kernel": kernel,
         },
     )
+    if rows:
+        print_report(rows, results)
+    if kernel is not None:
+        _kernel.print_kernel(kernel)
     failed = any(
         not isinstance(r.get("ctxframe"), dict) or "error" in r["ctxframe"]
         for r in results.values()
