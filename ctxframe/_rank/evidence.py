@@ -351,7 +351,15 @@ def evidence_score(
     w = weights or EvidenceWeights()
     ev = evidence if evidence is not None else extract(matches["query"][0], w)
     key, _carry = row_key(matches)
-    qw = pl.col("qtoken").replace_strict(ev.weights, default=1.0, return_dtype=pl.Float64)
+    if "q" in matches.columns:  # a lean table: each token's weight gathered by its code
+        codes = matches.group_by("q").agg(pl.col("qtoken").first())
+        size = int(codes["q"].max()) + 1 if codes.height else 0
+        by_code = pl.Series([1.0] * size, dtype=pl.Float64).scatter(
+            codes["q"], [float(ev.weights.get(t, 1.0)) for t in codes["qtoken"].to_list()]
+        )
+        qw = pl.lit(by_code).gather(pl.col("q"))
+    else:
+        qw = pl.col("qtoken").replace_strict(ev.weights, default=1.0, return_dtype=pl.Float64)
     scored = (
         base.best_per_token(matches, qw)
         .group_by(key)
