@@ -134,6 +134,24 @@ class Units:
             self._totals[key] = pl.concat([lens[f] for f in FIELDS]) if n else None
         return self._totals[key]
 
+    def norms(self, unit: str, fields: Sequence[int], b: float) -> pl.Series:
+        """BM25F's length normalisation ``1 - b + b x len / avg_len`` of every (field,
+        document) of the unit, at ``f x n_nodes + d`` like :meth:`flat_lengths` (fields not
+        asked for hold ``avg_len`` 1e-9), computed once per index, unit and ``b``."""
+        key = ("norm", unit, tuple(fields), b)
+        if key not in self._totals:
+            flat = self.flat_lengths(unit)
+            n = self.index.n_nodes
+            avg = [
+                max(self.avg_len(unit, FIELDS[f]), 1e-9) if f in fields else 1e-9
+                for f in range(len(FIELDS))
+            ]
+            avg_len = pl.Series(avg, dtype=pl.Float64).gather(
+                pl.int_range(len(FIELDS) * n, eager=True) // max(n, 1)
+            )
+            self._totals[key] = 1 - b + b * flat.cast(pl.Float64) / avg_len
+        return self._totals[key]
+
     def total_length(self, unit: str, fields: Sequence[int]) -> tuple[pl.Series, float]:
         """Each document's length over ``fields`` together (dense over node rows), and the
         average over the unit's documents."""
@@ -284,14 +302,11 @@ class Content:
             lazy = lazy.with_columns(
                 doc_row=pl.lit(units.file_of).gather(pl.col("doc_row"))
             ).drop_nulls("doc_row")
-        flat = units.flat_lengths(unit)
-        avg = {f: max(units.avg_len(unit, FIELDS[f]), 1e-9) for f in fields}
-        fw = {k: float(v) for k, v in field_weights.items()}
+        norms = units.norms(unit, fields, b)
         field = pl.col("field")
-        w = field.replace_strict(fw, default=0.0, return_dtype=pl.Float64)
-        length = pl.lit(flat).gather(field.cast(pl.UInt32) * n + pl.col("doc_row"))
-        avg_len = field.replace_strict(avg, default=1e-9, return_dtype=pl.Float64)
-        norm = 1 - b + b * length.cast(pl.Float64) / avg_len
+        fw = [float(field_weights.get(f, 0.0)) for f in range(len(FIELDS))]
+        w = pl.lit(pl.Series(fw, dtype=pl.Float64)).gather(field)
+        norm = pl.lit(norms).gather(field.cast(pl.UInt32) * n + pl.col("doc_row"))
         # per query token (by code): its weight and project factor
         tokens = self._tokens
         qw = [float(token_weights.get(t, 1.0)) for t in tokens] if token_weights else None
