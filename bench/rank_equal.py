@@ -1,7 +1,9 @@
 """Ranking equality and warm query latency, for changes that must not move any result.
 
 ``python bench/rank_equal.py dump OUT.json`` ranks a fixed set of questions and writes each one's
-top 20 (id, score, tier), its total and its abstain decision (``g.query(text, abstain=True)``):
+top 20 (id, score, tier), a hash of every column of those hits, its total, a hash of the JSON
+answer of ``g.query(text)`` (hits that fit the budget with their neighbours) and its abstain
+decision (``g.query(text, abstain=True)``):
 
 * short_dev's 75 questions on httpx, Jinja2 and Rich, and every non-code prompt (short_dev's
   and ``data-samples/prompts-noncode.jsonl``) on each of the three graphs;
@@ -10,15 +12,16 @@ top 20 (id, score, tier), its total and its abstain decision (``g.query(text, ab
 * the first ``--per-release`` issue texts of each of a few other SWE-bench releases.
 
 ``python bench/rank_equal.py compare A.json B.json`` says whether two dumps are equal (same ids,
-tiers, totals and abstain decisions in the same order; scores within ``--tol``, 1e-9).
+tiers, hashes, totals and abstain decisions in the same order; scores within ``--tol``, 1e-9).
 
 ``python bench/rank_equal.py time --baseline REV`` times warm queries on Django 5.0 for the
-working tree's package (or ``--new DIR``'s) and for ``git archive REV``'s, each in its own child process (the same
-interpreter and dependencies, the package first on ``PYTHONPATH``), in interleaved rounds
-(base, new, new, base, ...) so both see the same load: per question the median over its runs of
-wall ms (``perf_counter``) and process CPU ms (``process_time``, every thread) of ``g.rank``
-(limit 20) and ``g.query`` (limit 20), then per set (short: the 50 bench questions; issue: the
-40 Django issues) the median and p95 of those medians, and new/base ratios. JSON to ``--out``.
+working tree's package (or ``--new DIR``'s) and for ``git archive REV``'s, each in its own child
+process (the same interpreter and dependencies, the package first on ``PYTHONPATH``), in
+interleaved rounds (base, new, new, base, ...) so both see the same load: per question the
+median over its runs of wall ms (``perf_counter``) and process CPU ms (``process_time``, every
+thread) of ``g.rank`` (limit 20) and ``g.query`` (limit 20), then per set (short: the 50 bench
+questions; issue: the 40 Django issues) the median over rounds, and the median and p95 over
+questions, and new/base ratios. JSON to ``--out``.
 
 Stores are found as the eval scripts find them (``bench/_common.py``'s ``store_for``: set
 ``CTXFRAME_BENCH_STORES`` to share pre-built ones).
@@ -27,6 +30,7 @@ Stores are found as the eval scripts find them (``bench/_common.py``'s ``store_f
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import statistics
@@ -85,8 +89,13 @@ def _entry(g, text: str, abstain: bool) -> dict[str, Any]:
         "scores": hits["score"].to_list(),
         "tiers": hits["tier"].to_list(),
     }
+    # every column of the hits, and the whole JSON answer (hits that fit, their neighbours)
+    out["frame"] = hashlib.sha256(hits.write_json().encode()).hexdigest()
     ranking = g._ranking(text, limit=TOP, rule=None, within=None)
     out["total"] = int(ranking.total)
+    res = g.query(text, limit=TOP)
+    answer = json.dumps(res.to_dict(), sort_keys=True, default=str)
+    out["answer"] = hashlib.sha256(answer.encode()).hexdigest()
     if abstain:
         res = g.query(text, abstain=True)
         out["abstained"] = res.abstained
@@ -151,7 +160,7 @@ def compare(a_path: Path, b_path: Path, tol: float) -> int:
     worst = 0.0
     for key in sorted(set(a) & set(b)):
         x, y = a[key], b[key]
-        for f in ("ids", "tiers", "total", "abstained", "query_ids"):
+        for f in ("ids", "tiers", "total", "abstained", "query_ids", "frame", "answer"):
             if x.get(f) != y.get(f):
                 bad.append(f"{key}: {f} differs")
         if len(x["scores"]) == len(y["scores"]):
@@ -206,7 +215,7 @@ def _archive(rev: str, dest: Path) -> Path:
 
 def _p95(xs: list[float]) -> float:
     s = sorted(xs)
-    return s[min(len(s) - 1, int(round(0.95 * (len(s) - 1))))]
+    return s[min(len(s) - 1, round(0.95 * (len(s) - 1)))]
 
 
 def timing(
@@ -249,8 +258,11 @@ def timing(
                 row[who] = {"median": statistics.median(meds), "p95": _p95(meds)}
             row["ratio"] = row["new"]["median"] / row["base"]["median"]
             summary["sets"][name][metric] = row
-            print(f"{name:6} {metric:10} {row['base']['median']:9.1f} {row['new']['median']:9.1f} "
-                  f"{row['ratio']:6.2f} {row['base']['p95']:9.1f} {row['new']['p95']:9.1f}")  # fmt: skip
+            b, v = row["base"], row["new"]
+            print(
+                f"{name:6} {metric:10} {b['median']:9.1f} {v['median']:9.1f} "
+                f"{row['ratio']:6.2f} {b['p95']:9.1f} {v['p95']:9.1f}"
+            )
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(summary | {"raw": got}, indent=1))

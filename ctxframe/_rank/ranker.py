@@ -422,11 +422,12 @@ class RankIndex:
         lo = self._stem_sorted.search_sorted(q, side="left")
         hi = self._stem_sorted.search_sorted(q, side="right")
         return (
-            pl.DataFrame({"qtoken": list(stem_of), "lo": lo, "hi": hi})
+            pl.LazyFrame({"qtoken": list(stem_of), "lo": lo, "hi": hi})
             .select("qtoken", r=pl.int_ranges("lo", "hi", dtype=pl.UInt32))
             .explode("r")
             .drop_nulls("r")
             .select("qtoken", token_id=pl.lit(self._stem_code).gather(pl.col("r")))
+            .collect(engine=ENGINE)
         )
 
     def _vocab_matches(
@@ -886,15 +887,13 @@ class RankIndex:
         else:
             top = ranked.head(0).collect(engine=ENGINE)
             total = ranked.select(pl.len()).collect(engine=ENGINE).item()
-        hits = (
-            self.nodes[top["node_row"]]
-            .with_columns(
-                score=top["score"],
-                tier=top["tier"],
-                rank=pl.int_range(1, top.height + 1, dtype=pl.Int32),
-            )
-            .select(list(HIT_COLUMNS))
-        )
+        extra = {
+            "score": top["score"],
+            "tier": top["tier"],
+            "rank": pl.int_range(1, top.height + 1, dtype=pl.Int32, eager=True).alias("rank"),
+        }
+        rows = self.nodes.select(c for c in HIT_COLUMNS if c not in extra)[top["node_row"]]
+        hits = pl.DataFrame([extra[c] if c in extra else rows[c] for c in HIT_COLUMNS])
         return Ranking(
             query=q.text,
             hits=hits,
