@@ -198,6 +198,9 @@ class IdfTiers:
             long = (
                 self.evidence and not matches.is_empty() and _evidence.is_long(matches["query"][0])
             )
+        short = not long and self.content and self.mix < 1.0 and not matches.is_empty()
+        if content is not None and self.reads_content and short:
+            return combine_short(self, matches, content)  # scores the names per token itself
         if matches.is_empty():
             names = _empty_scores()
         elif long:
@@ -224,8 +227,6 @@ class IdfTiers:
             )
         if content is None or not self.reads_content:
             return names
-        if not long and self.content and self.mix < 1.0 and not matches.is_empty():
-            return combine_short(self, matches, content)
         weights = content.question.evidence.weights if long else None
         return combine(self, names, content, weights)
 
