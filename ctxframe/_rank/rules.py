@@ -441,9 +441,8 @@ def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.Dat
         .collect(engine=ENGINE)
     )
     out = _propagate_short(rule, out, content, fw, fields)
-    return out.with_columns(node_id=ix._ids.gather(out["node_row"])).select(
-        "node_row", "node_id", "score", "tier"
-    )
+    rows = out["node_row"]
+    return pl.DataFrame([rows, ix._ids.gather(rows).alias("node_id"), out["score"], out["tier"]])
 
 
 def _propagate_short(
@@ -460,15 +459,18 @@ def _propagate_short(
         n = ix.n_nodes
         rows = parts[0]["node_row"]
         score = pl.zeros(n, dtype=pl.Float64, eager=True).scatter(rows, parts[0]["score"])
-        tier = pl.repeat(None, n, dtype=pl.Int8, eager=True).scatter(rows, parts[0]["tier"])
+        tier = pl.repeat(CONTENT_TIER, n, dtype=pl.Int8, eager=True).scatter(
+            rows, parts[0]["tier"].fill_null(CONTENT_TIER)
+        )
         total = score + rule.parent_share * score.gather(ix.parent_rows).fill_null(0.0)
+        keep = total > 0
         parts[0] = pl.DataFrame(
-            {
-                "node_row": pl.int_range(n, dtype=pl.UInt32, eager=True),
-                "score": total,
-                "tier": tier.fill_null(CONTENT_TIER),
-            }
-        ).filter(pl.col("score") > 0)
+            [
+                pl.int_range(n, dtype=pl.UInt32, eager=True).filter(keep).alias("node_row"),
+                total.filter(keep).alias("score"),
+                tier.filter(keep).alias("tier"),
+            ]
+        )
     if rule.short_file:
         files = content.bm25f(
             unit="file",
