@@ -135,21 +135,22 @@ class Units:
         return self._totals[key]
 
     def norms(self, unit: str, fields: Sequence[int], b: float) -> pl.Series:
-        """BM25F's length normalisation ``1 - b + b x len / avg_len`` of every (field,
-        document) of the unit, at ``f x n_nodes + d`` like :meth:`flat_lengths` (fields not
-        asked for hold ``avg_len`` 1e-9), computed once per index, unit and ``b``."""
+        """BM25F's length normalisation ``1 - b + b x len / avg_len`` of every document of the
+        unit in each of ``fields``, field ``fields[i]`` of document ``d`` at ``i x n_nodes +
+        d``, computed once per index, unit, fields and ``b``."""
         key = ("norm", unit, tuple(fields), b)
         if key not in self._totals:
-            flat = self.flat_lengths(unit)
-            n = self.index.n_nodes
-            avg = [
-                max(self.avg_len(unit, FIELDS[f]), 1e-9) if f in fields else 1e-9
-                for f in range(len(FIELDS))
-            ]
-            avg_len = pl.Series(avg, dtype=pl.Float64).gather(
-                pl.int_range(len(FIELDS) * n, eager=True) // max(n, 1)
+            lens = self.lengths[unit]
+            self._totals[key] = pl.concat(
+                [
+                    1
+                    - b
+                    + b
+                    * lens[FIELDS[f]].cast(pl.Float64)
+                    / max(self.avg_len(unit, FIELDS[f]), 1e-9)
+                    for f in fields
+                ]
             )
-            self._totals[key] = 1 - b + b * flat.cast(pl.Float64) / avg_len
         return self._totals[key]
 
     def total_length(self, unit: str, fields: Sequence[int]) -> tuple[pl.Series, float]:
@@ -306,7 +307,9 @@ class Content:
         field = pl.col("field")
         fw = [float(field_weights.get(f, 0.0)) for f in range(len(FIELDS))]
         w = pl.lit(pl.Series(fw, dtype=pl.Float64)).gather(field)
-        norm = pl.lit(norms).gather(field.cast(pl.UInt32) * n + pl.col("doc_row"))
+        slots = [list(fields).index(f) if f in fields else 0 for f in range(len(FIELDS))]
+        slot = pl.lit(pl.Series(slots, dtype=pl.UInt32)).gather(field)
+        norm = pl.lit(norms).gather(slot * n + pl.col("doc_row"))
         # per query token (by code): its weight and project factor
         tokens = self._tokens
         qw = [float(token_weights.get(t, 1.0)) for t in tokens] if token_weights else None
