@@ -33,6 +33,7 @@ __all__ = ["UNITS", "Content", "Units"]
 UNITS = ("node", "file", "symbol")
 _NOT_TEXT_KINDS = ("document", "section")  # prose files: left out of the file and symbol units
 _NON_SYMBOLS = ("file", "module", "document", "section")
+_SHIFT = 1 << 32  # two UInt32 keys as one UInt64
 _ROWS = {
     "qtoken": pl.String,
     "doc_row": pl.UInt32,
@@ -133,6 +134,25 @@ class Units:
             self._totals[key] = pl.concat([lens[f] for f in FIELDS]) if n else None
         return self._totals[key]
 
+    def norms(self, unit: str, fields: Sequence[int], b: float) -> pl.Series:
+        """BM25F's length normalisation ``1 - b + b x len / avg_len`` of every document of the
+        unit in each of ``fields``, field ``fields[i]`` of document ``d`` at ``i x n_nodes +
+        d``, computed once per index, unit, fields and ``b``."""
+        key = ("norm", unit, tuple(fields), b)
+        if key not in self._totals:
+            lens = self.lengths[unit]
+            self._totals[key] = pl.concat(
+                [
+                    1
+                    - b
+                    + b
+                    * lens[FIELDS[f]].cast(pl.Float64)
+                    / max(self.avg_len(unit, FIELDS[f]), 1e-9)
+                    for f in fields
+                ]
+            )
+        return self._totals[key]
+
     def total_length(self, unit: str, fields: Sequence[int]) -> tuple[pl.Series, float]:
         """Each document's length over ``fields`` together (dense over node rows), and the
         average over the unit's documents."""
@@ -205,6 +225,51 @@ class Content:
             .filter(pl.col("field").is_in(list(fields)))
         )
 
+    @cached_property
+    def _tokens(self) -> list[str]:
+        """The question's distinct query tokens, sorted: ``q`` codes are positions here."""
+        return sorted(self.question.counts)
+
+    def _coded(self, fields: Sequence[int], max_share: float | None) -> pl.DataFrame | None:
+        """``q, doc_row, field, tf`` per content posting the question's (stemmed) terms reach,
+        ``q`` the query token's position in :attr:`_tokens` (an integer key groups faster than
+        the string); shared by the node and file units of one question."""
+        key = ("coded", tuple(fields), max_share)
+        if key in self._cache:
+            return self._cache[key]
+        ix = self.index
+        terms = self.terms(stemmed=True, stopwords=False)
+        out = None
+        if terms.height:
+            codes = {t: i for i, t in enumerate(self._tokens)}
+            tid, p = pl.col("token_id"), pl.col("_p")
+            keep = pl.lit(ix._c_rows).gather(tid) > 0
+            if max_share is not None:
+                keep = keep & (pl.lit(ix._c_df).gather(tid) <= max_share * ix.n_nodes)
+            start = pl.lit(ix._c_start).gather(tid)
+            raw = (
+                terms.lazy()
+                .filter(keep)
+                .select(
+                    q=pl.col("qtoken").replace_strict(codes, return_dtype=pl.UInt32),
+                    _p=pl.int_ranges(start, start + pl.lit(ix._c_rows).gather(tid)),
+                )
+                .explode("_p")
+                .select(
+                    "q",
+                    doc_row=pl.lit(ix._c_node).gather(p),
+                    field=pl.lit(ix._c_field).gather(p),
+                    tf=pl.lit(ix._c_tf).gather(p).cast(pl.UInt32),
+                )
+            )
+            if set(fields) != set(CONTENT_FIELDS):  # the postings hold content fields only
+                raw = raw.filter(pl.col("field").is_in(list(fields)))
+            out = raw.collect(engine=ENGINE)
+            if not out.height:
+                out = None
+        self._cache[key] = out
+        return out
+
     def bm25f(
         self,
         *,
@@ -216,56 +281,72 @@ class Content:
         max_share: float | None = None,
         token_weights: dict[str, float] | None = None,
         per_token: bool = False,
+        codes: bool = False,
     ) -> pl.DataFrame:
         """BM25F of ``unit`` (``node`` or ``file``) documents straight from the postings: the
         same figures as ``ctxframe._rank.rules.bm25f(self.rows(...))`` (the field-normalised
         counts are linear, so each posting is normalised before one grouping by query token and
-        document instead of after two)."""
+        document instead of after two). ``per_token`` with ``codes``: each query token as its
+        position ``q`` (UInt32) among the question's sorted distinct tokens, not ``qtoken``."""
         if unit not in ("node", "file"):
             raise ValueError(f"unit {unit!r}: use rows() and rules.bm25f")
         schema = {"doc_row": pl.UInt32, "score": pl.Float64}
-        out_schema = ({"qtoken": pl.String} | schema) if per_token else schema
-        raw = self._raw(fields, True, False, max_share)
+        first = {"q": pl.UInt32} if codes else {"qtoken": pl.String}
+        out_schema = (first | schema) if per_token else schema
+        raw = self._coded(fields, max_share)
         if raw is None:
             return pl.DataFrame(schema=out_schema)
         ix, units = self.index, self.index.units
         n = ix.n_nodes
+        lazy = raw.lazy()
         if unit == "file":
-            raw = raw.with_columns(
+            lazy = lazy.with_columns(
                 doc_row=pl.lit(units.file_of).gather(pl.col("doc_row"))
             ).drop_nulls("doc_row")
-        flat = units.flat_lengths(unit)
-        avg = {f: max(units.avg_len(unit, FIELDS[f]), 1e-9) for f in fields}
-        fw = {k: float(v) for k, v in field_weights.items()}
+        norms = units.norms(unit, fields, b)
         field = pl.col("field")
-        w = field.replace_strict(fw, default=0.0, return_dtype=pl.Float64)
-        length = pl.lit(flat).gather(field.cast(pl.UInt32) * n + pl.col("doc_row"))
-        avg_len = field.replace_strict(avg, default=1e-9, return_dtype=pl.Float64)
-        norm = 1 - b + b * length.cast(pl.Float64) / avg_len
-        n_docs = float(units.docs[unit].len())
-        df = pl.len().over("qtoken").cast(pl.Float64)
-        idf = (1 + (n_docs - df + 0.5) / (df + 0.5)).log()
-        qw = (
-            pl.col("qtoken").replace_strict(token_weights, default=1.0, return_dtype=pl.Float64)
-            if token_weights
-            else pl.lit(1.0)
-        )
+        fw = [float(field_weights.get(f, 0.0)) for f in range(len(FIELDS))]
+        w = pl.lit(pl.Series(fw, dtype=pl.Float64)).gather(field)
+        slots = [list(fields).index(f) if f in fields else 0 for f in range(len(FIELDS))]
+        slot = pl.lit(pl.Series(slots, dtype=pl.UInt32)).gather(field)
+        norm = pl.lit(norms).gather(slot * n + pl.col("doc_row"))
+        # per query token (by code): its weight and project factor
+        tokens = self._tokens
+        qw = [float(token_weights.get(t, 1.0)) for t in tokens] if token_weights else None
         factor = (
-            pl.when(pl.col("qtoken").is_in(sorted(self.project)))
-            .then(self.project_factor)
-            .otherwise(1.0)
+            [self.project_factor if t in self.project else 1.0 for t in tokens]
             if self.project
-            else pl.lit(1.0)
+            else None
         )
-        terms = (
-            raw.with_columns(_t=w * pl.col("tf").cast(pl.Float64) / norm)
-            .group_by("qtoken", "doc_row")
+        q, t = pl.col("q"), pl.col("_t")
+        df = pl.len().over("q").cast(pl.Float64)
+        idf = (1 + (float(units.docs[unit].len()) - df + 0.5) / (df + 0.5)).log()
+        score = idf * t / (k1 + t)
+        score = score * (pl.lit(pl.Series(factor, dtype=pl.Float64)).gather(q) if factor else 1.0)
+        score = score * (pl.lit(pl.Series(qw, dtype=pl.Float64)).gather(q) if qw else 1.0)
+        # one integer key per (query token, document): q x 2^32 + doc_row
+        scored = (
+            lazy.select(
+                _k=pl.col("q").cast(pl.UInt64) * _SHIFT + pl.col("doc_row"),
+                _t=w * pl.col("tf").cast(pl.Float64) / norm,
+            )
+            .group_by("_k")
             .agg(pl.col("_t").sum())
-            .with_columns(score=idf * pl.col("_t") / (k1 + pl.col("_t")) * factor * qw)
+            .select(
+                q=(pl.col("_k") // _SHIFT).cast(pl.UInt32),
+                doc_row=(pl.col("_k") % _SHIFT).cast(pl.UInt32),
+                _t="_t",
+            )
+            .with_columns(score=score)
         )
-        if per_token:
-            return terms.select("qtoken", "doc_row", "score").collect(engine=ENGINE)
-        return terms.group_by("doc_row").agg(pl.col("score").sum()).collect(engine=ENGINE)
+        if per_token and codes:
+            out = scored.select("q", "doc_row", "score")
+        elif per_token:
+            names = pl.lit(pl.Series(tokens, dtype=pl.String))
+            out = scored.select(qtoken=names.gather(q), doc_row="doc_row", score="score")
+        else:
+            out = scored.group_by("doc_row").agg(pl.col("score").sum())
+        return out.collect(engine=ENGINE)
 
     def postings(
         self,

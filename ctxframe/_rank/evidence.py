@@ -266,47 +266,55 @@ def hint_bonus(
     Path and module hints are matched against the distinct files of ``nodes`` (a few thousand
     at most), then spread to their nodes with one join. ``nodes`` may carry the columns of
     :func:`node_parts` already (one row per node then), else they are computed here."""
-    w = weights or EvidenceWeights()
-    schema = {"node_id": pl.String, "bonus": pl.Float64}
+    return _hint_bonus(nodes, ev, weights or EvidenceWeights(), "node_id")
+
+
+def _hint_bonus(nodes: pl.DataFrame, ev: Evidence, w: EvidenceWeights, key: str) -> pl.DataFrame:
+    """:func:`hint_bonus` keyed by ``key`` (``node_id``, or ``node_row`` when ``nodes`` has
+    one row per node with it and the :func:`node_parts` columns)."""
+    schema = {key: nodes.schema[key], "bonus": pl.Float64}
     if nodes.is_empty() or not ev.has_code_evidence:
         return pl.DataFrame(schema=schema)
     if {"_path", "_qual", "_sym"} <= set(nodes.columns):
-        base = nodes.select("node_id", "label", "_path", "_qual", "_sym")
+        base = nodes.select(*dict.fromkeys([key, "node_id"]), "label", "_path", "_qual", "_sym")
     else:
         base = nodes.select("node_id", "label").unique("node_id").with_columns(_node_parts())
-    per_file: list[pl.DataFrame] = []
     files = base.select("_path").unique().drop_nulls()
     slash_path = pl.lit("/") + pl.col("_path")
-
-    def split(hit: pl.Expr, bonus: float) -> None:
-        matched = files.filter(hit.fill_null(False))
-        if matched.height and bonus:
-            per_file.append(matched.with_columns(fbonus=pl.lit(bonus / matched.height)))
-
+    hints: list[tuple[pl.Expr, float]] = []  # (the files a hint names, its bonus)
     for p in ev.paths[:40] if w.path_bonus else ():
         hit = (pl.col("_path") == p) | pl.lit("/" + p).str.ends_with(slash_path)
         if "/" in p:
             hit = hit | slash_path.str.ends_with("/" + p)
         else:
             hit = hit | pl.col("_path").str.ends_with("/" + p)
-        split(hit, w.path_bonus)
+        hints.append((hit, w.path_bonus))
     if w.module_bonus:
         stem = pl.col("_path").str.replace(r"(?:/__init__)?\.pyi?$", "")
         is_py = pl.col("_path").str.contains(r"\.pyi?$")
-        files = files.with_columns(_stem=stem, _py=is_py)
-        for m in ev.modules[:40]:
-            if m.count("/") >= 1:
-                hit = pl.col("_py") & (
-                    (pl.col("_stem") == m) | (pl.lit("/") + pl.col("_stem")).str.ends_with("/" + m)
-                )
-                split(hit, w.module_bonus)
+        modules = [m for m in ev.modules[:40] if m.count("/") >= 1]
+        if modules:
+            files = files.with_columns(_stem=stem, _py=is_py)
+        for m in modules:
+            hit = pl.col("_py") & (
+                (pl.col("_stem") == m) | (pl.lit("/") + pl.col("_stem")).str.ends_with("/" + m)
+            )
+            hints.append((hit, w.module_bonus))
     parts: list[pl.DataFrame] = []
-    if per_file:
-        fb = pl.concat([f.select("_path", "fbonus") for f in per_file]).group_by("_path").sum()
-        file_mult = pl.when(pl.col("_sym")).then(1.0).otherwise(2.0)
-        parts.append(
-            base.join(fb, on="_path").select("node_id", bonus=pl.col("fbonus") * file_mult)
-        )
+    if hints and files.height:
+        # every hint at once: one flag column per hint, its bonus split between its files
+        flags = files.select(h.fill_null(False).alias(f"_h{i}") for i, (h, _b) in enumerate(hints))
+        counts = flags.sum().row(0)
+        used = [i for i, ((_h, b), c) in enumerate(zip(hints, counts, strict=True)) if c and b]
+        if used:
+            share = [pl.col(f"_h{i}").cast(pl.Float64) * (hints[i][1] / counts[i]) for i in used]
+            fb = (
+                pl.concat([files.select("_path"), flags], how="horizontal")
+                .filter(pl.any_horizontal(pl.col(f"_h{i}") for i in used))
+                .select("_path", fbonus=pl.sum_horizontal(share))
+            )
+            file_mult = pl.when(pl.col("_sym")).then(1.0).otherwise(2.0)
+            parts.append(base.join(fb, on="_path").select(key, bonus=pl.col("fbonus") * file_mult))
     names = list(ev.names[:80]) if w.name_bonus else []
     if names:
         dotted = [n for n in names if "." in n]
@@ -315,10 +323,10 @@ def hint_bonus(
         named = base.filter(hit & pl.col("_sym"))
         if named.height:
             n_total = float(max(base.height, 1))
-            key = pl.when(pl.col("_qual").is_in(dotted)).then(pl.col("_qual")).otherwise("label")
-            named = named.with_columns(_k=key).with_columns(_n=pl.len().over("_k"))
+            which = pl.when(pl.col("_qual").is_in(dotted)).then(pl.col("_qual")).otherwise("label")
+            named = named.with_columns(_k=which).with_columns(_n=pl.len().over("_k"))
             rare = (1.0 + n_total / pl.col("_n").cast(pl.Float64)).log()
-            parts.append(named.select("node_id", bonus=w.name_bonus * rare / math.log(1 + n_total)))
+            parts.append(named.select(key, bonus=w.name_bonus * rare / math.log(1 + n_total)))
     if w.frame_bonus:
         for fpath, func in ev.frames[:40]:
             hit = (
@@ -328,10 +336,10 @@ def hint_bonus(
             )
             framed = base.filter(hit.fill_null(False))
             if framed.height:
-                parts.append(framed.select("node_id", bonus=pl.lit(w.frame_bonus)))
+                parts.append(framed.select(key, bonus=pl.lit(w.frame_bonus)))
     if not parts:
         return pl.DataFrame(schema=schema)
-    out = pl.concat(parts).group_by("node_id").agg(pl.col("bonus").sum())
+    out = pl.concat(parts).group_by(key).agg(pl.col("bonus").sum())
     return out.filter(pl.col("bonus") > 0).cast(schema)
 
 
@@ -351,7 +359,15 @@ def evidence_score(
     w = weights or EvidenceWeights()
     ev = evidence if evidence is not None else extract(matches["query"][0], w)
     key, _carry = row_key(matches)
-    qw = pl.col("qtoken").replace_strict(ev.weights, default=1.0, return_dtype=pl.Float64)
+    if "q" in matches.columns:  # a lean table: each token's weight gathered by its code
+        codes = matches.group_by("q").agg(pl.col("qtoken").first())
+        size = int(codes["q"].max()) + 1 if codes.height else 0
+        by_code = pl.Series([1.0] * size, dtype=pl.Float64).scatter(
+            codes["q"], [float(ev.weights.get(t, 1.0)) for t in codes["qtoken"].to_list()]
+        )
+        qw = pl.lit(by_code).gather(pl.col("q"))
+    else:
+        qw = pl.col("qtoken").replace_strict(ev.weights, default=1.0, return_dtype=pl.Float64)
     scored = (
         base.best_per_token(matches, qw)
         .group_by(key)
@@ -366,9 +382,14 @@ def evidence_score(
             if key == "node_id"
             else matches.select(key, "node_id", "label").unique(key)
         )
-    bonus = hint_bonus(nodes, ev, w)
+    direct = (
+        key != "node_id"
+        and key in nodes.columns
+        and {"_path", "_qual", "_sym"} <= set(nodes.columns)
+    )  # one row per node with its parts (a lean table's): keyed by row, no join by id
+    bonus = _hint_bonus(nodes, ev, w, key if direct else "node_id")
     if not bonus.is_empty():
-        if key != "node_id":
+        if key != "node_id" and not direct:
             bonus = bonus.join(nodes.select(key, "node_id"), on="node_id").drop("node_id")
         scale = max(ev.weights.values(), default=1.0) if w.bonus_scale == "max" else 1.0
         scored = (

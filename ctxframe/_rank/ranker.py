@@ -422,11 +422,12 @@ class RankIndex:
         lo = self._stem_sorted.search_sorted(q, side="left")
         hi = self._stem_sorted.search_sorted(q, side="right")
         return (
-            pl.DataFrame({"qtoken": list(stem_of), "lo": lo, "hi": hi})
+            pl.LazyFrame({"qtoken": list(stem_of), "lo": lo, "hi": hi})
             .select("qtoken", r=pl.int_ranges("lo", "hi", dtype=pl.UInt32))
             .explode("r")
             .drop_nulls("r")
             .select("qtoken", token_id=pl.lit(self._stem_code).gather(pl.col("r")))
+            .collect(engine=ENGINE)
         )
 
     def _vocab_matches(
@@ -527,7 +528,8 @@ class RankIndex:
         ``max_share``: name tokens held by more than this share of the nodes are left out.
         ``lean``: without the string columns (``node_id``, ``token``, ``label``, ``query``),
         for a rule that keys on ``node_row`` and ``token_id`` (a long question's table holds
-        hundreds of thousands of rows)."""
+        hundreds of thousands of rows), and with ``q``, the query token's position among the
+        question's sorted distinct tokens (an integer to group by instead of ``qtoken``)."""
         q = text if isinstance(text, Question) else Question.parse(text)
         counts = q.counts
         factor = self._project_factor(project_tokens, project_factor)
@@ -554,31 +556,39 @@ class RankIndex:
         cols = [
             *([] if lean else [strings["node_id"].alias("node_id")]),
             pl.col("qtoken"),
+            *([pl.col("q")] if lean else []),
             tid.alias("token_id") if lean else strings["token"].alias("token"),
             pl.col("tier"),
             pl.col("dice"),
             pl.col("df"),
             pl.lit(self.n_nodes, pl.UInt32).alias("n_nodes"),
-            factor.alias("factor"),
+            pl.col("factor"),
             pl.lit(1, pl.UInt32).alias("tf"),
             gather(self._name_len, row).alias("doc_len"),
             pl.lit(self.avg_doc_len, pl.Float64).alias("avg_doc_len"),
-            query_tf.alias("query_tf"),
+            pl.col("query_tf"),
             *([] if lean else [strings["label"].alias("label"), strings["query"].alias("query")]),
             row.alias("node_row"),
         ]
+        if lean:  # the query token's position among the question's sorted tokens
+            codes = {t: i for i, t in enumerate(sorted(counts))}
+            vm = vm.with_columns(
+                q=pl.col("qtoken").replace_strict(codes, default=0, return_dtype=pl.UInt32)
+            )
         return (
             vm.with_columns(df=gather(self._name_df, tid), start=gather(self._name_start, tid))
             .filter(
                 (pl.col("df") > 0)
                 & (pl.lit(True) if max_share is None else pl.col("df") <= max_share * n)
             )
+            # per (query token, name token) before the rows multiply by the postings
+            .with_columns(factor=factor, query_tf=query_tf)
+            .with_columns(idf=idf * pl.col("factor"))
             .with_columns(_p=pl.int_ranges(start, start + pl.col("df"), dtype=pl.UInt32))
             .explode("_p")
             .drop_nulls("_p")
             .with_columns(_idx=gather(self._name_post, pl.col("_p")))
-            .select(cols)
-            .with_columns(idf=idf * pl.col("factor"))
+            .select(*cols, "idf")
             .collect(engine=ENGINE)
         )
 
@@ -866,30 +876,29 @@ class RankIndex:
                 .otherwise(pl.col("tier"))
                 .cast(pl.Int8)
             )
-            .select("node_row", "node_id", "named", "score", "tier")
-            .collect(engine=ENGINE)
+            .select("node_row", "node_id", "named", "score", "tier", _total=pl.len())
         )
         order = {"by": ["named", "score", "node_id"], "descending": [True, True, False]}
         k = max(0, limit)
-        if ranked.height > 4 * k:  # ids are unique: the best k, then their order, are exact
+        if k:  # ids are unique: the best k, then their order, are exact
             keep = ranked.top_k(k, by=order["by"], reverse=[False, False, True])
-            top = keep.sort(**order)
+            top = keep.sort(**order).collect(engine=ENGINE)
+            total = int(top["_total"][0]) if top.height else 0
         else:
-            top = ranked.sort(**order).head(k)
-        hits = (
-            self.nodes[top["node_row"]]
-            .with_columns(
-                score=top["score"],
-                tier=top["tier"],
-                rank=pl.int_range(1, top.height + 1, dtype=pl.Int32),
-            )
-            .select(list(HIT_COLUMNS))
-        )
+            top = ranked.head(0).collect(engine=ENGINE)
+            total = ranked.select(pl.len()).collect(engine=ENGINE).item()
+        extra = {
+            "score": top["score"],
+            "tier": top["tier"],
+            "rank": pl.int_range(1, top.height + 1, dtype=pl.Int32, eager=True).alias("rank"),
+        }
+        rows = self.nodes.select(c for c in HIT_COLUMNS if c not in extra)[top["node_row"]]
+        hits = pl.DataFrame([extra[c] if c in extra else rows[c] for c in HIT_COLUMNS])
         return Ranking(
             query=q.text,
             hits=hits,
             rows=top["node_row"],
-            total=ranked.height,
+            total=total,
             rule=str(getattr(rule, "name", type(rule).__name__)),
             tokens=list(q.tokens),
             question=q,

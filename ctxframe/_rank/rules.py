@@ -198,6 +198,9 @@ class IdfTiers:
             long = (
                 self.evidence and not matches.is_empty() and _evidence.is_long(matches["query"][0])
             )
+        short = not long and self.content and self.mix < 1.0 and not matches.is_empty()
+        if content is not None and self.reads_content and short:
+            return combine_short(self, matches, content)  # scores the names per token itself
         if matches.is_empty():
             names = _empty_scores()
         elif long:
@@ -224,25 +227,38 @@ class IdfTiers:
             )
         if content is None or not self.reads_content:
             return names
-        if not long and self.content and self.mix < 1.0 and not matches.is_empty():
-            return combine_short(self, matches, content)
         weights = content.question.evidence.weights if long else None
         return combine(self, names, content, weights)
 
     def best_per_token(self, matches: pl.DataFrame, weight: pl.Expr) -> pl.LazyFrame:
         """Per (node, query token): the best tier ``t`` and its value times ``weight`` (an
         expression over the match table, e.g. ``query_tf``) as ``value``. Keyed by ``node_row``
-        when the table has it (``node_id`` is then left to the caller), else ``node_id``.
+        when the table has it (``node_id`` is then left to the caller), else ``node_id``; the
+        query token is ``q`` when the table has that code (a lean table), else ``qtoken``.
 
         The best tier, then the highest weight within it, is one ``min`` of ``tier x 10^4 -
         weight`` (weights are IDFs, far below 10^4), decoded after the aggregation."""
         key, _carry = row_key(matches)
         big = 1e4
+        agg = {
+            "_k": (pl.col("tier") * big - pl.col("weight")).min(),
+            "_w": pl.first("_w"),
+        }
+        table = self.weighted(matches.with_columns(_w=weight))
+        if key == "node_row" and "q" in matches.columns:  # one integer key: row x 2^32 + q
+            grouped = (
+                table.group_by(_g=pl.col("node_row").cast(pl.UInt64) * _SHIFT + pl.col("q"))
+                .agg(**agg)
+                .with_columns(
+                    node_row=(pl.col("_g") // _SHIFT).cast(pl.UInt32),
+                    q=(pl.col("_g") % _SHIFT).cast(pl.UInt32),
+                )
+                .drop("_g")
+            )
+        else:
+            grouped = table.group_by(key, "qtoken").agg(**agg)
         return (
-            self.weighted(matches.with_columns(_w=weight))
-            .group_by(key, "qtoken")
-            .agg(_k=(pl.col("tier") * big - pl.col("weight")).min(), _w=pl.first("_w"))
-            .with_columns(t=(pl.col("_k") / big).ceil().cast(pl.Int8))
+            grouped.with_columns(t=(pl.col("_k") / big).ceil().cast(pl.Int8))
             .with_columns(
                 value=self.tier_weight("t") * (pl.col("t") * big - pl.col("_k")) * pl.col("_w")
             )
@@ -250,6 +266,7 @@ class IdfTiers:
         )
 
 
+_SHIFT = 1 << 32  # two UInt32 keys as one UInt64 (groups faster than two columns)
 CONTENT_TIER = 5  # the `tier` of a node matched by its content only
 
 
@@ -314,61 +331,75 @@ def combine(
         from ctxframe._rank.fields import row_of
 
         names = names.with_columns(node_row=row_of(ix._ids, names["node_id"]))
-    parts = [
-        names.select(
-            pl.col("node_row").cast(pl.UInt32), pl.col("score").cast(pl.Float64), pl.col("tier")
-        )
-    ]
-
+    names = names.select(
+        pl.col("node_row").cast(pl.UInt32), pl.col("score").cast(pl.Float64), pl.col("tier")
+    )
+    if names["node_row"].n_unique() != names.height:
+        names = _sum_parts([names])
     share = rule.long_max_share if long else rule.max_share
+    # dense over the node rows: each part scattered and added in turn, `seen` marks the rows
+    # any part scored (what one grouping of all parts by node row would give, in its order)
+    acc = _Dense(ix.n_nodes)
+    acc.add(names["node_row"], names["score"], names["tier"])
 
     def add(unit: str, weight: float) -> None:
         scores = content.bm25f(unit=unit, fields=fields, max_share=share, **kw)
-        parts.append(
-            scores.select(
-                node_row="doc_row",
-                score=pl.col("score") * weight,
-                tier=pl.lit(CONTENT_TIER, pl.Int8),
-            )
-        )
+        acc.add(scores["doc_row"], scores["score"] * weight, CONTENT_TIER)
 
     weight = rule.content_long if long else rule.content
     if weight:
         add("node", weight)
     if long and rule.file_content:
         add("file", rule.file_content)
-    summed = _sum_parts(parts)
-    file_row = pl.lit(ix.file_rows).gather(pl.col("node_row"))
-    is_file = pl.col("node_row") == file_row
+    file_row = ix.file_rows
+    is_file = (file_row == acc.rows).fill_null(False)
     if long and rule.file_best:
+        defs = acc.seen & ~is_file & file_row.is_not_null()
         best = (
-            summed.filter(~is_file)
-            .with_columns(f=file_row)
-            .drop_nulls("f")
+            pl.DataFrame({"f": file_row.filter(defs), "s": acc.score.filter(defs)})
             .group_by("f")
-            .agg(best=pl.col("score").max())
-            .select(
-                node_row="f",
-                score=pl.col("best") * rule.file_best,
-                tier=pl.lit(CONTENT_TIER, pl.Int8),
-            )
+            .agg(best=pl.col("s").max())
         )
-        summed = _sum_parts([summed, best])
+        acc.add(best["f"], best["best"] * rule.file_best, CONTENT_TIER)
     if long and rule.file_share:
-        files = summed.filter(is_file).select(f="node_row", fscore="score")
-        summed = (
-            summed.with_columns(f=file_row)
-            .join(files, on="f", how="left")
-            .with_columns(
-                score=pl.when(is_file)
-                .then(pl.col("score"))
-                .otherwise(pl.col("score") + rule.file_share * pl.col("fscore").fill_null(0.0))
-            )
-            .drop("f", "fscore")
+        fscore = acc.score.zip_with(
+            is_file & acc.seen, pl.repeat(None, ix.n_nodes, dtype=pl.Float64, eager=True)
         )
-    return summed.with_columns(node_id=ix._ids.gather(summed["node_row"])).select(
-        "node_row", "node_id", "score", "tier"
+        fscore = fscore.gather(file_row).fill_null(0.0)
+        acc.score = acc.score.zip_with(is_file, acc.score + rule.file_share * fscore)
+    rows = acc.rows.filter(acc.seen)
+    return pl.DataFrame(
+        {
+            "node_row": rows,
+            "node_id": ix._ids.gather(rows),
+            "score": acc.score.filter(acc.seen),
+            "tier": acc.tier.filter(acc.seen),
+        }
     )
+
+
+class _Dense:
+    """Scores, best tiers and a scored mask over every node row, parts added one by one."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.rows = pl.int_range(n, dtype=pl.UInt32, eager=True)
+        self.score = pl.zeros(n, dtype=pl.Float64, eager=True)
+        self.tier = pl.repeat(None, n, dtype=pl.Int8, eager=True)
+        self.seen = pl.repeat(False, n, dtype=pl.Boolean, eager=True)
+
+    def add(self, rows: pl.Series, score: pl.Series, tier: pl.Series | int) -> None:
+        """Add one part (each row at most once): scores add, the lower tier wins."""
+        if not rows.len():
+            return
+        n, rows = self.n, rows.cast(pl.UInt32)
+        part = pl.zeros(n, dtype=pl.Float64, eager=True).scatter(rows, score.cast(pl.Float64))
+        self.score = self.score + part
+        tiers = pl.repeat(None, n, dtype=pl.Int8, eager=True).scatter(rows, tier)
+        self.tier = pl.select(pl.min_horizontal(pl.lit(self.tier), pl.lit(tiers))).to_series()
+        self.seen = self.seen | pl.repeat(False, n, dtype=pl.Boolean, eager=True).scatter(
+            rows, True
+        )
 
 
 def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.DataFrame:
@@ -378,6 +409,8 @@ def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.Dat
 
     fw = {SIGNATURE: rule.w_signature, DOC: rule.w_doc, BODY: rule.w_body}
     fields = tuple(f for f, x in fw.items() if x)
+    coded = "q" in matches.columns  # a lean table: query tokens as codes of sorted tokens
+    qcol = "q" if coded else "qtoken"
     per_c = content.bm25f(
         unit="node",
         fields=fields,
@@ -386,28 +419,30 @@ def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.Dat
         b=rule.b,
         max_share=rule.max_share,
         per_token=True,
+        codes=coded,
     )
-    per_n = (
-        rule.best_per_token(matches, pl.col("query_tf"))
-        .select(pl.col("node_row").cast(pl.UInt32), "qtoken", n="value", t="t")
-        .collect(engine=ENGINE)
+    per_n = rule.best_per_token(matches, pl.col("query_tf")).select(
+        pl.col("node_row").cast(pl.UInt32), qcol, n="value", t="t"
     )
     both = per_n.join(
-        per_c.select(node_row="doc_row", qtoken="qtoken", c=pl.col("score") * rule.content),
-        on=["node_row", "qtoken"],
+        per_c.lazy().select(node_row="doc_row", **{qcol: qcol}, c=pl.col("score") * rule.content),
+        on=["node_row", qcol],
         how="full",
         coalesce=True,
     ).with_columns(pl.col("n", "c").fill_null(0.0))
     hi, lo = pl.max_horizontal("n", "c"), pl.min_horizontal("n", "c")
     ix = content.index
-    out = both.group_by("node_row").agg(
-        score=(hi + rule.mix * lo).sum(),
-        tier=pl.col("t").min().fill_null(CONTENT_TIER).cast(pl.Int8),
+    out = (
+        both.group_by("node_row")
+        .agg(
+            score=(hi + rule.mix * lo).sum(),
+            tier=pl.col("t").min().fill_null(CONTENT_TIER).cast(pl.Int8),
+        )
+        .collect(engine=ENGINE)
     )
     out = _propagate_short(rule, out, content, fw, fields)
-    return out.with_columns(node_id=ix._ids.gather(out["node_row"])).select(
-        "node_row", "node_id", "score", "tier"
-    )
+    rows = out["node_row"]
+    return pl.DataFrame([rows, ix._ids.gather(rows).alias("node_id"), out["score"], out["tier"]])
 
 
 def _propagate_short(
@@ -424,15 +459,18 @@ def _propagate_short(
         n = ix.n_nodes
         rows = parts[0]["node_row"]
         score = pl.zeros(n, dtype=pl.Float64, eager=True).scatter(rows, parts[0]["score"])
-        tier = pl.repeat(None, n, dtype=pl.Int8, eager=True).scatter(rows, parts[0]["tier"])
+        tier = pl.repeat(CONTENT_TIER, n, dtype=pl.Int8, eager=True).scatter(
+            rows, parts[0]["tier"].fill_null(CONTENT_TIER)
+        )
         total = score + rule.parent_share * score.gather(ix.parent_rows).fill_null(0.0)
+        keep = total > 0
         parts[0] = pl.DataFrame(
-            {
-                "node_row": pl.int_range(n, dtype=pl.UInt32, eager=True),
-                "score": total,
-                "tier": tier.fill_null(CONTENT_TIER),
-            }
-        ).filter(pl.col("score") > 0)
+            [
+                pl.int_range(n, dtype=pl.UInt32, eager=True).filter(keep).alias("node_row"),
+                total.filter(keep).alias("score"),
+                tier.filter(keep).alias("tier"),
+            ]
+        )
     if rule.short_file:
         files = content.bm25f(
             unit="file",
