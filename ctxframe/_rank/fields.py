@@ -153,12 +153,8 @@ def token_table(
     previous: TokenTable | None = None,
     previous_ids: pl.Series | None = None,
     carry: pl.Series | None = None,
-    counted: tuple[pl.DataFrame, pl.DataFrame] | None = None,
 ) -> TokenTable:
     """The token table of ``nodes`` (sorted by id, as stored).
-
-    ``counted`` (no ``previous``): (the :func:`node_counts` of some of ``nodes``' rows, made
-    beforehand, and the rest of the rows): the counts are made of the rest only.
 
     ``content`` holds the ``body`` counts (:func:`body_counts`) of the nodes whose files were
     read this run. With ``previous`` (the stored table, its nodes' ids ``previous_ids`` in
@@ -171,18 +167,7 @@ def token_table(
     if carrying:  # a node the stored table does not hold is made afresh
         carry = carry.filter(carry.is_in(previous_ids.implode()))
     fresh_nodes = nodes.filter(~pl.col("id").is_in(carry.implode())) if carrying else nodes
-    if counted is None or carrying:
-        parts = [node_counts(fresh_nodes).collect(engine=ENGINE).cast(_COUNTS)]
-    else:
-        done, rest = counted
-        parts = [done.cast(_COUNTS), node_counts(rest).collect(engine=ENGINE).cast(_COUNTS)]
-        if rest["id"].is_in(done["node_id"].implode()).any():  # one id in both: counted once
-            parts = [
-                pl.concat(parts)
-                .group_by("node_id", "field", "token")
-                .agg(tf=pl.col("tf").sum())
-                .cast(_COUNTS)
-            ]
+    parts = [node_counts(fresh_nodes).collect(engine=ENGINE).cast(_COUNTS)]
     if content is not None and content.height:
         parts.append(content.cast(_COUNTS))
     fresh = pl.concat(parts).filter(pl.col("node_id").is_in(ids.implode()))

@@ -36,8 +36,7 @@ from ctxframe._ingest.content import CONTENT_COLUMNS
 from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
 from ctxframe._ingest.redact import redact_frame, redact_rows
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk, walk_paths
-from ctxframe._rank.fields import TokenTable, body_counts, node_counts, token_table
-from ctxframe._rank.tokens import ENGINE
+from ctxframe._rank.fields import TokenTable, body_counts, token_table
 from ctxframe._render.html import render
 from ctxframe._resolve.boundaries import merge_boundaries
 from ctxframe._resolve.resolve import Previous, resolve
@@ -60,8 +59,6 @@ _REF_SCHEMA = {
 _DEF_SCHEMA = {c: NODES[c] for c in DEF_COLUMNS}
 _REDACTED_REFS = ("name", "receiver", "arg", "module", "alias")
 _CONTENT_SCHEMA = {"node_id": pl.String, "text": pl.String}
-_TOKEN_NODE_COLS = ("id", "kind", "label", "qualname", "path", "signature", "doc", "producer",
-                    "transport")  # fmt: skip
 _STORED = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
 
 
@@ -756,11 +753,9 @@ def _full(run: _Run) -> IndexReport:
         + [b.boundary_edges for b in batches]
     )
     with _store.Staging(run.store, prev.snap if prev else None) as staged:
-        # The references are written while the resolver reads them, and a cold index counts
-        # the tokens of the definitions' rows meanwhile: both in threads (Polars lets go of
-        # the GIL), waited for before anything else is written.
+        # The references are written while the resolver reads them (in a thread: Polars lets
+        # go of the GIL), waited for before anything else is written.
         sinking = _Background(partial(staged.sink, "refs", pl.concat(refs)))
-        counting = None
         try:
             staged.put({"bnodes": file_bnodes, "bedges": file_bedges})
             previous = None
@@ -770,12 +765,6 @@ def _full(run: _Run) -> IndexReport:
                     prev["edges"].filter(pl.col("producer") == PRODUCER), old_defs, reparsed
                 )
             _trace("refs gathered")
-            head = pl.concat([run.file_nodes.cast(_DEF_SCHEMA), defs]).with_columns(
-                producer=pl.lit(PRODUCER)
-            )
-            if prev is None:
-                rows = node_counts(_node_rows([head]))
-                counting = _Background(partial(rows.collect, engine=ENGINE))
             edges, stubs, bnodes, bedges = _resolve_all(run, defs, refs, file_bnodes, file_bedges,
                                                         previous)  # fmt: skip
             del refs, batches
@@ -783,18 +772,22 @@ def _full(run: _Run) -> IndexReport:
             extra_n, extra_e, adapters_report, dial_report = _extra(run, defs, stubs, bnodes,
                                                                     edges, bedges)  # fmt: skip
         except BaseException:
-            for job in (sinking, counting):
-                if job is not None:
-                    job.thread.join()
+            sinking.thread.join()
             raise
         sinking.result()
-        counted = counting.result() if counting is not None else None
-        nodes = _node_rows([head, stubs, bnodes, extra_n]).sort("id")
-        if counted is not None:
-            counted = (counted, _node_rows([stubs, bnodes, extra_n]).select(_TOKEN_NODE_COLS))
-        del defs, head
+        nodes = (
+            pl.concat([run.file_nodes.cast(_DEF_SCHEMA), defs])
+            .with_columns(producer=pl.lit(PRODUCER))
+            .pipe(lambda n: pl.concat([n, stubs, bnodes, extra_n], how="diagonal_relaxed"))
+            .select(NODES.names())
+            .cast(NODES)
+            .sort("id")
+        )
+        del defs
         staged.put({"nodes": nodes})
-        token_nodes = nodes.select(_TOKEN_NODE_COLS)
+        token_nodes = nodes.select(
+            "id", "kind", "label", "qualname", "path", "signature", "doc", "producer", "transport"
+        )
         # The report reads only these: signatures and docs go before the sort.
         nodes = nodes.select("id", "kind", "label", "language", "path", "producer", "transport")
         edges = _sorted_edges(pl.concat([edges, bedges.lazy(), extra_e.lazy()]))
@@ -807,8 +800,7 @@ def _full(run: _Run) -> IndexReport:
         staged.put({"edges": edges, "files": files})
         del edges
         _trace("edges written")
-        table = _tokens(token_nodes, run, counted)
-        del counted
+        table = _tokens(token_nodes, run)
         staged.put({"tokens": table.tokens, "vocab": table.vocab})
         del table, token_nodes
         _trace("tokens written")
@@ -854,12 +846,6 @@ def _extra(run: _Run, defs, stubs, bnodes, edges, bedges):
     return extra_n, extra_e, adapters_report, dial_report
 
 
-def _node_rows(parts: list[pl.DataFrame]) -> pl.DataFrame:
-    """Node rows of these frames in the stored columns and types (unsorted)."""
-    every = [pl.DataFrame(schema=NODES), *parts]
-    return pl.concat(every, how="diagonal_relaxed").select(NODES.names()).cast(NODES)
-
-
 class _Background:
     """`fn()` run in a thread (Polars releases the GIL while it works); `result()` waits for
     it and raises what it raised."""
@@ -882,14 +868,13 @@ class _Background:
         return self.value
 
 
-def _tokens(nodes: pl.DataFrame, run: _Run, counted=None) -> TokenTable:
+def _tokens(nodes: pl.DataFrame, run: _Run) -> TokenTable:
     """The token table of `nodes` (ctxframe._rank.fields): `run.content` holds the bodies of
     the files read this run; with a stored index, every other file's nodes keep their stored
-    rows (a node's fields depend only on its row and its file's bytes). `counted`: the token
-    counts of most rows, made earlier, and the other rows (ctxframe._rank.fields.token_table)."""
+    rows (a node's fields depend only on its row and its file's bytes)."""
     prev = run.prev
     if prev is None:
-        return token_table(nodes, run.content, counted=counted)
+        return token_table(nodes, run.content)
     carry = nodes.filter(
         ~pl.col("path").is_in(pl.Series(run.reparsed, dtype=pl.String).implode())
         & (pl.col("kind") != "module")
