@@ -12,13 +12,11 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Collection
 from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import partial
 from itertools import pairwise
 
 import polars as pl
@@ -753,28 +751,21 @@ def _full(run: _Run) -> IndexReport:
         + [b.boundary_edges for b in batches]
     )
     with _store.Staging(run.store, prev.snap if prev else None) as staged:
-        # The references are written while the resolver reads them (in a thread: Polars lets
-        # go of the GIL), waited for before anything else is written.
-        sinking = _Background(partial(staged.sink, "refs", pl.concat(refs)))
-        try:
-            staged.put({"bnodes": file_bnodes, "bedges": file_bedges})
-            previous = None
-            if run.same_set:  # same file set: resolve incrementally
-                # adapter and dialled rows are made afresh each run: never carried over
-                previous = Previous(
-                    prev["edges"].filter(pl.col("producer") == PRODUCER), old_defs, reparsed
-                )
-            _trace("refs gathered")
-            edges, stubs, bnodes, bedges = _resolve_all(run, defs, refs, file_bnodes, file_bedges,
-                                                        previous)  # fmt: skip
-            del refs, batches
-            run.batches = []
-            extra_n, extra_e, adapters_report, dial_report = _extra(run, defs, stubs, bnodes,
-                                                                    edges, bedges)  # fmt: skip
-        except BaseException:
-            sinking.thread.join()
-            raise
-        sinking.result()
+        staged.sink("refs", pl.concat(refs))
+        staged.put({"bnodes": file_bnodes, "bedges": file_bedges})
+        previous = None
+        if run.same_set:  # same file set: resolve incrementally
+            # adapter and dialled rows are made afresh each run: never carried over
+            previous = Previous(
+                prev["edges"].filter(pl.col("producer") == PRODUCER), old_defs, reparsed
+            )
+        _trace("refs gathered")
+        edges, stubs, bnodes, bedges = _resolve_all(run, defs, refs, file_bnodes, file_bedges,
+                                                    previous)  # fmt: skip
+        del refs, batches
+        run.batches = []
+        extra_n, extra_e, adapters_report, dial_report = _extra(run, defs, stubs, bnodes, edges,
+                                                                bedges)  # fmt: skip
         nodes = (
             pl.concat([run.file_nodes.cast(_DEF_SCHEMA), defs])
             .with_columns(producer=pl.lit(PRODUCER))
@@ -844,28 +835,6 @@ def _extra(run: _Run, defs, stubs, bnodes, edges, bedges):
         extra_n, extra_e = redact_frame(extra_n), redact_frame(extra_e)
     _trace("adapters")
     return extra_n, extra_e, adapters_report, dial_report
-
-
-class _Background:
-    """`fn()` run in a thread (Polars releases the GIL while it works); `result()` waits for
-    it and raises what it raised."""
-
-    def __init__(self, fn):
-        self.value, self.error = None, None
-        self.thread = threading.Thread(target=self._run, args=(fn,), daemon=True)
-        self.thread.start()
-
-    def _run(self, fn) -> None:
-        try:
-            self.value = fn()
-        except BaseException as exc:  # handed to the caller by result()
-            self.error = exc
-
-    def result(self):
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
-        return self.value
 
 
 def _tokens(nodes: pl.DataFrame, run: _Run) -> TokenTable:
