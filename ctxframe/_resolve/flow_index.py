@@ -31,6 +31,20 @@ def search(a: np.ndarray, probes: np.ndarray, side: str = "left") -> np.ndarray:
     return out
 
 
+def search_both(
+    a: np.ndarray, lo: np.ndarray, hi: np.ndarray, hi_side: str = "left"
+) -> tuple[np.ndarray, np.ndarray]:
+    """`search(a, lo, "left")` and `search(a, hi, hi_side)` for probes `hi` ordered as `lo`
+    (`lo` itself, or `lo` plus a constant): one sort of the probes serves both."""
+    if len(lo) <= _SORT_ABOVE or bool((lo[1:] >= lo[:-1]).all()):
+        return np.searchsorted(a, lo, "left"), np.searchsorted(a, hi, hi_side)
+    order = np.argsort(lo)
+    out_lo, out_hi = np.empty(len(lo), dtype=I64), np.empty(len(lo), dtype=I64)
+    out_lo[order] = np.searchsorted(a, lo[order], "left")
+    out_hi[order] = np.searchsorted(a, hi[order], hi_side)
+    return out_lo, out_hi
+
+
 def pair(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """One key for (a, b), ordered as the pair (both below 2**31)."""
     return (a.astype(I64) << SHIFT) | b.astype(I64)
@@ -89,18 +103,14 @@ class Rel:
         """(probe index, row) of every row whose key equals a probe."""
         if len(self.key) == 0 or len(probes) == 0:
             return EMPTY, EMPTY
-        lo = search(self.key, probes, "left")
-        hi = search(self.key, probes, "right")
-        return expand(lo, hi)
+        return expand(*search_both(self.key, probes, probes, "right"))
 
     def find_high(self, probes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(probe index, row) of every row whose pair key's first half equals a probe."""
         if len(self.key) == 0 or len(probes) == 0:
             return EMPTY, EMPTY
         p = probes.astype(I64) << SHIFT
-        lo = search(self.key, p, "left")
-        hi = search(self.key, p + (np.int64(1) << SHIFT), "left")
-        return expand(lo, hi)
+        return expand(*search_both(self.key, p, p + (np.int64(1) << SHIFT)))
 
     def get(self, probes: np.ndarray) -> np.ndarray:
         """The row of each probe's key (keys unique), -1 where none."""
@@ -149,16 +159,13 @@ class KeySet:
     def count_high(self, a: np.ndarray) -> np.ndarray:
         """How many pair keys have each first half."""
         p = a.astype(I64) << SHIFT
-        return search(self.key, p + (np.int64(1) << SHIFT), "left") - search(
-            self.key, p, "left"
-        )
+        lo, hi = search_both(self.key, p, p + (np.int64(1) << SHIFT))
+        return hi - lo
 
     def of_high(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(index into a, second half) of every pair key whose first half is a[i]."""
         if len(self.key) == 0 or len(a) == 0:
             return EMPTY, EMPTY
         p = a.astype(I64) << SHIFT
-        lo = search(self.key, p, "left")
-        hi = search(self.key, p + (np.int64(1) << SHIFT), "left")
-        i, j = expand(lo, hi)
+        i, j = expand(*search_both(self.key, p, p + (np.int64(1) << SHIFT)))
         return i, self.key[j] & LOW

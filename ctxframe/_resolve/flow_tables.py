@@ -8,6 +8,7 @@ a directory without it), `from m import *` to the names `m` exports.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import polars as pl
@@ -110,15 +111,29 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
         ]
     ).unique()
     slot_keys = pl.concat([flows.select(key="dst"), consts.select(key="dst")]).unique()
-    step = pl.col("step")
     exprs = exprs.with_columns(node=H(pl.col("node")), parent=H(pl.col("parent")))
     hashed = flows.select(src=H(pl.col("src")), dst=H(pl.col("dst"))).unique()
     args = args.select(call=H(pl.col("call")), arg=H(pl.col("arg")), pos="pos", kw="kw")
-    live = _live(of, exprs, hashed, args, slot_keys, defs)
-    alive = pl.col("dst").is_in(live.implode())
     named = pl.concat([roots, read, slot_keys.select(s="key"),
                        of[F.FLOW_INFERRED].select(s="name")])  # fmt: skip
-    return Tables(
+    # Independent tables, made in threads while this one goes on (Polars lets go of the GIL).
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        later = {
+            "named": pool.submit(_named, named),
+            "values": pool.submit(_values, defs, strings, modules, params),
+            "slots": pool.submit(_slots, slot_keys),
+            "elems": pool.submit(_elems, slot_keys),
+        }
+        tables = _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows)
+    return Tables(**tables, **{name: job.result() for name, job in later.items()})
+
+
+def _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows) -> dict:
+    """The tables `build` makes in its own thread."""
+    step = pl.col("step")
+    live = _live(of, exprs, hashed, args, slot_keys, defs)
+    alive = pl.col("dst").is_in(live.implode())
+    return dict(
         flows=hashed.filter(alive),
         inferred=of[F.FLOW_INFERRED].select(src=H(pl.col("receiver")), dst=H(pl.col("name"))),
         seeds=seeds,
@@ -151,10 +166,6 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
             path="path",
             key="name",
         ),
-        values=_values(defs, strings, modules, params),
-        slots=_slots(slot_keys),
-        elems=_elems(slot_keys),
-        named=_named(named),
     )
 
 
