@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 import importlib.metadata as md
+import os
 import re
 import sys
-import tempfile
 import tomllib
 from pathlib import Path
 
@@ -77,15 +77,18 @@ def test_committed_without_outputs(path: Path) -> None:
 def test_notebook_runs(path: Path, tmp_path: Path) -> None:
     """Top to bottom without an error; every chart is an inline image; the private copy of the
     sample is gone when the kernel stops."""
-    before = set(Path(tempfile.gettempdir()).glob("ctxframe-nb-*"))
+    private_tmp = tmp_path / "tmp"  # the kernel's own: notebooks on other workers run at once
+    private_tmp.mkdir()
     nb = nbformat.read(path, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("print(tmp.name)"))  # where the copy was made
     client = NotebookClient(
         nb,
         timeout=180,
         kernel_name="python3",
         resources={"metadata": {"path": str(tmp_path)}},
     )
-    client.execute()  # raises CellExecutionError on the first failing cell
+    # raises CellExecutionError on the first failing cell
+    client.execute(env={**os.environ, "TMPDIR": str(private_tmp)})
     errors = [
         o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
     ]
@@ -94,4 +97,6 @@ def test_notebook_runs(path: Path, tmp_path: Path) -> None:
         if cell.cell_type == "code" and "plt.show()" in cell.source:
             images = [o for o in cell.outputs if "image/png" in o.get("data", {})]
             assert len(images) == 1, f"{path.name}: a chart cell shows one inline image"
-    assert set(Path(tempfile.gettempdir()).glob("ctxframe-nb-*")) == before
+    made = Path(nb.cells[-1].outputs[0]["text"].strip())
+    assert made.parent == private_tmp and made.name.startswith("ctxframe-nb-")
+    assert not made.exists() and not list(private_tmp.glob("ctxframe-nb-*"))
