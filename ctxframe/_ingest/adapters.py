@@ -194,18 +194,13 @@ class _Launched:
         except subprocess.TimeoutExpired:
             self.kill()
             proc.wait()
-            for t in self.threads:
-                t.join(timeout=2)
+            self._close()
             raise TimeoutError(f"timed out after {self.timeout:g}s") from None
         except BaseException:  # Ctrl-C, or the caller going away: the whole tree goes too
             self.kill()
             raise
         self.kill()  # children it left behind still hold the pipes
-        for t in self.threads:
-            t.join(timeout=2)
-        for pipe in (proc.stdout, proc.stderr):
-            if pipe is not None:
-                pipe.close()
+        self._close()
         if self.over.is_set():
             raise OverflowError(f"oversize output (more than {self.max_output} bytes on stdout)")
         tail = self.err.decode("utf-8", "replace").strip().splitlines()
@@ -216,6 +211,10 @@ class _Launched:
         self.kill()
         with contextlib.suppress(Exception):
             self.proc.wait(timeout=5)
+        self._close()
+
+    def _close(self) -> None:
+        """Join the pipe readers (the pipes end once the tree is gone) and close the pipes."""
         for t in self.threads:
             t.join(timeout=2)
         for pipe in (self.proc.stdout, self.proc.stderr):
@@ -472,7 +471,6 @@ class Started:
     kills and reaps whatever was not collected (the index failed or was interrupted)."""
 
     def __init__(self, root: str, *, timeout: float = TIMEOUT, max_output: int = MAX_OUTPUT):
-        self.root = root
         self.runs: list[tuple[str, _Launched | BatchError]] = []
         try:
             for rel in discover(root):
@@ -493,19 +491,14 @@ class Started:
     def collect(self) -> list[tuple[str, object | BatchError]]:
         """(adapter, its parsed Batch or the BatchError) in discovery order."""
         out: list[tuple[str, object | BatchError]] = []
-        runs, self.runs = self.runs, []
-        try:
-            while runs:
-                rel, launched = runs[0]
-                if isinstance(launched, _Launched):
-                    try:
-                        launched = _batch_of(launched)
-                    except BatchError as exc:
-                        launched = exc
-                out.append((rel, launched))
-                runs.pop(0)
-        finally:
-            self.runs = runs  # on Ctrl-C: what is left is killed by close()
+        for rel, launched in self.runs:  # on Ctrl-C, close() kills what is left
+            if isinstance(launched, _Launched):
+                try:
+                    launched = _batch_of(launched)
+                except BatchError as exc:
+                    launched = exc
+            out.append((rel, launched))
+        self.runs = []
         return out
 
     def close(self) -> None:

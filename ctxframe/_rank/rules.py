@@ -310,6 +310,15 @@ def bm25f(
     return terms.group_by("doc_row").agg(score=pl.col("_s").sum()).collect(engine=ENGINE)
 
 
+def _content_args(rule: IdfTiers) -> dict[str, Any]:
+    """The BM25F arguments of the rule's content fields (those of non-zero weight)."""
+    from ctxframe._rank.fields import BODY, DOC, SIGNATURE
+
+    fw = {SIGNATURE: rule.w_signature, DOC: rule.w_doc, BODY: rule.w_body}
+    fields = tuple(f for f, x in fw.items() if x)
+    return {"fields": fields, "field_weights": fw, "k1": rule.k1, "b": rule.b}
+
+
 def combine(
     rule: IdfTiers,
     names: pl.DataFrame,
@@ -320,11 +329,7 @@ def combine(
     BM25F; for a long question, files and definitions together: a file node adds
     ``file_content x`` its whole text's BM25F and ``file_best x`` its best definition's total,
     then every definition adds ``file_share x`` its file's total."""
-    from ctxframe._rank.fields import BODY, DOC, SIGNATURE
-
-    fw = {SIGNATURE: rule.w_signature, DOC: rule.w_doc, BODY: rule.w_body}
-    fields = tuple(f for f, x in fw.items() if x)
-    kw = {"k1": rule.k1, "b": rule.b, "field_weights": fw, "token_weights": token_weights}
+    kw = {**_content_args(rule), "token_weights": token_weights}
     ix = content.index
     long = rule.evidence and content.question.long
     if "node_row" not in names.columns:
@@ -343,7 +348,7 @@ def combine(
     acc.add(names["node_row"], names["score"], names["tier"])
 
     def add(unit: str, weight: float) -> None:
-        scores = content.bm25f(unit=unit, fields=fields, max_share=share, **kw)
+        scores = content.bm25f(unit=unit, max_share=share, **kw)
         acc.add(scores["doc_row"], scores["score"] * weight, CONTENT_TIER)
 
     weight = rule.content_long if long else rule.content
@@ -405,21 +410,11 @@ class _Dense:
 def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.DataFrame:
     """A short question's total: per query token the better of the name tier value and
     ``content x`` its BM25F share, plus ``mix x`` the lesser, summed over tokens."""
-    from ctxframe._rank.fields import BODY, DOC, SIGNATURE
-
-    fw = {SIGNATURE: rule.w_signature, DOC: rule.w_doc, BODY: rule.w_body}
-    fields = tuple(f for f, x in fw.items() if x)
+    args = _content_args(rule)
     coded = "q" in matches.columns  # a lean table: query tokens as codes of sorted tokens
     qcol = "q" if coded else "qtoken"
     per_c = content.bm25f(
-        unit="node",
-        fields=fields,
-        field_weights=fw,
-        k1=rule.k1,
-        b=rule.b,
-        max_share=rule.max_share,
-        per_token=True,
-        codes=coded,
+        unit="node", max_share=rule.max_share, per_token=True, codes=coded, **args
     )
     per_n = rule.best_per_token(matches, pl.col("query_tf")).select(
         pl.col("node_row").cast(pl.UInt32), qcol, n="value", t="t"
@@ -440,14 +435,12 @@ def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.Dat
         )
         .collect(engine=ENGINE)
     )
-    out = _propagate_short(rule, out, content, fw, fields)
+    out = _propagate_short(rule, out, content, args)
     rows = out["node_row"]
     return pl.DataFrame([rows, ix._ids.gather(rows).alias("node_id"), out["score"], out["tier"]])
 
 
-def _propagate_short(
-    rule: IdfTiers, out: pl.DataFrame, content: Any, fw: dict, fields: tuple
-) -> pl.DataFrame:
+def _propagate_short(rule: IdfTiers, out: pl.DataFrame, content: Any, args: dict) -> pl.DataFrame:
     """A short question's scores with what a node's surroundings say: ``parent_share x`` its
     parent's score (a method says what its class says; a top-level definition what its
     module says) and ``short_file x`` its whole file's BM25F."""
@@ -472,14 +465,9 @@ def _propagate_short(
             ]
         )
     if rule.short_file:
-        files = content.bm25f(
-            unit="file",
-            fields=fields,
-            field_weights=fw,
-            k1=rule.k1,
-            b=rule.b,
-            max_share=rule.max_share,
-        ).select(f="doc_row", fs="score")
+        files = content.bm25f(unit="file", max_share=rule.max_share, **args).select(
+            f="doc_row", fs="score"
+        )
         if files.height:
             kids = (
                 pl.DataFrame({"node_row": pl.int_range(ix.n_nodes, dtype=pl.UInt32, eager=True)})

@@ -497,9 +497,8 @@ def _index(run: _Run, rebuild: bool) -> IndexReport:
     """The stages: previous version, plan (walk + stat compare), extract, the files table,
     then the delta fast path or a full resolution. Adapters, when the repository has any, run
     from the start, beside every stage, and are collected when their rows are merged."""
-    with contextlib.ExitStack() as stack:
-        if discover_adapters(run.root):
-            run.adapters = stack.enter_context(Started(run.root))
+    started = Started(run.root) if discover_adapters(run.root) else contextlib.nullcontext()
+    with started as run.adapters:
         run.exclude = excludes(run.root, run.store)
         run.prev = None if rebuild else _load_previous(run.store)
         jobs = _plan(run)
