@@ -63,7 +63,7 @@ def _store_files(store: str) -> list[Path]:
     """The table files of the store's current version (the flat directory of an older store)."""
     cur = Path(store) / "current"
     base = Path(store) / os.readlink(cur) if cur.is_symlink() else Path(store)
-    return sorted(p for p in base.iterdir() if p.suffix in (".parquet", ".arrow"))
+    return sorted(p for p in base.rglob("*") if p.suffix in (".parquet", ".arrow"))
 
 
 def _tables(store: str) -> dict:
@@ -132,7 +132,7 @@ def route_accepted_corruption(work: Path) -> bool:
     repo = work / "corrupt"
     shutil.copytree(SAMPLE, repo)
     g = cf.index(str(repo), progress=False)
-    nodes_file = next(p for p in _store_files(g.store) if p.name == "nodes.parquet")
+    nodes_file = next(p for p in _store_files(g.store) if p.parent.name == "nodes")
     frame = pl.read_parquet(nodes_file)
     bad = frame.with_columns(
         pl.when(pl.int_range(pl.len()) == 5).then(pl.lit("eb/serc/BAD")).otherwise("id").alias("id")

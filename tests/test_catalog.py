@@ -206,8 +206,8 @@ def test_view_reads_as_one_table_with_a_repo_column(indexed, g):
 def test_view_is_hard_links_to_each_store(indexed):
     repos, directory, _ = indexed
     store = repos / "payments" / ".ctxframe" / "graph"
-    part = directory / "nodes" / "repo=payments" / "part-0.parquet"
-    assert os.path.samefile(part, store / "nodes.parquet")
+    part = directory / "nodes" / "repo=payments" / "part-000.parquet"
+    assert os.path.samefile(part, store / "nodes" / "part-000.parquet")
 
 
 # -- incremental refresh -------------------------------------------------------------------------

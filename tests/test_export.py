@@ -91,3 +91,4 @@ def test_a_failed_write_leaves_no_partial_file(shop_graph, tmp_path, monkeypatch
     with pytest.raises(OSError):
         shop_graph.export(str(tmp_path))
     assert sorted(os.listdir(tmp_path)) == ["nodes.parquet"]
+

@@ -149,7 +149,7 @@ def test_damaged_structure(indexed_shop: Path, damage: str) -> None:
     elif damage == "meta":
         (version / "meta.json").write_text("{not json")
     elif damage == "missing-part":
-        os.unlink(version / "edges.parquet")
+        os.unlink(version / "edges" / "part-000.parquet")
     else:
         (version / "meta.json").write_text('["a list"]')
     with pytest.raises(StoreCorrupt, match="ctxframe index"):

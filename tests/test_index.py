@@ -141,6 +141,11 @@ _REINDEX_EDITS = [
 ]
 
 
+def _part_files(version: str) -> list[str]:
+    """Every file of a version directory, relative to it (the tables' parts included)."""
+    return [str(p.relative_to(version)) for p in Path(version).rglob("*") if p.is_file()]
+
+
 @pytest.mark.parametrize(
     ("path", "edit", "mode"), _REINDEX_EDITS, ids=[f"{p}-{m}" for p, _, m in _REINDEX_EDITS]
 )
@@ -149,17 +154,17 @@ def test_reindex_modes_equal_full_rebuild(bare_shop, tmp_path: Path, path, edit,
     target = shop / path
     target.write_text(edit(target.read_text()))
     old = _version_dir(store)
-    before = {n: os.stat(os.path.join(old, n)).st_ino for n in os.listdir(old)}
+    before = {n: os.stat(os.path.join(old, n)).st_ino for n in _part_files(old)}
     report = cf.index(str(shop), store=store, progress=False).report
     assert (report.mode, report.parsed) == (mode, 1)
     new = _version_dir(store)
     assert new != old  # a new version, the old one left as it was
     kept = {n for n, ino in before.items() if os.stat(os.path.join(new, n)).st_ino == ino}
     if "above zero" in target.read_text():  # files, meta and the body's tokens written
-        assert kept >= {"nodes.parquet", "edges.parquet", "refs.parquet"}
-        assert "tokens.parquet" not in kept
+        assert kept >= {"nodes/part-000.parquet", "edges/part-000.parquet", "refs/part-000.parquet"}
+        assert "tokens/part-000.parquet" not in kept
     if "def appended" in target.read_text():
-        assert "refs.parquet" in kept and "nodes.parquet" not in kept
+        assert "refs/part-000.parquet" in kept and "nodes/part-000.parquet" not in kept
     full = str(tmp_path / "full")
     cf.index(str(shop), store=full, rebuild=True, progress=False)
     inc, want = _canonical(_tables(store)), _canonical(_tables(full))
@@ -367,8 +372,10 @@ def _as_legacy(store: str) -> None:
     version = _version_dir(store)
     for f in Path(version).iterdir():
         if f.is_file() and f.name != "meta.json":
-            (Path(store) / f.name).unlink(missing_ok=True)  # a hard link of the same file
             shutil.copyfile(f, Path(store) / f.name)
+        elif f.is_dir() and f.name != "cache":  # a table's parts: one file, as then
+            (Path(store) / f.name).unlink(missing_ok=True)  # the mirror's symlink
+            pl.read_parquet(f / "*.parquet").write_parquet(Path(store) / f"{f.name}.parquet")
     meta = json.loads((Path(version) / "meta.json").read_text())
     for key in ("parts", "version"):
         meta.pop(key)
@@ -393,13 +400,13 @@ def test_older_store_is_read_and_converted(shop: Path, tmp_path: Path, old: str)
         "# moved\n" + (shop / "services" / "payments" / "checkout.py").read_text()
     )
     cf.index(str(shop), store=store, progress=False)
-    names = {p.name for p in Path(_version_dir(store)).iterdir()}
-    assert names >= {"refs.parquet", "bnodes.arrow", "bedges.arrow"}
-    assert not names & {"refs.arrow", "bnodes.parquet", "bedges.parquet"}
+    names = set(_part_files(_version_dir(store)))
+    assert names >= {"refs/part-000.parquet", "bnodes.arrow", "bedges.arrow"}
+    assert not names & {"refs.arrow", "bnodes.parquet", "bedges.parquet", "refs.parquet"}
     top = {p.name for p in Path(store).iterdir()}
-    tables = {n for n in top if n.endswith((".parquet", ".arrow"))}  # internal legacy ones go
-    assert tables == {"nodes.parquet", "edges.parquet", "files.parquet", "tokens.parquet",
-                      "vocab.parquet"}  # fmt: skip
+    assert not {n for n in top if n.endswith((".parquet", ".arrow"))}  # legacy ones go
+    assert {n for n in top if (Path(store) / n / "part-000.parquet").is_file()} == {
+        "nodes", "edges", "files", "tokens", "vocab"}  # fmt: skip
     full = str(tmp_path / "full")
     cf.index(str(shop), store=full, rebuild=True, progress=False)
     inc, want = _canonical(_tables(store)), _canonical(_tables(full))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-SCHEMA_VERSION = 4  # 4: tokens as codes (node, field, token, tf) + vocab; 3: versioned store
+SCHEMA_VERSION = 5  # 5: tables as datasets in parts; 4: tokens as codes + vocab; 3: versions
 
 NODE_KINDS = (
     "file",

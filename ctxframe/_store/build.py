@@ -41,6 +41,7 @@ from ctxframe._resolve.boundaries import merge_boundaries
 from ctxframe._resolve.resolve import Previous, resolve
 from ctxframe._store import coverage as _coverage
 from ctxframe._store import delta as _delta
+from ctxframe._store import parts as _parts
 from ctxframe._store import tables as _store
 from ctxframe._store import xcache as _xcache
 
@@ -701,18 +702,26 @@ def _try_delta(run: _Run) -> IndexReport | None:
     if delta is None:
         return None
     _trace("delta")
-    written = {"nodes": delta.nodes, "edges": delta.edges, "refs": delta.refs}
+    written = {"nodes": delta.nodes, "edges": delta.edges}
     written = {k: v for k, v in written.items() if k not in delta.same}
     if run.reparsed:  # the re-read files' bodies changed, if nothing else did
         table = _delta.tokens(prev, delta.nodes, run.reparsed, run.content)
         written.update(tokens=table.tokens, vocab=table.vocab)
     tables = {"files": files, **(written if run.reparsed else {})}
+    refs = delta.refs if run.reparsed else None
     from concurrent.futures import ThreadPoolExecutor
 
-    with _store.Staging(run.store, prev.snap) as staged:
-        staged.keep([n for n in _STORED if n not in tables])
+    def write() -> None:
+        staged.put(tables, old={n: prev[n] for n in ("nodes", "edges") if n in tables})
+        if refs is not None:
+            _write_refs(staged, prev, files, run.reparsed, refs)
+
+    bounds = prev.snap.bounds()
+    bounds = _parts.bounds_for(files) if bounds is None else bounds
+    with _store.Staging(run.store, prev.snap, bounds) as staged:
+        staged.keep([n for n in _STORED if n not in tables and (n != "refs" or refs is None)])
         with ThreadPoolExecutor(max_workers=1) as pool:  # write while counting
-            writing = pool.submit(staged.put, tables)
+            writing = pool.submit(write)
             report, meta = _report(
                 run, delta.nodes, delta.edges, "delta", counts_change=delta.counts_change
             )
@@ -721,6 +730,22 @@ def _try_delta(run: _Run) -> IndexReport | None:
         staged.commit(meta)
     _trace("write")
     return report
+
+
+def _write_refs(staged, prev: _Stored, files, changed: list[str], refs: pl.DataFrame) -> None:
+    """The changed files' references in place of their stored ones: only the parts holding
+    those files are read and written again (ctxframe._store.parts)."""
+    gone = pl.col("path").is_in(pl.Series(changed, dtype=pl.String).implode())
+    bounds = staged.bounds
+    if prev.snap.bounds() != bounds:  # another layout (an older store): written whole
+        staged.sink_parts("refs", pl.concat([prev.scan("refs").filter(~gone), refs.lazy()]), files)
+        return
+    touched = _parts.part_of(bounds, pl.Series(changed, dtype=pl.String)).unique().to_list()
+    old = prev.snap.read_parts("refs", touched)
+    fresh = _parts.split("refs", refs, bounds)
+    empty = refs.clear()
+    parts = {i: pl.concat([old.get(i, empty).filter(~gone), fresh.get(i, empty)]) for i in touched}
+    staged.put_parts("refs", parts)
 
 
 def _full(run: _Run) -> IndexReport:
@@ -755,8 +780,9 @@ def _full(run: _Run) -> IndexReport:
         [prev["bedges"].filter(stay) if prev else _empty(BOUNDARY_EDGE_COLS)]
         + [b.boundary_edges for b in batches]
     )
-    with _store.Staging(run.store, prev.snap if prev else None) as staged:
-        staged.sink("refs", pl.concat(refs))
+    bounds = _parts.choose(prev.snap.bounds() if prev else None, files)
+    with _store.Staging(run.store, prev.snap if prev else None, bounds) as staged:
+        staged.sink_parts("refs", pl.concat(refs), files)
         staged.put({"bnodes": file_bnodes, "bedges": file_bedges})
         previous = None
         if run.same_set:  # same file set: resolve incrementally

@@ -36,7 +36,7 @@ VIEW_TABLES = ("nodes", "edges", "files")
 HTTP_CALLS = "http_calls.parquet"
 PACKAGES = "packages.parquet"
 LINKS = "links.parquet"
-PART = "part-0.parquet"  # a repository's own table (from its store)
+PART = "part-000.parquet"  # a repository's table: its store's parts, this one always there
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
@@ -159,6 +159,16 @@ def load(directory: str, create: bool = False) -> State:
 def view_dir(directory: str, table: str, name: str) -> str:
     """The Hive partition of one repository in one view table."""
     return os.path.join(directory, table, f"repo={name}")
+
+
+def view_parts(directory: str, table: str, name: str) -> list[str]:
+    """The files of one repository's partition of a view table, in order."""
+    folder = view_dir(directory, table, name)
+    try:
+        names = sorted(f for f in os.listdir(folder) if f.startswith("part-"))
+    except FileNotFoundError:
+        return []
+    return [os.path.join(folder, f) for f in names]
 
 
 def graph_dir(directory: str) -> str:

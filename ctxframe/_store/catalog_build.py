@@ -46,7 +46,7 @@ def indexed(state: _cat.State) -> list[str]:
 def scan(directory: str, table: str, names: list[str]) -> pl.LazyFrame:
     """One view table of these repositories, with `repo`: one scan over every partition's file
     (a scan per repository costs several times as much to plan)."""
-    files = [os.path.join(_cat.view_dir(directory, table, n), _cat.PART) for n in names]
+    files = [f for n in names for f in _cat.view_parts(directory, table, n)]
     if not files:
         schema = {"nodes": NODES, "edges": EDGES, "files": FILES}[table]
         return pl.LazyFrame(schema={**schema, "repo": pl.String})

@@ -114,10 +114,17 @@ def refresh_view(directory: str, name: str, snap: _tables.Snapshot, root: str) -
     keeps them, in one file for the whole catalog, rather than every task writing its own)."""
     version = {}
     for table in _cat.VIEW_TABLES:
-        snap.verify(table)  # size and hash, before the view shares the file
-        (rel,) = [r for r, _info in snap.info(table)]
-        version[table] = os.path.join(snap.dir, rel)
-        _share(snap, rel, os.path.join(_cat.view_dir(directory, table, name), _cat.PART))
+        snap.verify(table)  # size and hash, before the view shares the files
+        rels = [r for r, _info in snap.info(table)]
+        version[table] = [os.path.join(snap.dir, r) for r in rels]
+        folder = _cat.view_dir(directory, table, name)
+        for rel in sorted(rels, key=lambda r: r == _tables.part_name(table)):  # the first last
+            _share(snap, rel, os.path.join(folder, os.path.basename(rel)))
+        keep = {os.path.basename(r) for r in rels}
+        for stale in _cat.view_parts(directory, table, name):
+            if os.path.basename(stale) not in keep:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(stale)
     files = pl.scan_parquet(version["files"]).filter(pl.col("skip_reason").is_null())
     sites, manifests = pl.collect_all(
         [
@@ -205,6 +212,7 @@ def upload(snap: _tables.Snapshot, url: str) -> None:
     if not fs.exists(f"{target}/{_tables.META}"):
         fs.makedirs(target, exist_ok=True)
         for rel in snap.parts:
+            fs.makedirs(f"{target}/{rel}".rpartition("/")[0], exist_ok=True)
             fs.pipe_file(f"{target}/{rel}", snap._bytes(rel))
         with open(os.path.join(snap.dir, _tables.META), "rb") as fh:
             fs.pipe_file(f"{target}/{_tables.META}", fh.read())

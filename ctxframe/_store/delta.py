@@ -44,7 +44,7 @@ class Delta:
 
     nodes: pl.DataFrame
     edges: pl.DataFrame
-    refs: pl.DataFrame | None  # None: unchanged
+    refs: pl.DataFrame | None  # the changed files' references; None: unchanged
     counts_change: pl.DataFrame  # coverage counts (ctxframe._store.coverage) of new rows minus old
     same: frozenset[str] = frozenset()  # tables whose rows did not change: kept as stored
 
@@ -312,9 +312,7 @@ def update(
     return Delta(
         nodes0 if "nodes" in same else splice_sorted(rest_nodes, "id", new_nodes),
         edges0 if edges is None else edges,
-        None
-        if "refs" in same
-        else pl.concat([refs0.filter(~own.in_changed), refs.lazy()]).collect(),
+        None if "refs" in same else refs,
         pl.concat(change),
         frozenset(same),
     )

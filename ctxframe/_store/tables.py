@@ -2,13 +2,15 @@
 
     STORE/current          -> v-<time>-<pid>   the pointer (a symlink; a one-line file where
                                                symlinks are not allowed), swapped atomically
-    STORE/v-<time>-<pid>/  one version: meta.json (with the size and SHA-256 of every part),
-                           nodes.parquet, edges.parquet, files.parquet, tokens.parquet,
-                           refs.parquet, bnodes.arrow, bedges.arrow, cache/ (derived, this
-                           version only)
-    STORE/meta.json, STORE/{nodes,edges,files,tokens}.parquet
-                           the current version's meta.json and contract tables (hard links),
-                           where dashboards read them; ctxframe itself reads through `current`
+    STORE/v-<time>-<pid>/  one version: meta.json (the size and SHA-256 of every part, and
+                           the part key), the tables as Parquet datasets — nodes/, edges/,
+                           files/, tokens/, vocab/, refs/, each part-NNN.parquet (see
+                           ctxframe._store.parts) — bnodes.arrow, bedges.arrow, cache/
+                           (derived, this version only)
+    STORE/meta.json, STORE/{nodes,edges,files,tokens,vocab}/
+                           the current version's meta.json and contract tables (symlinks
+                           through `current`), where dashboards read them; ctxframe itself
+                           reads through `current`
     STORE/.lock            the writer lock (see ctxframe._store.lock)
 
 A write stages a new version in `STORE/.staging-<pid>/`, renames it to its version name and
@@ -16,8 +18,9 @@ swaps the pointer: a reader sees the old version or the new one, never a mix. A 
 pins one version by holding its files open, so it reads that version for its whole life even
 after newer writes remove it. Every part read is checked against its recorded size and hash.
 
-Stores written before versions (every table directly in STORE, schema version 2) are read as
-they are and converted by the next index.
+Stores written before versions (every table directly in STORE, schema version 2) and before
+parts (one file per table, schema version 4) are read as they are and converted by the next
+index.
 """
 
 from __future__ import annotations
@@ -46,10 +49,12 @@ from ctxframe._core.errors import (
     StoreWriteError,
 )
 from ctxframe._core.schema import EDGES, FILES, NODES, SCHEMA_VERSION, TOKENS, VOCAB
+from ctxframe._store import parts as _parts
 
 META = "meta.json"
 CURRENT = "current"
 LEGACY_SCHEMA = 2  # tables directly in the store directory, no hashes
+READABLE = (SCHEMA_VERSION, 4, LEGACY_SCHEMA)  # 4: one file per table
 TABLES = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
 CONTRACT = {"nodes": NODES, "edges": EDGES, "files": FILES, "tokens": TOKENS, "vocab": VOCAB}
 # The per-file boundary rows (internal, tiny, rewritten by most runs) are Arrow IPC; every
@@ -61,8 +66,10 @@ _READ_RETRIES = 8
 
 
 def part_name(name: str) -> str:
-    """The file one table is stored in, inside its version directory."""
-    return f"{name}.arrow" if name in IPC else f"{name}.parquet"
+    """The file a table in one part is stored in, inside its version directory."""
+    if name in IPC:
+        return f"{name}.arrow"
+    return _parts.rel(name) if name in _parts.DATASETS else f"{name}.parquet"
 
 
 def file_hash(data: bytes) -> str:
@@ -162,7 +169,7 @@ def _recover(path: str) -> None:
 
 def _check_version(meta: dict, store: str) -> None:
     got = meta.get("schema_version")
-    if got not in (SCHEMA_VERSION, LEGACY_SCHEMA):
+    if got not in READABLE:
         raise StoreVersionError(
             f"store at {store} has schema version {got}, this ctxframe reads {SCHEMA_VERSION}: "
             "run `ctxframe index --rebuild`"
@@ -287,35 +294,53 @@ class Snapshot:
                 self._bytes(rel)
 
     def _remembered(self, name: str) -> pl.DataFrame | None:
-        """The decoded table from the memo (see `remembering`), its part's size checked."""
-        rels = self.files_of(name)
-        if len(rels) != 1 or (frame := _MEMO.get(self.parts[rels[0]])) is None:
+        """The decoded table from the memo (see `remembering`), every part's size checked."""
+        frames = [self._memo_part(rel) for rel in self.files_of(name)]
+        if any(f is None for f in frames):
             return None
-        info = self.parts[rels[0]]
-        if os.fstat(self._fds[rels[0]]).st_size != info.get("size"):
+        return frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=False)
+
+    def _memo_part(self, rel: str) -> pl.DataFrame | None:
+        info = self.parts[rel]
+        if (frame := _MEMO.get(info)) is None:
             return None
+        return frame if os.fstat(self._fds[rel]).st_size == info.get("size") else None
+
+    def _decode(self, rel: str) -> pl.DataFrame:
+        if (frame := self._memo_part(rel)) is not None:
+            return frame
+        data = self._bytes(rel)
+        try:
+            buf = io.BytesIO(data)
+            frame = pl.read_ipc(buf) if rel.endswith(".arrow") else pl.read_parquet(buf)
+        except Exception as exc:  # any decoder error: the bytes are not a table
+            raise _damaged(self.store, f"{rel}: {_short(exc)}") from None
+        if self.version is not None:
+            _MEMO.put(self.parts[rel], frame)
         return frame
 
     def read(self, name: str) -> pl.DataFrame:
         """One table, verified and decoded; damage raises StoreCorrupt naming the fix."""
         if (frame := self._remembered(name)) is not None:
             return frame
-        frames = []
-        for rel in self.files_of(name):
-            data = self._bytes(rel)
-            try:
-                buf = io.BytesIO(data)
-                frame = pl.read_ipc(buf) if rel.endswith(".arrow") else pl.read_parquet(buf)
-            except Exception as exc:  # any decoder error: the bytes are not a table
-                raise _damaged(self.store, f"{rel}: {_short(exc)}") from None
-            frames.append(frame)
+        frames = [self._decode(rel) for rel in self.files_of(name)]
         frame = frames[0] if len(frames) == 1 else pl.concat(frames)
         want = CONTRACT.get(name)
         if want is not None and frame.schema != want:
             raise _damaged(self.store, f"{name} has columns {list(frame.schema)}, not the schema")
-        if len(frames) == 1 and self.version is not None:
-            _MEMO.put(self.parts[self.files_of(name)[0]], frame)
         return frame
+
+    def bounds(self) -> list[str] | None:
+        """The part key of this version's datasets (ctxframe._store.parts); None for a store
+        written before tables were stored in parts."""
+        got = self.meta.get("part_bounds")
+        return list(got) if isinstance(got, list) else None
+
+    def read_parts(self, name: str, parts: list[int]) -> dict[int, pl.DataFrame]:
+        """These parts of a table stored in parts, verified and decoded (a part holding no
+        rows is absent)."""
+        want = {_parts.rel(name, i): i for i in parts}
+        return {want[rel]: self._decode(rel) for rel in self.files_of(name) if rel in want}
 
     def path(self, rel: str) -> str:
         """A path that opens this snapshot's file even after it was removed (Linux), else
@@ -352,7 +377,7 @@ def _short(exc: BaseException) -> str:
 
 
 def _legacy_file(path: str, name: str) -> str:
-    file = os.path.join(path, part_name(name))
+    file = os.path.join(path, f"{name}.arrow" if name in IPC else f"{name}.parquet")
     if not os.path.isfile(file):
         other = os.path.splitext(file)[0] + (".parquet" if name in IPC else ".arrow")
         if os.path.isfile(other):
@@ -446,10 +471,15 @@ class Staging:
     `commit` renames it to its version and swaps the pointer. Until then readers see the old
     version; `abort`, or any error inside `with Staging(…)`, removes the new one."""
 
-    def __init__(self, path: str, base: Snapshot | None = None):
+    def __init__(self, path: str, base: Snapshot | None = None,
+                 bounds: list[str] | None = None):  # fmt: skip
         self.path, self.base = path, base
         self.tmp = os.path.join(path, f".staging-{os.getpid()}")
         self.parts: dict[str, dict] = {}
+        # the part key (ctxframe._store.parts): the one given, else the base's
+        if bounds is None and base is not None:
+            bounds = base.bounds()
+        self.bounds = list(bounds or [])
         with self._guard():
             os.makedirs(path, exist_ok=True)
             shutil.rmtree(self.tmp, ignore_errors=True)
@@ -485,52 +515,138 @@ class Staging:
                 "(the previous store is untouched)"
             ) from exc
 
-    def _record(self, name: str) -> None:
-        rel = part_name(name)
-        self.parts[rel] = {"table": name, **_digest(os.path.join(self.tmp, rel))}
+    def _record(self, name: str, rel: str | None = None) -> None:
+        rel = rel or part_name(name)
+        extra = {"part": _parts.number(rel)} if name in _parts.DATASETS else {}
+        self.parts[rel] = {"table": name, **extra, **_digest(os.path.join(self.tmp, rel))}
 
-    def _write(self, name: str, frame: pl.DataFrame) -> None:
-        _write_table(frame, os.path.join(self.tmp, part_name(name)))
-        self._record(name)
-        _MEMO.put(self.parts[part_name(name)], frame)
+    def _write(self, name: str, frame: pl.DataFrame, rel: str | None = None) -> None:
+        rel = rel or part_name(name)
+        file = os.path.join(self.tmp, rel)
+        os.makedirs(os.path.dirname(file), exist_ok=True)
+        _write_table(frame, file)
+        self._record(name, rel)
+        _MEMO.put(self.parts[rel], frame)
 
-    def put(self, tables: dict[str, pl.DataFrame]) -> None:
-        """Write these tables into the new version (in parallel: Polars releases the GIL)."""
-        with self._guard(), ThreadPoolExecutor(max_workers=max(1, len(tables))) as pool:
-            futures = [pool.submit(self._write, name, frame) for name, frame in tables.items()]
+    def put(self, tables: dict[str, pl.DataFrame],
+            old: dict[str, pl.DataFrame] | None = None) -> None:  # fmt: skip
+        """Write these tables into the new version, each in its parts (in parallel: Polars
+        releases the GIL). With `old` (a table as the base version stores it), a part whose
+        rows are the same is carried over instead of written again."""
+        jobs = []
+        for name, frame in tables.items():
+            parts = _parts.split(name, frame, self.bounds)
+            if old is not None and name in old:
+                parts = self._changed(name, parts, _parts.split(name, old[name], self.bounds))
+            jobs += [(name, f, _parts.rel(name, i) if name in _parts.DATASETS else None)
+                     for i, f in parts.items()]  # fmt: skip
+        with self._guard(), ThreadPoolExecutor(max_workers=max(1, min(4, len(jobs)))) as pool:
+            futures = [pool.submit(self._write, *job) for job in jobs]
             for f in futures:
                 f.result()
+
+    def _changed(self, name: str, parts: dict, before: dict) -> dict[int, pl.DataFrame]:
+        """The parts to write: the others are the base's own, linked."""
+        base = self.base
+        stored = {} if base is None or base.bounds() != self.bounds else dict(base.info(name))
+        out = {}
+        for i, frame in parts.items():
+            rel = _parts.rel(name, i)
+            if rel in stored and i in before and frame.equals(before[i]):
+                self._link(name, rel, stored[rel])
+            else:
+                out[i] = frame
+        return out
 
     def sink(self, name: str, query: pl.LazyFrame) -> None:
         """Stream a query's result into the new version without holding it in memory."""
         with self._guard():
             file = os.path.join(self.tmp, part_name(name))
+            os.makedirs(os.path.dirname(file), exist_ok=True)
             if file.endswith(".arrow"):
                 query.sink_ipc(file, compression="uncompressed")
             else:
                 query.sink_parquet(file, compression="snappy", statistics=False)
             self._record(name)
 
+    def sink_parts(self, name: str, query: pl.LazyFrame, files: pl.DataFrame) -> None:
+        """Stream a table whose rows are placed by path (ctxframe._store.parts.PLACED) into
+        its parts without holding it in memory."""
+        if not self.bounds:
+            self.sink(name, query)
+            return
+        places = _parts.mapping(self.bounds, files).lazy()
+        key = _parts.PLACED[name]
+        folder = os.path.join(self.tmp, name)
+        with self._guard():
+            os.makedirs(folder)
+            placed = query.join(places, left_on=key, right_on="path", how="left",
+                                maintain_order="left", suffix="_part_path")  # fmt: skip
+            placed = placed.select(*query.collect_schema().names(), pl.col("part").fill_null(0))
+            placed.sink_parquet(
+                pl.PartitionBy(
+                    folder,
+                    key="part",
+                    include_key=False,
+                    file_path_provider=lambda a: os.path.join(
+                        self.tmp, _parts.rel(name, int(a.partition_keys[0, 0]))
+                    ),
+                ),
+                compression="snappy",
+                statistics=False,
+            )
+            for file in sorted(os.listdir(folder)):
+                self._record(name, f"{name}/{file}")
+            if _parts.rel(name) not in self.parts:  # the first part exists, maybe empty
+                self._write(name, query.clear().collect(), _parts.rel(name))
+
+    def put_parts(self, name: str, parts: dict[int, pl.DataFrame]) -> None:
+        """Write these parts of a table (an empty one is left out, but for part 0) and carry
+        every other part of the base version over (hard-linked)."""
+        with self._guard():
+            jobs = {i: f for i, f in parts.items() if f.height or not i}
+            with ThreadPoolExecutor(max_workers=max(1, min(4, len(jobs)))) as pool:
+                futures = [pool.submit(self._write, name, f, _parts.rel(name, i))
+                           for i, f in jobs.items()]  # fmt: skip
+                for f in futures:
+                    f.result()
+            if self.base is not None:
+                for rel, info in self.base.info(name):
+                    if info.get("part") not in parts:
+                        self._link(name, rel, info)
+
+    def _link(self, name: str, rel: str, info: dict) -> None:
+        base = self.base
+        if rel not in base._checked:
+            base._bytes(rel)
+        dst = os.path.join(self.tmp, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        try:
+            os.link(os.path.join(base.dir, rel), dst)
+        except OSError:
+            with open(dst, "wb") as fh:
+                fh.write(base._bytes(rel))
+        self.parts[rel] = dict(info)
+
     def keep(self, names: list[str] | tuple) -> None:
         """Carry these tables over unchanged from the base version (hard-linked when
-        possible), each part checked against its size and hash first."""
+        possible), each part checked against its size and hash first; a table in an older
+        layout is written again in this one."""
         base = self.base
         if base is None:
             raise StoreWriteError("nothing to keep: no previous version")
         with self._guard():
             for name in names:
-                for rel, info in base.info(name):
-                    if base.version is None or rel != part_name(name):  # older format: convert
-                        self._write(name, base.read(name))
-                        continue
-                    base.verify(name)
-                    dst = os.path.join(self.tmp, rel)
-                    try:
-                        os.link(os.path.join(base.dir, rel), dst)
-                    except OSError:
-                        with open(dst, "wb") as fh:
-                            fh.write(base._bytes(rel))
-                    self.parts[rel] = dict(info)
+                rels = base.info(name)
+                if name in _parts.RANGED or name in _parts.PLACED:
+                    same = base.bounds() == self.bounds
+                else:
+                    same = [r for r, _ in rels] == [part_name(name)]
+                if base.version is None or not same:
+                    self.put({name: base.read(name)})  # another layout: written in this one
+                    continue
+                for rel, info in rels:
+                    self._link(name, rel, info)
 
     def commit(self, meta: dict) -> str:
         """Write meta.json, rename the staged directory to its version and swap the pointer
@@ -538,7 +654,7 @@ class Staging:
         with self._guard():
             version = f"v-{time.time_ns():020d}-{os.getpid()}"
             full = {**meta, "schema_version": SCHEMA_VERSION, "version": version,
-                    "parts": self.parts}  # fmt: skip
+                    "parts": self.parts, "part_bounds": self.bounds}  # fmt: skip
             text = json.dumps(full, indent=2, sort_keys=True)
             with open(os.path.join(self.tmp, META), "w", encoding="utf-8") as fh:
                 fh.write(text)
@@ -584,18 +700,34 @@ def _swap_pointer(store: str, version: str) -> None:
 
 
 def _mirror(store: str, version_dir: str) -> None:
-    """The current version's contract tables also at `STORE/<table>.parquet` (hard links,
-    each swapped in atomically), where dashboards read them; ctxframe itself reads versions."""
+    """`STORE/<table>/` for each contract table, where dashboards read them: a symlink to
+    `current/<table>`, so it follows the pointer's atomic swap (a copy of the current
+    version's parts where the file system has no symlinks). ctxframe itself reads versions."""
     for name in CONTRACT:
-        rel = part_name(name)
-        tmp = os.path.join(store, f".{rel}.{os.getpid()}")
+        link = os.path.join(store, name)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(link + ".parquet")  # the single-file layout's mirror
+        if os.path.islink(link):
+            continue
+        tmp = os.path.join(store, f".{name}.{os.getpid()}")
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         try:
-            os.link(os.path.join(version_dir, rel), tmp)
-        except OSError:
-            shutil.copyfile(os.path.join(version_dir, rel), tmp)
-        os.replace(tmp, os.path.join(store, rel))
+            os.symlink(os.path.join(CURRENT, name), tmp)
+        except OSError:  # no symlinks: a copy, replaced part by part
+            shutil.rmtree(link, ignore_errors=True)
+            shutil.copytree(os.path.join(version_dir, name), link, copy_function=_link_or_copy)
+            continue
+        if os.path.isdir(link):
+            shutil.rmtree(link, ignore_errors=True)
+        os.replace(tmp, link)
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copyfile(src, dst)
 
 
 def _legacy_cleanup(store: str) -> None:

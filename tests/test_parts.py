@@ -1,0 +1,150 @@
+"""Tables as Parquet datasets in parts (ctxframe._store.parts): the parts read in order are
+the table, dashboards read the folders as one table, a one-file edit rewrites only the parts
+holding that file, and a store of the one-file-per-table layout converts on the next index."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ctxframe as cf
+from ctxframe._store import parts as _parts
+from ctxframe._store import tables as _store
+
+_TABLES = ("nodes", "edges", "files", "tokens", "vocab")
+
+
+@pytest.fixture
+def small_parts(monkeypatch):
+    """Parts of a few kilobytes of source: the sample shop is stored in several."""
+    monkeypatch.setattr(_parts, "PART_BYTES", 2000)
+
+
+def _version(store: str) -> Path:
+    return Path(store) / os.readlink(os.path.join(store, "current"))
+
+
+def _files(version: Path) -> dict[str, int]:
+    """Every file of a version directory (relative path -> inode)."""
+    return {str(p.relative_to(version)): p.stat().st_ino for p in version.rglob("*") if p.is_file()}
+
+
+def _tables(store: str) -> dict[str, pl.DataFrame]:
+    return {n: _store.read_table(store, n) for n in (*_TABLES, "refs")}
+
+
+def _canonical(tables: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    out = {n: f.sort(pl.all(), nulls_last=True) for n, f in tables.items()}
+    out["files"] = tables["files"].drop("mtime_ns").sort("path")
+    return out
+
+
+def _assert_equal_to_rebuild(repo: Path, store: str, tmp: Path) -> None:
+    full = str(tmp / "full")
+    cf.index(str(repo), store=full, rebuild=True, progress=False)
+    got, want = _canonical(_tables(store)), _canonical(_tables(full))
+    for name in got:
+        assert got[name].equals(want[name]), f"{name} differs from a full rebuild"
+    # the parts read in order are the sorted tables themselves
+    assert _store.read_table(store, "nodes")["id"].is_sorted()
+    assert _store.read_table(store, "edges")["src"].is_sorted()
+
+
+def test_shop_in_several_parts_reads_as_one_table(shop, tmp_path, small_parts) -> None:
+    pd = pytest.importorskip("pandas")
+    g = cf.index(str(shop), store=str(tmp_path / "store"), progress=False)
+    store = Path(g.store)
+    meta = json.loads((store / "meta.json").read_text())
+    assert len(meta["part_bounds"]) >= 3
+    nodes_parts = sorted((store / "nodes").glob("part-*.parquet"))
+    assert len(nodes_parts) >= 3 and nodes_parts[0].name == "part-000.parquet"
+    assert len(list((store / "refs").glob("*"))) == 0  # internal: not mirrored
+    assert len(list((_version(g.store) / "refs").glob("part-*.parquet"))) >= 3
+    for name in _TABLES:
+        want = _store.read_table(g.store, name)
+        assert pl.read_parquet(store / name / "*.parquet").equals(want), name
+        sql = f"select count(*) from read_parquet('{store / name}/*.parquet')"
+        assert duckdb.sql(sql).fetchall()[0][0] == want.height, name
+        assert len(pd.read_parquet(store / name)) == want.height, name
+    assert g.nodes.equals(pl.read_parquet(store / "nodes" / "*.parquet"))
+
+
+def test_one_file_edit_rewrites_only_its_parts(shop, tmp_path, small_parts) -> None:
+    store = str(tmp_path / "store")
+    shutil.rmtree(shop / ".ctxframe" / "adapters")  # adapters force a full resolution
+    cf.index(str(shop), store=store, progress=False)
+    before = _files(_version(store))
+    target = "services/payments/refund_processor.py"
+    bounds = json.loads((Path(store) / "meta.json").read_text())["part_bounds"]
+    (shop / target).write_text(
+        (shop / target).read_text() + "\n\ndef appended_helper(x):\n    return len(str(x))\n"
+    )
+    report = cf.index(str(shop), store=store, progress=False).report
+    assert report.mode.startswith("delta"), report.mode
+    after = _files(_version(store))
+    part = int(_parts.part_of(bounds, pl.Series([target]))[0])
+    for name in ("nodes", "refs"):
+        mine = _parts.rel(name, part)
+        others = [r for r in before if r.startswith(f"{name}/") and r != mine]
+        assert others, name
+        assert all(after.get(r) == before[r] for r in others), f"{name}: other parts rewritten"
+        assert after.get(mine) != before.get(mine), f"{name}: the edited file's part kept"
+    _assert_equal_to_rebuild(shop, store, tmp_path)
+
+
+def test_store_of_one_file_per_table_converts(shop, tmp_path, small_parts) -> None:
+    """A store written before parts (schema version 4: `nodes.parquet`, …) is read as it is,
+    and the next index writes every table in parts."""
+    store = str(tmp_path / "store")
+    cf.index(str(shop), store=store, progress=False)
+    version = _version(store)
+    meta = json.loads((version / "meta.json").read_text())
+    parts = {}
+    for folder in [p for p in version.iterdir() if p.is_dir() and p.name != "cache"]:
+        frame = pl.read_parquet(folder / "*.parquet")
+        shutil.rmtree(folder)
+        frame.write_parquet(version / f"{folder.name}.parquet")
+        data = (version / f"{folder.name}.parquet").read_bytes()
+        parts[f"{folder.name}.parquet"] = {"table": folder.name, "size": len(data),
+                                           "sha256": _store.file_hash(data)}  # fmt: skip
+    parts.update({r: i for r, i in meta["parts"].items() if r.endswith(".arrow")})
+    meta.update(parts=parts, schema_version=4)
+    meta.pop("part_bounds")
+    (version / "meta.json").write_text(json.dumps(meta))
+    old = cf.open(str(shop), store=store)
+    assert old.query("refund").hits.height and old.nodes["id"].is_sorted()
+    (shop / "services" / "payments" / "gateway.py").write_text(
+        (shop / "services" / "payments" / "gateway.py").read_text() + "\n# touched\n"
+    )
+    cf.index(str(shop), store=store, progress=False)
+    names = set(_files(_version(store)))
+    assert not {n for n in names if n.endswith(".parquet") and "/" not in n}
+    assert {"nodes/part-000.parquet", "refs/part-000.parquet"} <= names
+    _assert_equal_to_rebuild(shop, store, tmp_path)
+
+
+_PATHS = st.lists(st.text(alphabet="ab/._-:", min_size=1, max_size=6), max_size=30)
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(_PATHS, _PATHS)
+def test_split_parts_are_the_table_in_order(keys: list[str], bounds: list[str]) -> None:
+    bounds = sorted(set(bounds))
+    frame = pl.DataFrame({"id": sorted(keys), "n": range(len(keys))})
+    got = _parts.split("nodes", frame, bounds)
+    assert 0 in got
+    assert pl.concat([got[i] for i in sorted(got)]).equals(frame)
+    for i, part in got.items():
+        assert (_parts.part_of(bounds, part["id"]) == i).all()
+    placed = _parts.split("refs", frame.rename({"id": "path"}), bounds)
+    assert sum(p.height for p in placed.values()) == frame.height
+    for i, part in placed.items():
+        assert (_parts.part_of(bounds, part["path"]) == i).all()
