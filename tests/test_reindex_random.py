@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ctxframe as cf
+from ctxframe._store import parts as _parts
 from ctxframe._store import tables as _store
 
 # file -> (line comment, a new function named {name} calling {callee})
@@ -68,11 +69,23 @@ def _tables(store: str) -> dict[str, pl.DataFrame]:
     derandomize=not os.environ.get("CTXFRAME_RANDOM_EDITS"),
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
-@given(edits=st.lists(_edit, min_size=1, max_size=3))
-def test_random_edits_equal_full_rebuild(tmp_path_factory, bare_shop_template: Path, edits) -> None:
+@given(edits=st.lists(_edit, min_size=1, max_size=3), many_parts=st.booleans())
+def test_random_edits_equal_full_rebuild(
+    tmp_path_factory, bare_shop_template: Path, monkeypatch, edits, many_parts: bool
+) -> None:
+    """With `many_parts`, every table is stored in several parts (ctxframe._store.parts)."""
     work = tmp_path_factory.mktemp("random")
     shutil.copytree(bare_shop_template, work, symlinks=True, dirs_exist_ok=True)
     root, store = work / "shop", str(work / "inc")
+    with monkeypatch.context() as patch:
+        if many_parts:
+            patch.setattr(_parts, "PART_BYTES", 1500)
+            cf.index(str(root), store=store, rebuild=True, progress=False)
+            assert len(_store.Snapshot(store).bounds()) >= 3
+        _edit_and_compare(work, root, store, edits)
+
+
+def _edit_and_compare(work: Path, root: Path, store: str, edits) -> None:
     for n, edit in enumerate(edits):
         _apply(root, *edit)
         report = cf.index(str(root), store=store, progress=False).report

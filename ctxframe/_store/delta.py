@@ -440,15 +440,22 @@ def tokens(prev, nodes: pl.DataFrame, changed: list[str], content: pl.DataFrame 
     gone = _ranges(ids0, changed)  # node rows of the changed files: token row ranges
     bounds = pl.Series([b for span in gone for b in span], dtype=pl.UInt32)
     at = old["node"].search_sorted(bounds, side="left").to_list()
-    kept = _without(old, [(at[i], at[i + 1]) for i in range(0, len(at), 2)])
+    token_spans = [(at[i], at[i + 1]) for i in range(0, len(at), 2)]
+    kept = _without(old, token_spans)
     spans = _ranges(ids, changed)
     mine = _rows(nodes, spans)
     parts = [node_counts(mine).collect().cast(_COUNTS)]
     if content is not None and content.height:
         parts.append(content.cast(_COUNTS).filter(pl.col("node_id").is_in(mine["id"].implode())))
     fresh = pl.concat(parts)
-    used = kept["token"].unique()
-    vocab = pl.concat([vocab0.gather(used), fresh["token"].unique()]).unique().sort()
+    # words only the replaced rows used leave the vocabulary (every stored word is used)
+    maybe = _rows(old, token_spans)["token"].unique()
+    words = kept["token"]
+    still = words.filter(words.is_in(maybe.implode())).unique()
+    unused = maybe.filter(~maybe.is_in(still.implode()))
+    codes = vocab0.to_frame().with_row_index("code")
+    vocab = codes.filter(~pl.col("code").is_in(unused.cast(pl.UInt32).implode()))["token"]
+    vocab = pl.concat([vocab, fresh["token"].unique()]).unique().sort()
     if not ids0.equals(ids):  # rows moved: the carried rows' node codes follow them
         kept = kept.with_columns(node=ids.search_sorted(ids0).cast(pl.UInt32).gather(kept["node"]))
     if not vocab.equals(vocab0):
