@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxframe._core.schema import NODES, TOKENS, VOCAB
+from ctxframe._rank import fields
 from ctxframe._rank.fields import body_counts, token_table
 from ctxframe._rank.tokens import (
     QUERY_STOPWORDS,
@@ -190,9 +191,18 @@ def test_token_table_fields_codes_and_counts() -> None:
     assert "qualname" not in got["svc/pay.py"]  # a file's qualname is its path
 
 
-def test_token_table_carries_stored_rows_for_unread_files() -> None:
+@pytest.mark.parametrize("keys", ["strings", "categories"])
+def test_token_table_carries_stored_rows_for_unread_files(keys: str, monkeypatch) -> None:
     """A re-index carries the rows of files it did not read (their bodies exist only in the
-    stored table) and the result equals a table made from scratch."""
+    stored table) and the result equals a table made from scratch; with the body counts'
+    keys as categories (a large tree) and the name fields counted a slice at a time, too."""
+    coded = pl.Categorical(pl.Categories.random()) if keys == "categories" else None
+    if coded is not None:
+        monkeypatch.setattr(fields, "_SLICE", 2)
+
+    def counts(frame: pl.DataFrame) -> pl.DataFrame:  # the body counts, keyed as this case
+        return body_counts(frame, coded)
+
     rows = [
         ("a.py::f", "function", "f", "f", "a.py", "def f()", None),
         ("a.py", "file", "a.py", None, "a.py"),
@@ -203,17 +213,17 @@ def test_token_table_carries_stored_rows_for_unread_files() -> None:
     bodies = pl.DataFrame(
         {"node_id": ["a.py::f", "b.py::g"], "text": ["alpha beta", "gamma delta"]}
     )
-    full = token_table(nodes, body_counts(bodies))
+    full = token_table(nodes, counts(bodies))
     # b.py changes: a new function; a.py is not read again
     rows2 = [*rows, ("b.py::h", "function", "h", "h", "b.py", "def h()", None)]
     nodes2 = _nodes(rows2).sort("id")
     bodies2 = pl.DataFrame(
         {"node_id": ["a.py::f", "b.py::g", "b.py::h"], "text": ["alpha beta", "gamma", "omega"]}
     )
-    scratch = token_table(nodes2, body_counts(bodies2))
+    scratch = token_table(nodes2, counts(bodies2))
     carried = token_table(
         nodes2,
-        body_counts(bodies2.filter(pl.col("node_id").str.starts_with("b.py"))),
+        counts(bodies2.filter(pl.col("node_id").str.starts_with("b.py"))),
         previous=full,
         previous_ids=nodes["id"],
         carry=pl.Series(["a.py", "a.py::f"]),
@@ -221,6 +231,8 @@ def test_token_table_carries_stored_rows_for_unread_files() -> None:
     assert carried.tokens.equals(scratch.tokens)
     assert carried.vocab.equals(scratch.vocab)
     assert "delta" not in carried.vocab["token"].to_list()  # no token without a row
+    plain = token_table(nodes2, body_counts(bodies2))
+    assert scratch.tokens.equals(plain.tokens) and scratch.vocab.equals(plain.vocab)
 
 
 def test_token_frequencies_idf_formula() -> None:

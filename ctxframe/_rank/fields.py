@@ -91,8 +91,12 @@ def node_counts(nodes: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
-def body_counts(content: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
-    """``node_id, field, token, tf`` of the ``body`` field from ``node_id, text`` rows.
+def body_counts(
+    content: pl.DataFrame | pl.LazyFrame, keys: pl.DataType | None = None
+) -> pl.DataFrame:
+    """``node_id, field, token, tf`` of the ``body`` field from ``node_id, text`` rows; with
+    ``keys`` (a categorical type), ``node_id`` and ``token`` are its categories: 4 bytes a row
+    instead of a string each, which is what a kernel's tens of millions of rows need.
 
     Words (maximal runs of token characters) are counted first and only the distinct words
     are split into tokens: the split cannot cross a word, and a body repeats its words."""
@@ -110,6 +114,7 @@ def body_counts(content: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame:
         .group_by("node_id", "token")
         .agg(tf=pl.col("n").sum())
         .select("node_id", field=pl.lit(BODY, pl.UInt8), token="token", tf="tf")
+        .with_columns(pl.col("node_id", "token").cast(keys or pl.String))
         .collect(engine=ENGINE)
     )
 
@@ -123,27 +128,27 @@ def row_of(ids: pl.Series, keys: pl.Series) -> pl.Series:
     return pl.DataFrame({"k": keys}).join(rows, on="k", how="left", maintain_order="left")["r"]
 
 
-def _encode(counts: pl.DataFrame, node_ids: pl.Series, vocab: pl.Series) -> pl.DataFrame:
-    """Counts with string keys as integer codes (every key present in both; vocab sorted):
-    hash joins to each key's row, far cheaper than a binary search over strings."""
-    rows = pl.DataFrame(
-        {"node_id": node_ids, "node": pl.int_range(node_ids.len(), dtype=pl.UInt32, eager=True)}
-    )
-    codes = pl.DataFrame(
-        {"token": vocab, "code": pl.int_range(vocab.len(), dtype=pl.UInt32, eager=True)}
-    )
+def _keyed(counts: pl.DataFrame, rows: pl.DataFrame, words: pl.DataType) -> pl.DataFrame:
+    """Counts with the node as its row in the nodes table (`rows`: node_id -> node; a count
+    of a node not there is dropped) and the token as a category of `words`."""
+    key = rows.schema["node_id"]
     return (
         counts.lazy()
+        .with_columns(pl.col("node_id").cast(key), pl.col("token").cast(words))
         .join(rows.lazy(), on="node_id")
-        .join(codes.lazy(), on="token")
-        .select(
-            "node",
-            pl.col("field").cast(pl.UInt8),
-            token="code",
-            tf=pl.col("tf").clip(upper_bound=MAX_TF).cast(pl.UInt16),
-        )
+        .select("node", pl.col("field").cast(pl.UInt8), "token", "tf")
         .collect(engine=ENGINE)
     )
+
+
+def _words_type(content: pl.DataFrame | None) -> pl.DataType:
+    """The type the body counts' tokens are in: a large tree's categories, else strings."""
+    if content is not None and isinstance(content.schema["token"], pl.Categorical):
+        return content.schema["token"]
+    return pl.String
+
+
+_SLICE = 250_000  # node rows whose name fields are counted at once
 
 
 def token_table(
@@ -156,30 +161,60 @@ def token_table(
 ) -> TokenTable:
     """The token table of ``nodes`` (sorted by id, as stored).
 
-    ``content`` holds the ``body`` counts (:func:`body_counts`) of the nodes whose files were
-    read this run. With ``previous`` (the stored table, its nodes' ids ``previous_ids`` in
-    stored order), the rows of the node ids in ``carry`` are taken from it, re-coded, instead
-    of being made again (their files were not re-read, so their bodies exist only there);
-    every other node's fields are made from its row. The result equals a table made from
+    ``content`` holds the ``body`` counts (:func:`body_counts`; its keys strings or, for a
+    large tree, categories) of the nodes whose files were read this run. With ``previous``
+    (the stored table, its nodes' ids ``previous_ids`` in stored order), the rows of the node
+    ids in ``carry`` are taken from it, re-coded, instead of being made again (their files
+    were not re-read, so their bodies exist only there); every other node's fields are made
+    from its row. The name fields are counted a slice of nodes at a time and every count is
+    kept as codes (node row, token category) until the vocabulary is known, so the strings of
+    a kernel-sized table are never all in memory. The result equals a table made from
     scratch."""
     ids = nodes["id"]
     carrying = previous is not None and previous_ids is not None and carry is not None
     if carrying:  # a node the stored table does not hold is made afresh
         carry = carry.filter(carry.is_in(previous_ids.implode()))
     fresh_nodes = nodes.filter(~pl.col("id").is_in(carry.implode())) if carrying else nodes
-    parts = [node_counts(fresh_nodes).collect(engine=ENGINE).cast(_COUNTS)]
+    words = _words_type(content)
+    key = content.schema["node_id"] if content is not None else pl.String
+    rows = pl.DataFrame(
+        {"node_id": ids.cast(key), "node": pl.int_range(ids.len(), dtype=pl.UInt32, eager=True)}
+    )
+    parts = [
+        _keyed(node_counts(fresh_nodes.slice(lo, _SLICE)).collect(engine=ENGINE), rows, words)
+        for lo in range(0, fresh_nodes.height, _SLICE)
+    ]
     if content is not None and content.height:
-        parts.append(content.cast(_COUNTS))
-    fresh = pl.concat(parts).filter(pl.col("node_id").is_in(ids.implode()))
-    words = fresh["token"].unique()
+        parts.append(_keyed(content, rows, words))
+    del rows
+    used = pl.concat([p["token"].unique() for p in parts] or [pl.Series([], dtype=words)])
+    used = used.unique()
+    names = [used.cast(pl.String)]
     kept = None
     if carrying and carry.len():
         old = previous.tokens
         keep_old = previous_ids.is_in(carry.implode()) & previous_ids.is_in(ids.implode())
         kept = old.filter(keep_old.gather(old["node"]))
-        words = pl.concat([words, previous.vocab["token"].gather(kept["token"].unique())])
-    vocab = words.unique().sort()
-    tokens = _encode(fresh, ids, vocab)
+        names.append(previous.vocab["token"].gather(kept["token"].unique()))
+    vocab = pl.concat(names).unique().sort()
+    code = pl.DataFrame(
+        {"token": used, "code": vocab.search_sorted(used.cast(pl.String)).cast(pl.UInt32)}
+    )
+    coded = []
+    while parts:  # each part's categories become codes, and the part is dropped
+        part = parts.pop(0)
+        coded.append(
+            part.join(code, on="token").select(
+                "node",
+                "field",
+                token="code",
+                tf=pl.col("tf").clip(upper_bound=MAX_TF).cast(pl.UInt16),
+            )
+        )
+        del part
+    schema = {"node": pl.UInt32, "field": pl.UInt8, "token": pl.UInt32, "tf": pl.UInt16}
+    tokens = pl.concat(coded) if coded else pl.DataFrame(schema=schema)
+    del coded
     if kept is not None and kept.height:
         node_map = row_of(ids, previous_ids)  # only carried (present) nodes are gathered
         token_map = vocab.search_sorted(previous.vocab["token"]).cast(pl.UInt32)

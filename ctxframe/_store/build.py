@@ -237,11 +237,13 @@ def _extract_all(
     spill: str | None = None,
     processes: int | None = None,
     xc: _xcache.Session | None = None,
+    words: pl.DataType | None = None,
 ) -> list[Batch]:
     """Extract the jobs (in `processes` worker processes, default one per core); with many
     chunks each batch's references go to a scratch Parquet file under `spill` and stay there
     (`Batch.refs` is then a LazyFrame scanning it). With an extraction cache session `xc`,
-    files found there are not parsed, and the others' rows are added to it."""
+    files found there are not parsed, and the others' rows are added to it. `words`: the
+    categorical type the body counts' keys are kept in (see `_rank.fields.body_counts`)."""
     if packs:  # user language packs: parsed in a guarded child, one file at a time
         from ctxframe._core.languages import language_for
         from ctxframe._ingest.packs import extract_guarded
@@ -252,23 +254,26 @@ def _extract_all(
         if mine:
             taken = {p for p, _ in mine}
             rest = [j for j in jobs if j[0] not in taken]
-            guarded = [_framed(b) for b in extract_guarded(root, mine, packs)]
-            batches = _extract_all(root, rest, progress, spill=spill, processes=processes, xc=xc)
+            guarded = [_framed(b, words) for b in extract_guarded(root, mine, packs)]
+            batches = _extract_all(root, rest, progress, spill=spill, processes=processes, xc=xc,
+                                   words=words)  # fmt: skip
             return batches + guarded
     hit = None
     if xc is not None:
         hit, jobs = xc.lookup(root, jobs)
+        if hit is not None and words is not None:
+            hit.content = hit.content.with_columns(pl.col("node_id", "token").cast(words))
         if hit is not None and spill is not None and len(jobs) + len(hit.files) > _SPILL_FILES:
             hit.refs.write_parquet(os.path.join(spill, "refs-cached.parquet"))
             hit.refs = pl.scan_parquet(os.path.join(spill, "refs-cached.parquet"))
-    return _extract_pool(root, jobs, progress, spill, processes, xc) + ([hit] if hit else [])
+    return _extract_pool(root, jobs, progress, spill, processes, xc, words) + ([hit] if hit else [])
 
 
-def _extract_pool(root, jobs, progress, spill, processes, xc) -> list[Batch]:
+def _extract_pool(root, jobs, progress, spill, processes, xc, words=None) -> list[Batch]:
     """`_extract_all` for jobs of built-in languages."""
     workers = processes or os.cpu_count() or 1
     if len(jobs) < _POOL_MIN_FILES or workers < 2:
-        batch = _framed(extract_batch(root, jobs, packed=False))
+        batch = _framed(extract_batch(root, jobs, packed=False), words)
         if xc is not None:
             xc.add(batch)
         return [batch]
@@ -301,7 +306,7 @@ def _extract_pool(root, jobs, progress, spill, processes, xc) -> list[Batch]:
     # its futures at some later moment and prints "Exception ignored" with a traceback
     with _reaped(pool), closing(batches):
         for i, batch in enumerate(batches):
-            results.append(_framed(batch))  # frees the batch's Python lists as it arrives
+            results.append(_framed(batch, words))  # frees the batch's Python lists
             if xc is not None:
                 xc.add(batch)
             if spill is not None:
@@ -365,8 +370,9 @@ def _interactive() -> bool:
     return ip is not None and type(ip).__name__ == "ZMQInteractiveShell"
 
 
-def _framed(batch: Batch) -> Batch:
-    """The batch with its columns turned into Polars frames (far smaller than Python lists)."""
+def _framed(batch: Batch, words: pl.DataType | None = None) -> Batch:
+    """The batch with its columns turned into Polars frames (far smaller than Python lists);
+    the body counts' keys as categories of `words` when given."""
     # Credentials written in strings are masked before anything is stored (_ingest.redact).
     batch.defs = redact_frame(_unpacked(batch.defs, _DEF_SCHEMA), ("signature", "doc"))
     batch.refs = redact_frame(_unpacked(batch.refs, _REF_SCHEMA), _REDACTED_REFS)
@@ -377,7 +383,7 @@ def _framed(batch: Batch) -> Batch:
         pl.DataFrame(batch.boundary_edges, schema=BOUNDARY_EDGE_COLS)
     )
     text = _unpacked({c: batch.content.get(c, []) for c in CONTENT_COLUMNS}, _CONTENT_SCHEMA)
-    batch.content = body_counts(redact_rows(text, "text"))  # counts: far smaller than text
+    batch.content = body_counts(redact_rows(text, "text"), words)  # far smaller than text
     return batch
 
 
@@ -604,8 +610,11 @@ def _extract(run: _Run, jobs: list[tuple[str, str | None]]) -> None:
     use = run.cache and _xcache.enabled() and len(jobs) >= _xcache.MIN_JOBS
     xc = _xcache.Session() if use else None
     try:
+        # a large tree's body counts keep their keys as categories of their own (freed
+        # with this run): strings would be most of its memory
+        words = pl.Categorical(pl.Categories.random()) if len(jobs) > _SPILL_FILES else None
         run.batches = _extract_all(
-            run.root, jobs, run.progress, tuple(run.packs), run.spill, run.processes, xc
+            run.root, jobs, run.progress, tuple(run.packs), run.spill, run.processes, xc, words
         )
     except BaseException:
         if xc is not None:

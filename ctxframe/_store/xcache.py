@@ -286,13 +286,14 @@ class Session:
             "refs": batch.refs,
             "bnodes": batch.boundary_nodes,
             "bedges": batch.boundary_edges,
-            "content": batch.content,
+            "content": batch.content.with_columns(pl.col("node_id", "token").cast(pl.String)),
         }
         if len(keep) < sum(f.skip_reason is None for f in batch.files):  # rows of others
             paths = files["path"].implode()
+            content = tables["content"]
             tables = {k: v.filter(pl.col("path").is_in(paths)) for k, v in tables.items()
                       if k != "content"}  # fmt: skip
-            tables["content"] = batch.content.filter(
+            tables["content"] = content.filter(
                 pl.col("node_id").is_in(tables["defs"]["id"].append(files["path"]).implode())
             )
         try:
