@@ -141,19 +141,19 @@ def _keyed(counts: pl.DataFrame, rows: pl.DataFrame, words: pl.DataType) -> pl.D
     )
 
 
-def _words_type(content: pl.DataFrame | None) -> pl.DataType:
+def _words_type(content: list[pl.DataFrame]) -> pl.DataType:
     """The type the body counts' tokens are in: a large tree's categories, else strings."""
-    if content is not None and isinstance(content.schema["token"], pl.Categorical):
-        return content.schema["token"]
+    if content and isinstance(content[0].schema["token"], pl.Categorical):
+        return content[0].schema["token"]
     return pl.String
 
 
-_SLICE = 250_000  # node rows whose name fields are counted at once
+_SLICE = 100_000  # node rows whose name fields are counted at once
 
 
 def token_table(
     nodes: pl.DataFrame,
-    content: pl.DataFrame | None = None,
+    content: pl.DataFrame | list[pl.DataFrame] | None = None,
     *,
     previous: TokenTable | None = None,
     previous_ids: pl.Series | None = None,
@@ -162,7 +162,8 @@ def token_table(
     """The token table of ``nodes`` (sorted by id, as stored).
 
     ``content`` holds the ``body`` counts (:func:`body_counts`; its keys strings or, for a
-    large tree, categories) of the nodes whose files were read this run. With ``previous``
+    large tree, categories) of the nodes whose files were read this run, as one frame or a
+    list of them (taken out of the list, and so freed, one at a time). With ``previous``
     (the stored table, its nodes' ids ``previous_ids`` in stored order), the rows of the node
     ids in ``carry`` are taken from it, re-coded, instead of being made again (their files
     were not re-read, so their bodies exist only there); every other node's fields are made
@@ -175,8 +176,9 @@ def token_table(
     if carrying:  # a node the stored table does not hold is made afresh
         carry = carry.filter(carry.is_in(previous_ids.implode()))
     fresh_nodes = nodes.filter(~pl.col("id").is_in(carry.implode())) if carrying else nodes
+    content = [content] if isinstance(content, pl.DataFrame) else content or []
     words = _words_type(content)
-    key = content.schema["node_id"] if content is not None else pl.String
+    key = content[0].schema["node_id"] if content else pl.String
     rows = pl.DataFrame(
         {"node_id": ids.cast(key), "node": pl.int_range(ids.len(), dtype=pl.UInt32, eager=True)}
     )
@@ -184,8 +186,8 @@ def token_table(
         _keyed(node_counts(fresh_nodes.slice(lo, _SLICE)).collect(engine=ENGINE), rows, words)
         for lo in range(0, fresh_nodes.height, _SLICE)
     ]
-    if content is not None and content.height:
-        parts.append(_keyed(content, rows, words))
+    while content:
+        parts.append(_keyed(content.pop(0), rows, words))
     del rows
     used = pl.concat([p["token"].unique() for p in parts] or [pl.Series([], dtype=words)])
     used = used.unique()
@@ -213,7 +215,7 @@ def token_table(
         )
         del part
     schema = {"node": pl.UInt32, "field": pl.UInt8, "token": pl.UInt32, "tf": pl.UInt16}
-    tokens = pl.concat(coded) if coded else pl.DataFrame(schema=schema)
+    tokens = pl.concat(coded, rechunk=False) if coded else pl.DataFrame(schema=schema)
     del coded
     if kept is not None and kept.height:
         node_map = row_of(ids, previous_ids)  # only carried (present) nodes are gathered
@@ -221,6 +223,18 @@ def token_table(
         kept = kept.with_columns(
             node=node_map.gather(kept["node"]), token=token_map.gather(kept["token"])
         )
-        tokens = pl.concat([kept.cast(tokens.schema), tokens])
-    tokens = tokens.sort("node", "field", "token").cast(dict(TOKENS))
-    return TokenTable(tokens, pl.DataFrame({"token": vocab}).cast(dict(VOCAB)))
+        tokens = pl.concat([kept.cast(tokens.schema), tokens], rechunk=False)
+    return TokenTable(_sorted(tokens, ids.len()), pl.DataFrame({"token": vocab}).cast(dict(VOCAB)))
+
+
+def _sorted(tokens: pl.DataFrame, n_nodes: int) -> pl.DataFrame:
+    """The table sorted by (node, field, token), a range of nodes at a time: a sort of the
+    whole table at once needs several times its size in keys and indices."""
+    if n_nodes <= _SLICE:
+        return tokens.sort("node", "field", "token").cast(dict(TOKENS))
+    node = pl.col("node")
+    ranges = [
+        tokens.filter((node >= lo) & (node < lo + _SLICE)).sort("node", "field", "token")
+        for lo in range(0, n_nodes, _SLICE)
+    ]
+    return pl.concat(ranges, rechunk=False).cast(dict(TOKENS))

@@ -494,10 +494,17 @@ class _Run:
     gomods: dict[str, str] = field(default_factory=dict)
     processes: int | None = None  # extraction worker processes (None: one per core)
     changed: frozenset[str] | None = None  # paths a watcher saw change; None: walk everything
-    content: pl.DataFrame | None = None  # token counts of the bodies of the files parsed
+    # token counts of the bodies of the files parsed, a frame per batch (kept apart so the
+    # token table can drop each as it takes it)
+    content: list[pl.DataFrame] = field(default_factory=list)
     cache: bool = True  # use the extraction cache (ctxframe._store.xcache)
     cached: int = 0  # files whose rows the extraction cache gave
     adapters: Started | None = None  # the repository's adapters, running since the start
+
+    def take_content(self) -> list[pl.DataFrame]:
+        """The body counts, no longer held by the run (their last user can free them)."""
+        content, self.content = self.content, []
+        return content
 
 
 def _index(run: _Run, rebuild: bool) -> IndexReport:
@@ -623,7 +630,7 @@ def _extract(run: _Run, jobs: list[tuple[str, str | None]]) -> None:
     if xc is not None:
         xc.close()
         run.cached = xc.hits
-    run.content = pl.concat([b.content for b in run.batches]) if run.batches else None
+    run.content = [b.content for b in run.batches]
     for b in run.batches:
         b.content = None
     _trace("extract")
@@ -714,7 +721,7 @@ def _try_delta(run: _Run) -> IndexReport | None:
     written = {"nodes": delta.nodes, "edges": delta.edges}
     written = {k: v for k, v in written.items() if k not in delta.same}
     if run.reparsed:  # the re-read files' bodies changed, if nothing else did
-        table = _delta.tokens(prev, delta.nodes, run.reparsed, run.content)
+        table = _delta.tokens(prev, delta.nodes, run.reparsed, _concat(run.content))
         written.update(tokens=table.tokens, vocab=table.vocab)
     tables = {"files": files, **(written if run.reparsed else {})}
     refs = delta.refs if run.reparsed else None
@@ -878,13 +885,17 @@ def _extra(run: _Run, defs, stubs, bnodes, edges, bedges):
     return extra_n, extra_e, adapters_report, dial_report
 
 
+def _concat(frames: list[pl.DataFrame]) -> pl.DataFrame | None:
+    return pl.concat(frames) if frames else None
+
+
 def _tokens(nodes: pl.DataFrame, run: _Run) -> TokenTable:
     """The token table of `nodes` (ctxframe._rank.fields): `run.content` holds the bodies of
     the files read this run; with a stored index, every other file's nodes keep their stored
     rows (a node's fields depend only on its row and its file's bytes)."""
     prev = run.prev
-    if prev is None:
-        return token_table(nodes, run.content)
+    if prev is None:  # the body counts are handed over: token_table drops them once keyed
+        return token_table(nodes, run.take_content())
     carry = nodes.filter(
         ~pl.col("path").is_in(pl.Series(run.reparsed, dtype=pl.String).implode())
         & (pl.col("kind") != "module")
@@ -893,8 +904,9 @@ def _tokens(nodes: pl.DataFrame, run: _Run) -> TokenTable:
     )["id"]
     previous = TokenTable(prev["tokens"], prev["vocab"])
     return token_table(
-        nodes, run.content, previous=previous, previous_ids=prev["nodes"]["id"], carry=carry
-    )
+        nodes, run.take_content(), previous=previous, previous_ids=prev["nodes"]["id"],
+        carry=carry,
+    )  # fmt: skip
 
 
 _SORT_ROWS = 500_000

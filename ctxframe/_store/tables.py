@@ -594,6 +594,8 @@ class Staging:
                 ),
                 compression="snappy",
                 statistics=False,
+                # each open part buffers a row group: small ones keep tens of parts cheap
+                row_group_size=8192,
             )
             for file in sorted(os.listdir(folder)):
                 self._record(name, f"{name}/{file}")
