@@ -134,8 +134,11 @@ def bench_cli_watch(tree: Path, target: Path, repeat: int, debounce: int) -> dic
     store = tree / ".ctxframe" / "graph"
     cmd = [*c.ctxframe_cmd(), "watch", "--repo", str(tree), "--json", "--debounce", str(debounce)]
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL
-    )
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+        # Ctrl-C must reach it even when this bench was started in the background (a shell
+        # starts background jobs with SIGINT ignored, and a child inherits that)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
     lines = _Lines(proc)
     runs = []
     try:

@@ -298,7 +298,7 @@ class Snapshot:
         frames = [self._memo_part(rel) for rel in self.files_of(name)]
         if any(f is None for f in frames):
             return None
-        return frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=False)
+        return frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=True)
 
     def _memo_part(self, rel: str) -> pl.DataFrame | None:
         info = self.parts[rel]
@@ -323,8 +323,14 @@ class Snapshot:
         """One table, verified and decoded; damage raises StoreCorrupt naming the fix."""
         if (frame := self._remembered(name)) is not None:
             return frame
-        frames = [self._decode(rel) for rel in self.files_of(name)]
-        frame = frames[0] if len(frames) == 1 else pl.concat(frames)
+        rels = self.files_of(name)
+        if len(rels) == 1:
+            frames = [self._decode(rels[0])]
+        else:  # parts decode side by side (Polars frees the GIL)
+            with ThreadPoolExecutor(max_workers=min(4, len(rels))) as pool:
+                frames = list(pool.map(self._decode, rels))
+        # one chunk, as a table in one file reads: chunked columns make every later gather slow
+        frame = frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=True)
         want = CONTRACT.get(name)
         if want is not None and frame.schema != want:
             raise _damaged(self.store, f"{name} has columns {list(frame.schema)}, not the schema")
