@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import polars as pl
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -63,6 +64,18 @@ def _tables(store: str) -> dict[str, pl.DataFrame]:
     return out
 
 
+@pytest.fixture(scope="module")
+def parted_template(tmp_path_factory, bare_shop_template: Path) -> Path:
+    """`bare_shop_template` with its store in several parts (ctxframe._store.parts)."""
+    work = tmp_path_factory.mktemp("parted")
+    shutil.copytree(bare_shop_template, work, symlinks=True, dirs_exist_ok=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_parts, "PART_BYTES", 1500)
+        cf.index(str(work / "shop"), store=str(work / "inc"), rebuild=True, progress=False)
+    assert len(_store.Snapshot(str(work / "inc")).bounds()) >= 3
+    return work
+
+
 @settings(
     max_examples=int(os.environ.get("CTXFRAME_RANDOM_EDITS", "8")),  # more: a longer hunt
     deadline=None,
@@ -71,18 +84,13 @@ def _tables(store: str) -> dict[str, pl.DataFrame]:
 )
 @given(edits=st.lists(_edit, min_size=1, max_size=3), many_parts=st.booleans())
 def test_random_edits_equal_full_rebuild(
-    tmp_path_factory, bare_shop_template: Path, monkeypatch, edits, many_parts: bool
+    tmp_path_factory, bare_shop_template: Path, parted_template: Path, edits, many_parts: bool
 ) -> None:
     """With `many_parts`, every table is stored in several parts (ctxframe._store.parts)."""
     work = tmp_path_factory.mktemp("random")
-    shutil.copytree(bare_shop_template, work, symlinks=True, dirs_exist_ok=True)
-    root, store = work / "shop", str(work / "inc")
-    with monkeypatch.context() as patch:
-        if many_parts:
-            patch.setattr(_parts, "PART_BYTES", 1500)
-            cf.index(str(root), store=store, rebuild=True, progress=False)
-            assert len(_store.Snapshot(store).bounds()) >= 3
-        _edit_and_compare(work, root, store, edits)
+    template = parted_template if many_parts else bare_shop_template
+    shutil.copytree(template, work, symlinks=True, dirs_exist_ok=True)
+    _edit_and_compare(work, work / "shop", str(work / "inc"), edits)
 
 
 def _edit_and_compare(work: Path, root: Path, store: str, edits) -> None:
