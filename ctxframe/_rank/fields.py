@@ -213,9 +213,7 @@ def token_table(
                 tf=pl.col("tf").clip(upper_bound=MAX_TF).cast(pl.UInt16),
             )
         )
-        del part
-    schema = {"node": pl.UInt32, "field": pl.UInt8, "token": pl.UInt32, "tf": pl.UInt16}
-    tokens = pl.concat(coded, rechunk=False) if coded else pl.DataFrame(schema=schema)
+    tokens = pl.concat(coded, rechunk=False) if coded else pl.DataFrame(schema=TOKENS)
     del coded
     if kept is not None and kept.height:
         node_map = row_of(ids, previous_ids)  # only carried (present) nodes are gathered

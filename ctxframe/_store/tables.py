@@ -546,9 +546,12 @@ class Staging:
                 parts = self._changed(name, parts, _parts.split(name, old[name], self.bounds))
             jobs += [(name, f, _parts.rel(name, i) if name in _parts.DATASETS else None)
                      for i, f in parts.items()]  # fmt: skip
+        self._write_all(jobs)
+
+    def _write_all(self, jobs: list[tuple[str, pl.DataFrame, str | None]]) -> None:
+        """Write (table, frame, part file) jobs, four at a time (Polars releases the GIL)."""
         with self._guard(), ThreadPoolExecutor(max_workers=max(1, min(4, len(jobs)))) as pool:
-            futures = [pool.submit(self._write, *job) for job in jobs]
-            for f in futures:
+            for f in [pool.submit(self._write, *job) for job in jobs]:
                 f.result()
 
     def _changed(self, name: str, parts: dict, before: dict) -> dict[int, pl.DataFrame]:
@@ -586,9 +589,9 @@ class Staging:
         folder = os.path.join(self.tmp, name)
         with self._guard():
             os.makedirs(folder)
-            placed = query.join(places, left_on=key, right_on="path", how="left",
-                                maintain_order="left", suffix="_part_path")  # fmt: skip
-            placed = placed.select(*query.collect_schema().names(), pl.col("part").fill_null(0))
+            placed = query.join(
+                places, left_on=key, right_on="path", how="left", maintain_order="left"
+            ).with_columns(pl.col("part").fill_null(0))
             placed.sink_parquet(
                 pl.PartitionBy(
                     folder,
@@ -611,13 +614,10 @@ class Staging:
     def put_parts(self, name: str, parts: dict[int, pl.DataFrame]) -> None:
         """Write these parts of a table (an empty one is left out, but for part 0) and carry
         every other part of the base version over (hard-linked)."""
+        self._write_all(
+            [(name, f, _parts.rel(name, i)) for i, f in parts.items() if f.height or not i]
+        )
         with self._guard():
-            jobs = {i: f for i, f in parts.items() if f.height or not i}
-            with ThreadPoolExecutor(max_workers=max(1, min(4, len(jobs)))) as pool:
-                futures = [pool.submit(self._write, name, f, _parts.rel(name, i))
-                           for i, f in jobs.items()]  # fmt: skip
-                for f in futures:
-                    f.result()
             if self.base is not None:
                 for rel, info in self.base.info(name):
                     if info.get("part") not in parts:
