@@ -12,7 +12,7 @@ import polars as pl
 
 from ctxframe._graph.edges import EdgeIndex, SubsetEdgeIndex
 from ctxframe._graph.lookup import SymbolIndex
-from ctxframe._graph.traverse import DEPENDENCY_KINDS, Traversal
+from ctxframe._graph.traverse import Traversal
 from ctxframe._store import cache as _cache
 
 
@@ -104,12 +104,3 @@ class Lookups:
     @cached_property
     def traversal(self) -> Traversal:
         return Traversal(self.nodes, self.edges)
-
-    @cached_property
-    def ambiguous_dependencies(self) -> pl.DataFrame:
-        """(src, dst) of the AMBIGUOUS dependency edges a traversal leaves out by default."""
-        return self.edges.filter(
-            pl.col("dst").is_not_null()
-            & pl.col("kind").is_in(DEPENDENCY_KINDS)
-            & (pl.col("confidence") == "AMBIGUOUS")
-        ).select("src", "dst")

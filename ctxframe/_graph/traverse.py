@@ -1,7 +1,9 @@
-"""Graph traversal as DuckDB recursive queries over the edge table.
+"""Graph traversal: breadth-first walks over the dependency edges, a level at a time.
 
-`USING KEY (id)` keeps one row per node (its first, shortest depth), and the recursive step
-skips nodes already reached (`recurring.r`), so cycles end and work stays linear in edges.
+The edges are kept sorted by the end a walk leaves from, with each node row's range of them
+(an adjacency in compressed rows), so a level is one gather of its frontier's ranges: the work
+is linear in the edges the walk touches, not in the graph. A recursive SQL join scans every
+edge at every level instead, which on a kernel-sized graph is most of a deep walk's time.
 """
 
 from __future__ import annotations
@@ -11,38 +13,91 @@ import polars as pl
 DEPENDENCY_KINDS = ["calls", "imports", "extends", "implements", "contains"]
 
 
+class _Adjacency:
+    """Edges sorted by (from, to, kind, confidence) and each node row's range of them; kind
+    and confidence are codes into sorted lists, so their order is the strings' order."""
+
+    def __init__(self, edges: pl.DataFrame, n: int, kinds: pl.Series, confs: pl.Series):
+        e = edges.sort("f", "t", "kind", "confidence")
+        self.to, self.kind, self.confidence = e["t"], e["kind"], e["confidence"]
+        bounds = pl.int_range(0, n + 1, dtype=pl.Int32, eager=True)
+        self.offsets = e["f"].search_sorted(bounds, side="left").cast(pl.Int64)
+        self.kinds, self.confs = kinds, confs
+
+    def step(self, frontier: pl.Series, kinds: list[str] | None) -> pl.DataFrame:
+        """(prev, row, kind, confidence) of every edge leaving `frontier` (sorted rows), in
+        (prev, row, kind, confidence) order."""
+        ranges = pl.DataFrame(
+            {
+                "prev": frontier,
+                "lo": self.offsets.gather(frontier),
+                "hi": self.offsets.gather(frontier + 1),
+            }
+        ).filter(pl.col("hi") > pl.col("lo"))
+        at = ranges.select("prev", i=pl.int_ranges("lo", "hi")).explode("i")
+        out = at.select(
+            "prev",
+            row=self.to.gather(at["i"]),
+            kind=self.kind.gather(at["i"]),
+            confidence=self.confidence.gather(at["i"]),
+        )
+        if kinds:
+            codes = self.kinds.is_in(pl.Series(kinds, dtype=pl.String).implode()).arg_true()
+            out = out.filter(pl.col("kind").is_in(codes.cast(out.schema["kind"]).implode()))
+        return out
+
+
 class Traversal:
-    """Edge tables keyed by integer node rows, materialised once in DuckDB, and the walks."""
+    """Dependency edges keyed by integer node rows, and the walks over them."""
 
     def __init__(self, nodes: pl.DataFrame, edges: pl.DataFrame):
         self.ids = nodes["id"]
+        self._n = nodes.height
         rows = nodes.select("id", r=pl.int_range(pl.len(), dtype=pl.Int32))
-        dep = (
+        every = (
             edges.filter(pl.col("dst").is_not_null() & pl.col("kind").is_in(DEPENDENCY_KINDS))
             .join(rows.rename({"id": "src", "r": "s"}), on="src")
             .join(rows.rename({"id": "dst", "r": "d"}), on="dst")
             .select("s", "d", "kind", "confidence")
-            .unique()
         )
-        import duckdb  # only a traversal needs it: a CLI card or query does not pay its import
+        # every AMBIGUOUS edge, repeats kept: what a walk that leaves them out reports
+        self._ambiguous = every.filter(pl.col("confidence") == "AMBIGUOUS").select(
+            f="d", t="s", kind=pl.lit(0, pl.UInt8), confidence=pl.lit(0, pl.UInt8)
+        )
+        dep = every.unique()
+        del every
+        self._kinds = dep["kind"].unique().sort()
+        self._confs = dep["confidence"].drop_nulls().unique().sort()
+        self._dep = dep.select(
+            "s",
+            "d",
+            kind=pl.col("kind").cast(pl.Enum(self._kinds)).to_physical(),
+            confidence=pl.col("confidence").cast(pl.Enum(self._confs)).to_physical(),
+            sure=pl.col("confidence") != "AMBIGUOUS",
+        )
+        self._walks: dict[object, _Adjacency] = {}
 
-        self.con = duckdb.connect()
-        self.con.execute("SET threads = 1")  # small recursive steps: threads cost more than win
-        for name, frame in (
-            ("dep_all", dep),
-            ("dep_sure", dep.filter(pl.col("confidence") != "AMBIGUOUS")),
-        ):
-            self.con.register("_frame", frame)
-            self.con.execute(f"CREATE TABLE {name} AS SELECT * FROM _frame")
-            self.con.unregister("_frame")
-        for name in ("dep_all", "dep_sure"):  # both directions, for undirected paths
-            self.con.execute(
-                f"CREATE TABLE {name}_both AS SELECT s, d, kind, confidence FROM {name} "
-                f"UNION SELECT d AS s, s AS d, kind, confidence FROM {name}"
-            )
+    def _adjacency(self, include_ambiguous: bool, direction: str) -> _Adjacency:
+        """Built on first use: a CLI run walks one way over one confidence set."""
+        key = (include_ambiguous, direction)
+        if key not in self._walks:
+            dep = self._dep if include_ambiguous else self._dep.filter("sure")
+            forward = dep.select(f="s", t="d", kind="kind", confidence="confidence")
+            reverse = dep.select(f="d", t="s", kind="kind", confidence="confidence")
+            edges = {"forward": forward, "reverse": reverse}.get(direction)
+            if edges is None:  # both ways: a pair linked both ways is one step
+                edges = pl.concat([forward, reverse]).unique()
+            self._walks[key] = _Adjacency(edges, self._n, self._kinds, self._confs)
+        return self._walks[key]
 
-    def _table(self, include_ambiguous: bool, undirected: bool = False) -> str:
-        return ("dep_all" if include_ambiguous else "dep_sure") + ("_both" if undirected else "")
+    def ambiguous_left_out(self, rows: pl.Series) -> int:
+        """AMBIGUOUS dependency edges into `rows` from outside them (repeats counted)."""
+        if "ambiguous" not in self._walks:
+            adj = _Adjacency(self._ambiguous, self._n, self._kinds, self._confs)
+            self._walks["ambiguous"] = adj
+        into = self._walks["ambiguous"].step(rows.cast(pl.Int32).unique().sort(), None)
+        inside = pl.zeros(self._n, dtype=pl.Boolean, eager=True).scatter(rows, True)
+        return into.height - int(inside.gather(into["row"]).sum())
 
     def reach(
         self,
@@ -58,41 +113,39 @@ class Traversal:
         """Rows reachable from `start` within `depth` hops: (row, depth, prev, via, confidence).
 
         reverse=True walks edges backwards (who depends on the start); `stop_at` ends the walk
-        at the first depth that reaches that row.
+        at the first depth that reaches that row. A row is reached once, at its first depth,
+        through the smallest (prev, via, confidence) of the edges that reach it there.
         """
-        frm, to = ("d", "s") if reverse else ("s", "d")
-        table = self._table(include_ambiguous, undirected)
-        stop = (
-            ""
-            if stop_at is None
-            else "AND NOT EXISTS (SELECT 1 FROM recurring.r x WHERE x.row = $stop)"
-        )
-        if kinds:  # only these edge kinds (names are fixed identifiers, never user text)
-            stop += (
-                " AND e.kind IN (" + ", ".join(f"'{k}'" for k in kinds if k.isidentifier()) + ")"
+        way = "both" if undirected else ("reverse" if reverse else "forward")
+        adj = self._adjacency(include_ambiguous, way)
+        frontier = pl.Series("row", start, dtype=pl.Int32).unique().sort()
+        seen = pl.zeros(self._n, dtype=pl.Boolean, eager=True).scatter(frontier, True)
+        levels = [frontier.to_frame().with_columns(depth=pl.lit(0, pl.Int32))]
+        for level in range(1, depth + 1):
+            if frontier.is_empty() or (stop_at is not None and seen[stop_at]):
+                break
+            step = adj.step(frontier, kinds)
+            # Steps come in (prev, row, kind, confidence) order, so a row's first is its least.
+            new = (
+                step.filter(~seen.gather(step["row"]))
+                .unique("row", keep="first", maintain_order=True)
+                .sort("row")
             )
-        sql = f"""
-        WITH RECURSIVE r(row, depth, prev, via, confidence) USING KEY (row) AS (
-            SELECT unnest($start::INTEGER[]), 0, NULL::INTEGER, NULL::VARCHAR, NULL::VARCHAR
-            UNION
-            SELECT row, depth, step.prev, step.via, step.confidence FROM (
-                -- one row per newly reached node: the smallest (prev, via) wins, deterministically
-                SELECT e.{to} AS row, min(r.depth) + 1 AS depth,
-                       min({{'prev': r.row, 'via': e.kind, 'confidence': e.confidence}}) AS step
-                FROM r JOIN {table} e ON e.{frm} = r.row
-                WHERE r.depth < $depth
-                  AND NOT EXISTS (SELECT 1 FROM recurring.r seen WHERE seen.row = e.{to})
-                  {stop}
-                GROUP BY e.{to}
-            )
+            seen = seen.scatter(new["row"], True)
+            levels.append(new.with_columns(depth=pl.lit(level, pl.Int32)))
+            frontier = new["row"]
+        out = pl.concat(levels, how="diagonal")
+        return out.select(
+            "row",
+            "depth",
+            prev=pl.col("prev").cast(pl.Int32),
+            via=self._kinds.gather(out["kind"]) if "kind" in out else pl.lit(None, pl.String),
+            confidence=(
+                self._confs.gather(out["confidence"])
+                if "confidence" in out
+                else pl.lit(None, pl.String)
+            ),
         )
-        SELECT * FROM r
-        """
-        params = {"start": start, "depth": depth}
-        if stop_at is not None:
-            params["stop"] = stop_at
-        out = self.con.sql(sql, params=params).pl()
-        return out.sort("depth", "row").cast({"depth": pl.Int32, "row": pl.Int32})
 
     def with_ids(self, r: pl.DataFrame) -> pl.DataFrame:
         """Replace integer rows by node ids."""
@@ -126,13 +179,20 @@ class Traversal:
             return [], fwd, bwd
         # Edges between consecutive BFS layers form a DAG holding every shortest path from a;
         # keep the part that leads to b.
-        self.con.register("_fwd", fwd.select("row", "depth"))
-        layered = self.con.sql(
-            f"""SELECT e.s, e.d, e.kind, e.confidence FROM {self._table(**kw)} e
-                JOIN _fwd x ON x.row = e.s JOIN _fwd y ON y.row = e.d
-                WHERE y.depth = x.depth + 1 ORDER BY e.s, e.d, e.kind"""
-        ).pl()
-        self.con.unregister("_fwd")
+        adj = self._adjacency(include_ambiguous, "both" if undirected else "forward")
+        depth_of = pl.repeat(-1, self._n, dtype=pl.Int32, eager=True).scatter(
+            fwd["row"], fwd["depth"]
+        )
+        step = adj.step(fwd["row"].sort(), None)
+        step = step.filter(depth_of.gather(step["row"]) == depth_of.gather(step["prev"]) + 1)
+        layered = pl.DataFrame(
+            {
+                "s": step["prev"],
+                "d": step["row"],
+                "kind": self._kinds.gather(step["kind"]),
+                "confidence": self._confs.gather(step["confidence"]),
+            }
+        )
         into: dict[int, list[int]] = {}
         for s_, d_ in layered.select("s", "d").iter_rows():
             into.setdefault(d_, []).append(s_)

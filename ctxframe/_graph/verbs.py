@@ -753,14 +753,11 @@ def affected(
         return Affected(name=name, depth=depth, nodes=_empty_nodes(), centre=[], card=c)
     t = lk.traversal
     rows = lk.rows(ids).to_list()
-    r = t.with_ids(t.reach(rows, reverse=True, depth=depth, include_ambiguous=include_ambiguous))
-    nodes = r.join(lk.nodes.select(_NODE_COLS), on="id", how="left")
-    left_out = 0
-    if not include_ambiguous:
-        reached = r["id"].implode()
-        left_out = lk.ambiguous_dependencies.filter(
-            pl.col("dst").is_in(reached) & ~pl.col("src").is_in(reached)
-        ).height
+    reach = t.reach(rows, reverse=True, depth=depth, include_ambiguous=include_ambiguous)
+    r = t.with_ids(reach)
+    # the traversal's rows are the rows of `lk.nodes`: a gather, not a join on ids
+    nodes = pl.concat([r, lk.nodes.select(_NODE_COLS[1:])[reach["row"]]], how="horizontal")
+    left_out = 0 if include_ambiguous else t.ambiguous_left_out(reach["row"])
     return Affected(
         name=name,
         depth=depth,
