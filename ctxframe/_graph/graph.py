@@ -287,7 +287,7 @@ class Graph:
                         target[name] = value
         return snap.version
 
-    _FIRST = ("symbols", "edge_index", "ambiguous_dependencies")  # what verbs look up
+    _FIRST = ("symbols", "edge_index")  # what verbs look up
     _LATER = ("traversal",)
 
     def _built_at(

@@ -136,16 +136,20 @@ def _keyed(counts: pl.DataFrame, rows: pl.DataFrame, words: pl.DataType) -> pl.D
         counts.lazy()
         .with_columns(pl.col("node_id").cast(key), pl.col("token").cast(words))
         .join(rows.lazy(), on="node_id")
-        .select("node", pl.col("field").cast(pl.UInt8), "token", "tf")
+        .select(
+            "node",
+            pl.col("field").cast(pl.UInt8),
+            "token",
+            tf=pl.col("tf").clip(upper_bound=MAX_TF).cast(pl.UInt16),
+        )
         .collect(engine=ENGINE)
     )
 
 
-def _words_type(content: list[pl.DataFrame]) -> pl.DataType:
+def _words_type(content: list[pl.DataFrame | pl.LazyFrame]) -> pl.DataType:
     """The type the body counts' tokens are in: a large tree's categories, else strings."""
-    if content and isinstance(content[0].schema["token"], pl.Categorical):
-        return content[0].schema["token"]
-    return pl.String
+    token = content[0].collect_schema()["token"] if content else pl.String
+    return token if isinstance(token, pl.Categorical) else pl.String
 
 
 _SLICE = 100_000  # node rows whose name fields are counted at once
@@ -153,7 +157,7 @@ _SLICE = 100_000  # node rows whose name fields are counted at once
 
 def token_table(
     nodes: pl.DataFrame,
-    content: pl.DataFrame | list[pl.DataFrame] | None = None,
+    content: pl.DataFrame | list[pl.DataFrame | pl.LazyFrame] | None = None,
     *,
     previous: TokenTable | None = None,
     previous_ids: pl.Series | None = None,
@@ -163,7 +167,8 @@ def token_table(
 
     ``content`` holds the ``body`` counts (:func:`body_counts`; its keys strings or, for a
     large tree, categories) of the nodes whose files were read this run, as one frame or a
-    list of them (taken out of the list, and so freed, one at a time). With ``previous``
+    list of them (frames, or scans of a large run's scratch files; taken out of the list, and
+    so freed, one at a time). With ``previous``
     (the stored table, its nodes' ids ``previous_ids`` in stored order), the rows of the node
     ids in ``carry`` are taken from it, re-coded, instead of being made again (their files
     were not re-read, so their bodies exist only there); every other node's fields are made
@@ -178,7 +183,7 @@ def token_table(
     fresh_nodes = nodes.filter(~pl.col("id").is_in(carry.implode())) if carrying else nodes
     content = [content] if isinstance(content, pl.DataFrame) else content or []
     words = _words_type(content)
-    key = content[0].schema["node_id"] if content else pl.String
+    key = content[0].collect_schema()["node_id"] if content else pl.String
     rows = pl.DataFrame(
         {"node_id": ids.cast(key), "node": pl.int_range(ids.len(), dtype=pl.UInt32, eager=True)}
     )
@@ -202,37 +207,36 @@ def token_table(
     code = pl.DataFrame(
         {"token": used, "code": vocab.search_sorted(used.cast(pl.String)).cast(pl.UInt32)}
     )
-    coded = []
-    while parts:  # each part's categories become codes, and the part is dropped
+    # Each part, once coded, is cut into ranges of node rows and dropped; a range is sorted
+    # once every part is in: the unsorted and the sorted table are never both whole.
+    ranges: list[list[pl.DataFrame]] = [[] for _ in range(max(1, -(-ids.len() // _SLICE)))]
+    while parts:
         part = parts.pop(0)
-        coded.append(
-            part.join(code, on="token").select(
-                "node",
-                "field",
-                token="code",
-                tf=pl.col("tf").clip(upper_bound=MAX_TF).cast(pl.UInt16),
-            )
-        )
-    tokens = pl.concat(coded, rechunk=False) if coded else pl.DataFrame(schema=TOKENS)
-    del coded
+        _spread(part.join(code, on="token").select("node", "field", token="code", tf="tf"), ranges)
     if kept is not None and kept.height:
         node_map = row_of(ids, previous_ids)  # only carried (present) nodes are gathered
         token_map = vocab.search_sorted(previous.vocab["token"]).cast(pl.UInt32)
         kept = kept.with_columns(
             node=node_map.gather(kept["node"]), token=token_map.gather(kept["token"])
         )
-        tokens = pl.concat([kept.cast(tokens.schema), tokens], rechunk=False)
-    return TokenTable(_sorted(tokens, ids.len()), pl.DataFrame({"token": vocab}).cast(dict(VOCAB)))
+        _spread(kept, ranges)
+    del kept
+    out = []
+    for i, pieces in enumerate(ranges):
+        ranges[i] = []
+        if pieces:
+            out.append(pl.concat(pieces).sort("node", "field", "token"))
+    tokens = pl.concat(out, rechunk=False) if out else pl.DataFrame(schema=TOKENS)
+    vocab = pl.DataFrame({"token": vocab}).cast(dict(VOCAB))
+    return TokenTable(tokens, vocab)
 
 
-def _sorted(tokens: pl.DataFrame, n_nodes: int) -> pl.DataFrame:
-    """The table sorted by (node, field, token), a range of nodes at a time: a sort of the
-    whole table at once needs several times its size in keys and indices."""
-    if n_nodes <= _SLICE:
-        return tokens.sort("node", "field", "token").cast(dict(TOKENS))
-    node = pl.col("node")
-    ranges = [
-        tokens.filter((node >= lo) & (node < lo + _SLICE)).sort("node", "field", "token")
-        for lo in range(0, n_nodes, _SLICE)
-    ]
-    return pl.concat(ranges, rechunk=False).cast(dict(TOKENS))
+def _spread(rows: pl.DataFrame, ranges: list[list[pl.DataFrame]]) -> None:
+    """Append `rows` (coded) to the ranges of `_SLICE` node rows their nodes fall in."""
+    rows = rows.cast(dict(TOKENS))
+    if len(ranges) == 1:
+        ranges[0].append(rows)
+        return
+    cut = rows.with_columns(_range=pl.col("node") // _SLICE)
+    for (r,), piece in cut.partition_by("_range", as_dict=True, include_key=False).items():
+        ranges[r].append(piece)

@@ -310,7 +310,7 @@ def _extract_pool(root, jobs, progress, spill, processes, xc, words=None) -> lis
             if xc is not None:
                 xc.add(batch)
             if spill is not None:
-                for name in ("defs", "refs"):
+                for name in ("defs", "refs", "content"):
                     getattr(batch, name).write_parquet(
                         os.path.join(spill, f"{name}-{i:06d}.parquet"),
                         compression="uncompressed",
@@ -318,6 +318,10 @@ def _extract_pool(root, jobs, progress, spill, processes, xc, words=None) -> lis
                     )
                 batch.defs = batch.defs.clear()
                 batch.refs = pl.scan_parquet(os.path.join(spill, f"refs-{i:06d}.parquet"))
+                # the body counts are read back only by the token table, the last stage
+                batch.content = pl.scan_parquet(
+                    os.path.join(spill, f"content-{i:06d}.parquet")
+                ).with_columns(pl.col("node_id", "token").cast(pl.String).cast(words or pl.String))
             if bar is not None:
                 bar.update(len(batch.files))
     if spill is not None and results:
@@ -495,13 +499,13 @@ class _Run:
     processes: int | None = None  # extraction worker processes (None: one per core)
     changed: frozenset[str] | None = None  # paths a watcher saw change; None: walk everything
     # token counts of the bodies of the files parsed, a frame per batch (kept apart so the
-    # token table can drop each as it takes it)
-    content: list[pl.DataFrame] = field(default_factory=list)
+    # token table can drop each as it takes it; a scan of a scratch file in a large run)
+    content: list[pl.DataFrame | pl.LazyFrame] = field(default_factory=list)
     cache: bool = True  # use the extraction cache (ctxframe._store.xcache)
     cached: int = 0  # files whose rows the extraction cache gave
     adapters: Started | None = None  # the repository's adapters, running since the start
 
-    def take_content(self) -> list[pl.DataFrame]:
+    def take_content(self) -> list[pl.DataFrame | pl.LazyFrame]:
         """The body counts, no longer held by the run (their last user can free them)."""
         content, self.content = self.content, []
         return content
@@ -885,8 +889,8 @@ def _extra(run: _Run, defs, stubs, bnodes, edges, bedges):
     return extra_n, extra_e, adapters_report, dial_report
 
 
-def _concat(frames: list[pl.DataFrame]) -> pl.DataFrame | None:
-    return pl.concat(frames) if frames else None
+def _concat(frames: list[pl.DataFrame | pl.LazyFrame]) -> pl.DataFrame | None:
+    return pl.concat([f.lazy() for f in frames]).collect() if frames else None
 
 
 def _tokens(nodes: pl.DataFrame, run: _Run) -> TokenTable:
