@@ -135,16 +135,16 @@ class Traversal:
             levels.append(new.with_columns(depth=pl.lit(level, pl.Int32)))
             frontier = new["row"]
         out = pl.concat(levels, how="diagonal")
+        if len(levels) == 1:  # no step taken: the start alone
+            return out.select("row", "depth", prev=None, via=None, confidence=None).cast(
+                {"prev": pl.Int32, "via": pl.String, "confidence": pl.String}
+            )
         return out.select(
             "row",
             "depth",
             prev=pl.col("prev").cast(pl.Int32),
-            via=self._kinds.gather(out["kind"]) if "kind" in out else pl.lit(None, pl.String),
-            confidence=(
-                self._confs.gather(out["confidence"])
-                if "confidence" in out
-                else pl.lit(None, pl.String)
-            ),
+            via=self._kinds.gather(out["kind"]),
+            confidence=self._confs.gather(out["confidence"]),
         )
 
     def with_ids(self, r: pl.DataFrame) -> pl.DataFrame:
