@@ -266,6 +266,8 @@ def _extract_all(
         if hit is not None and spill is not None and len(jobs) + len(hit.files) > _SPILL_FILES:
             hit.refs.write_parquet(os.path.join(spill, "refs-cached.parquet"))
             hit.refs = pl.scan_parquet(os.path.join(spill, "refs-cached.parquet"))
+            cached = os.path.join(spill, "content-cached.parquet")
+            hit.content = _spilled(hit.content, cached, words)
     return _extract_pool(root, jobs, progress, spill, processes, xc, words) + ([hit] if hit else [])
 
 
@@ -310,7 +312,7 @@ def _extract_pool(root, jobs, progress, spill, processes, xc, words=None) -> lis
             if xc is not None:
                 xc.add(batch)
             if spill is not None:
-                for name in ("defs", "refs", "content"):
+                for name in ("defs", "refs"):
                     getattr(batch, name).write_parquet(
                         os.path.join(spill, f"{name}-{i:06d}.parquet"),
                         compression="uncompressed",
@@ -318,10 +320,9 @@ def _extract_pool(root, jobs, progress, spill, processes, xc, words=None) -> lis
                     )
                 batch.defs = batch.defs.clear()
                 batch.refs = pl.scan_parquet(os.path.join(spill, f"refs-{i:06d}.parquet"))
-                # the body counts are read back only by the token table, the last stage
-                batch.content = pl.scan_parquet(
-                    os.path.join(spill, f"content-{i:06d}.parquet")
-                ).with_columns(pl.col("node_id", "token").cast(pl.String).cast(words or pl.String))
+                batch.content = _spilled(
+                    batch.content, os.path.join(spill, f"content-{i:06d}.parquet"), words
+                )
             if bar is not None:
                 bar.update(len(batch.files))
     if spill is not None and results:
@@ -330,6 +331,14 @@ def _extract_pool(root, jobs, progress, spill, processes, xc, words=None) -> lis
     if bar is not None:
         bar.close()
     return results
+
+
+def _spilled(content: pl.DataFrame, path: str, words: pl.DataType | None) -> pl.LazyFrame:
+    """Body counts written to a scratch file and scanned back with their keys in `words`: the
+    token table, the last stage, is their only reader."""
+    content.write_parquet(path, compression="uncompressed", statistics=False)
+    keys = pl.col("node_id", "token").cast(pl.String).cast(words or pl.String)
+    return pl.scan_parquet(path).with_columns(keys)
 
 
 @contextmanager
