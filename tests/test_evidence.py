@@ -10,7 +10,7 @@ import polars as pl
 import ctxframe as cf
 from ctxframe._apps.eval import Ranker
 from ctxframe._rank.abstain import decide
-from ctxframe._rank.evidence import extract, hint_bonus, is_long
+from ctxframe._rank.evidence import EvidenceWeights, extract, hint_bonus, is_long
 from ctxframe._rank.querysets import load_queries
 from ctxframe._rank.rules import EvidenceRule
 from ctxframe.rules import IdfTiers
@@ -54,6 +54,19 @@ def test_repeated_words_count_sublinearly() -> None:
     assert ev.counts["status"] == 10
     assert ev.weights["status"] < 3 * ev.weights["estimate"]
     assert ev.weights["estimate"] >= 2.0
+
+
+def test_title_words_weigh_more() -> None:
+    text = "Refund totals are wrong\nThe report adds every refund twice and the totals drift."
+    ev = extract(text)
+    plain = extract(text, EvidenceWeights(title=1.0))
+    assert ev.weights["totals"] == 1.5 * plain.weights["totals"]
+    assert ev.weights["report"] == 1.0  # a body word keeps its weight
+    # one line, or a first line that is a paragraph rather than a title: no title
+    assert extract(text.replace("\n", " ")).weights["totals"] < ev.weights["totals"]
+    words = "alpha bravo charlie delta foxtrot golf hotel india juliet kilo lima mike november"
+    long_first = f"{words} oscar papa quebec romeo sierra tango uniform victor whiskey\nmore"
+    assert extract(long_first).weights["alpha"] == 1.0
 
 
 def test_prose_has_no_code_evidence() -> None:

@@ -10,7 +10,9 @@ A paragraph names the code it is about in a few places: file paths (``django/db/
 * ``weights`` — one weight per query token (the tokens of :func:`ctxframe.tokenize_query`):
   ``ident`` for tokens of identifier-shaped words, ``path`` for tokens of paths, ``prose``
   otherwise (the best kind a token was seen as wins), times a sublinear term frequency
-  ``1 + tf_log * ln(count)`` so a word repeated ten times is not ten times the evidence;
+  ``1 + tf_log * ln(count)`` so a word repeated ten times is not ten times the evidence, times
+  ``title`` for the tokens of the first line of a text of several lines (a bug report's title
+  states the problem in a few words; the body adds context, output and template noise);
 * ``paths`` — file paths the text names (relative, lowercased, leading ``/`` and ``./`` and
   anything up to ``site-packages/`` dropped), ``modules`` — dotted names read as module paths
   (``django.db.models.query`` -> ``django/db/models/query``), and ``names`` — identifiers that
@@ -87,6 +89,8 @@ class EvidenceWeights:
     frame_bonus: float = 24.0  # a (file, function) of a traceback frame
     long_tokens: int = 12  # at least this many distinct query tokens: a long query
     bonus_scale: str = "max"  # bonus unit: "max" query-token weight, or "one"
+    title: float = 1.5  # tokens of a several-line text's first line (its title): weight x this
+    title_tokens: int = 20  # ...when that line has at most this many distinct query tokens
 
 
 @dataclass(frozen=True)
@@ -216,6 +220,9 @@ def extract(
             if t in kind:
                 kind[t] = max(kind[t], w.ident)
     weights_out = {t: kind[t] * (1.0 + w.tf_log * math.log(c)) for t, c in sorted(counts.items())}
+    if w.title != 1.0:
+        for t in _title_tokens(text, w.title_tokens) & weights_out.keys():
+            weights_out[t] *= w.title
     return Evidence(
         weights=weights_out,
         counts=dict(counts),
@@ -225,6 +232,16 @@ def extract(
         frames=tuple(dict.fromkeys(frames)),
         identifiers=_dedupe(idents),
     )
+
+
+def _title_tokens(text: str, limit: int) -> set[str]:
+    """The query tokens of the text's title: its first non-empty line, when more lines follow
+    and that line has at most ``limit`` distinct query tokens (a summary, not a paragraph)."""
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return set()
+    toks = set(tokenize_query(lines[0]))
+    return toks if len(toks) <= limit else set()
 
 
 def _dedupe(items: Iterable[str]) -> tuple[str, ...]:
