@@ -92,6 +92,27 @@ def test_hint_bonus_goes_to_the_named_file_and_frame() -> None:
     assert nodes["node_id"][2] not in bonus
 
 
+def test_hint_bonus_for_a_file_the_title_names() -> None:
+    ids = [
+        "lib/colorbar.py",
+        "lib/colorbar.py::Colorbar.draw_edges",
+        "lib/colors.py",
+        "lib/widgets/__init__.py",
+        "tests/test_colorbar.py",
+        "doc/colorbar.rst",
+    ]
+    nodes = pl.DataFrame({"node_id": ids, "label": [i.split("::")[-1] for i in ids]})
+    text = "Colorbar does not draw edges\nWith drawedges=True the widgets lose their outline."
+    w = EvidenceWeights()
+    bonus = dict(hint_bonus(nodes, extract(text), w).iter_rows())
+    assert bonus == {
+        ids[0]: 2 * w.title_file_bonus,  # the file node gets twice its symbols' share
+        ids[1]: w.title_file_bonus,
+    }  # "widgets" is a body word; test files and prose files are left out
+    one_line = dict(hint_bonus(nodes, extract(text.replace("\n", " "))).iter_rows())
+    assert ids[0] not in one_line  # no title, no hint
+
+
 def test_default_rule_uses_evidence_for_long_queries_only(shop_graph) -> None:
     r = Ranker(shop_graph)
     hits = r.rank(TRACEBACK, rule=None, limit=3)
