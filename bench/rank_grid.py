@@ -49,7 +49,7 @@ def _sum_names(rule, matches: pl.DataFrame, weights: dict[str, float]) -> pl.Dat
 
 
 PART_COLUMNS = (
-    "name_code", "name_prose", "b_path", "b_module", "b_name", "b_frame",
+    "name_code", "name_prose", "b_path", "b_module", "b_name", "b_frame", "b_title",
     "cnode_code", "cnode_prose", "cfile_code", "cfile_prose",
 )  # fmt: skip
 
@@ -86,10 +86,13 @@ def parts(graph, text: str, rule) -> pl.DataFrame:
         named.append(_sum_names(rule, matches, code).rename({"score": "name_code"}))
         named.append(_sum_names(rule, matches, prose).rename({"score": "name_prose"}))
         scale = max(ev.weights.values(), default=1.0)
-        zero = dict(path_bonus=0.0, module_bonus=0.0, name_bonus=0.0, frame_bonus=0.0)
+        zero = dict(
+            path_bonus=0.0, module_bonus=0.0, name_bonus=0.0, frame_bonus=0.0, title_file_bonus=0.0
+        )
         base = matches.select("node_id", "label")
         for col, key in (("b_path", "path_bonus"), ("b_module", "module_bonus"),
-                         ("b_name", "name_bonus"), ("b_frame", "frame_bonus")):  # fmt: skip
+                         ("b_name", "name_bonus"), ("b_frame", "frame_bonus"),
+                         ("b_title", "title_file_bonus")):  # fmt: skip
             one = EvidenceWeights(**{**zero, key: getattr(w, key)})
             b = hint_bonus(base, ev, one)
             if b.height:
@@ -202,6 +205,7 @@ def combine(p: pl.DataFrame, w: dict[str, float]) -> pl.DataFrame:
             + g("module", 1.0) * pl.col("b_module")
             + g("named", 1.0) * pl.col("b_name")
             + g("frame", 1.0) * pl.col("b_frame")
+            + g("title_file", 1.0) * pl.col("b_title")
         )
     )
     cprose = g("cprose", 1.0)

@@ -7,7 +7,8 @@ Usage::
                               [--project django ...] [--base idf-tiers] [--details]
 
 Each config is a JSON object of keyword arguments for ``cf.rules.IdfTiers`` (``name`` labels
-it; ``"rule": "bm25-file"`` runs a registry rule instead). Every graph is opened once and every
+it; ``"weights": {"title": 2.0}`` sets fields of its long-question ``EvidenceWeights``;
+``"rule": "bm25-file"`` runs a registry rule instead). Every graph is opened once and every
 config ranks every question of the chosen half on it with ``g.rank`` (no neighbourhoods), so
 a sweep of several variants costs one pass over the corpora. Scored as ``bench/short_eval.py``
 (symbol and file Acc@1/5, by category) and ``bench/swebench_eval.py`` (file Acc@1/5/10 and
@@ -42,6 +43,10 @@ def make_rule(cfg: dict[str, Any]):
     if "rule" in cfg:
         return cf.rules.get_rule(cfg["rule"])
     cfg.setdefault("name", "cfg")
+    if isinstance(cfg.get("weights"), dict):  # EvidenceWeights fields by name
+        from ctxframe._rank.evidence import EvidenceWeights
+
+        cfg["weights"] = EvidenceWeights(**cfg["weights"])
     return cf.rules.IdfTiers(**cfg)
 
 

@@ -10,7 +10,7 @@ import polars as pl
 import ctxframe as cf
 from ctxframe._apps.eval import Ranker
 from ctxframe._rank.abstain import decide
-from ctxframe._rank.evidence import extract, hint_bonus, is_long
+from ctxframe._rank.evidence import EvidenceWeights, extract, hint_bonus, is_long
 from ctxframe._rank.querysets import load_queries
 from ctxframe._rank.rules import EvidenceRule
 from ctxframe.rules import IdfTiers
@@ -56,6 +56,19 @@ def test_repeated_words_count_sublinearly() -> None:
     assert ev.weights["estimate"] >= 2.0
 
 
+def test_title_words_weigh_more() -> None:
+    text = "Refund totals are wrong\nThe report adds every refund twice and the totals drift."
+    ev = extract(text)
+    plain = extract(text, EvidenceWeights(title=1.0))
+    assert ev.weights["totals"] == 1.5 * plain.weights["totals"]
+    assert ev.weights["report"] == 1.0  # a body word keeps its weight
+    # one line, or a first line that is a paragraph rather than a title: no title
+    assert extract(text.replace("\n", " ")).weights["totals"] < ev.weights["totals"]
+    words = "alpha bravo charlie delta foxtrot golf hotel india juliet kilo lima mike november"
+    long_first = f"{words} oscar papa quebec romeo sierra tango uniform victor whiskey\nmore"
+    assert extract(long_first).weights["alpha"] == 1.0
+
+
 def test_prose_has_no_code_evidence() -> None:
     ev = extract("what is the weather in Paris today")
     assert not ev.has_code_evidence
@@ -77,6 +90,27 @@ def test_hint_bonus_goes_to_the_named_file_and_frame() -> None:
     f, m = nodes["node_id"][0], nodes["node_id"][1]
     assert bonus[m] > bonus[f] > 0  # the frame's function beats its file
     assert nodes["node_id"][2] not in bonus
+
+
+def test_hint_bonus_for_a_file_the_title_names() -> None:
+    ids = [
+        "lib/colorbar.py",
+        "lib/colorbar.py::Colorbar.draw_edges",
+        "lib/colors.py",
+        "lib/widgets/__init__.py",
+        "tests/test_colorbar.py",
+        "doc/colorbar.rst",
+    ]
+    nodes = pl.DataFrame({"node_id": ids, "label": [i.split("::")[-1] for i in ids]})
+    text = "Colorbar does not draw edges\nWith drawedges=True the widgets lose their outline."
+    w = EvidenceWeights()
+    bonus = dict(hint_bonus(nodes, extract(text), w).iter_rows())
+    assert bonus == {
+        ids[0]: 2 * w.title_file_bonus,  # the file node gets twice its symbols' share
+        ids[1]: w.title_file_bonus,
+    }  # "widgets" is a body word; test files and prose files are left out
+    one_line = dict(hint_bonus(nodes, extract(text.replace("\n", " "))).iter_rows())
+    assert ids[0] not in one_line  # no title, no hint
 
 
 def test_default_rule_uses_evidence_for_long_queries_only(shop_graph) -> None:

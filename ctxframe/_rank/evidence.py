@@ -10,12 +10,15 @@ A paragraph names the code it is about in a few places: file paths (``django/db/
 * ``weights`` — one weight per query token (the tokens of :func:`ctxframe.tokenize_query`):
   ``ident`` for tokens of identifier-shaped words, ``path`` for tokens of paths, ``prose``
   otherwise (the best kind a token was seen as wins), times a sublinear term frequency
-  ``1 + tf_log * ln(count)`` so a word repeated ten times is not ten times the evidence;
+  ``1 + tf_log * ln(count)`` so a word repeated ten times is not ten times the evidence, times
+  ``title`` for the tokens of the first line of a text of several lines (a bug report's title
+  states the problem in a few words; the body adds context, output and template noise);
 * ``paths`` — file paths the text names (relative, lowercased, leading ``/`` and ``./`` and
   anything up to ``site-packages/`` dropped), ``modules`` — dotted names read as module paths
   (``django.db.models.query`` -> ``django/db/models/query``), and ``names`` — identifiers that
   may name a definition (``QuerySet.filter``, ``set_output``; the qualname as written);
-* ``frames`` — ``(path, function)`` pairs from Python traceback lines.
+* ``frames`` — ``(path, function)`` pairs from Python traceback lines;
+* ``title`` — the query tokens of the title (the first line of a text of several lines).
 
 :func:`hint_bonus` scores nodes of a match table against those hints; the ranking rule
 (:class:`ctxframe._rank.rules.EvidenceRule`, and the default rule for long questions) adds
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
+from ctxframe._core.paths import is_test_path_expr
 from ctxframe._rank.matches import row_key
 from ctxframe._rank.tokens import QUERY_STOPWORDS, tokenize, tokenize_query
 
@@ -87,6 +91,9 @@ class EvidenceWeights:
     frame_bonus: float = 24.0  # a (file, function) of a traceback frame
     long_tokens: int = 12  # at least this many distinct query tokens: a long query
     bonus_scale: str = "max"  # bonus unit: "max" query-token weight, or "one"
+    title: float = 1.5  # tokens of a several-line text's first line (its title): weight x this
+    title_tokens: int = 20  # ...when that line has at most this many distinct query tokens
+    title_file_bonus: float = 4.0  # a source file named like a title word (split between them)
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,7 @@ class Evidence:
     names: tuple[str, ...] = ()
     frames: tuple[tuple[str, str], ...] = ()
     identifiers: tuple[str, ...] = ()
+    title: tuple[str, ...] = ()  # the query tokens of the text's title (first line), if any
 
     @property
     def long(self) -> bool:
@@ -216,6 +224,10 @@ def extract(
             if t in kind:
                 kind[t] = max(kind[t], w.ident)
     weights_out = {t: kind[t] * (1.0 + w.tf_log * math.log(c)) for t, c in sorted(counts.items())}
+    title = _title_tokens(text, w.title_tokens) & weights_out.keys()
+    if w.title != 1.0:
+        for t in title:
+            weights_out[t] *= w.title
     return Evidence(
         weights=weights_out,
         counts=dict(counts),
@@ -224,7 +236,24 @@ def extract(
         names=_dedupe(n for n in names if n.lower() not in QUERY_STOPWORDS),
         frames=tuple(dict.fromkeys(frames)),
         identifiers=_dedupe(idents),
+        title=tuple(sorted(title)),
     )
+
+
+def _title_tokens(text: str, limit: int) -> set[str]:
+    """The query tokens of the text's title: its first non-empty line, when more lines follow
+    and that line has at most ``limit`` distinct query tokens (a summary, not a paragraph)."""
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    if len(lines) < 2:
+        return set()
+    toks = set(tokenize_query(lines[0]))
+    return toks if len(toks) <= limit else set()
+
+
+def _has_hints(ev: Evidence, w: EvidenceWeights) -> bool:
+    """The text names code (paths, modules, names, frames) or has a title that may name a
+    file."""
+    return ev.has_code_evidence or bool(w.title_file_bonus and ev.title)
 
 
 def _dedupe(items: Iterable[str]) -> tuple[str, ...]:
@@ -261,7 +290,11 @@ def hint_bonus(
       (file node x2), likewise split;
     * a named definition (qualname equal to a name, or label equal to an undotted one):
       ``name_bonus x ln(1 + N / matches)``, N the nodes given — rare names count more;
-    * a traceback frame (file and function): ``frame_bonus`` to that function.
+    * a traceback frame (file and function): ``frame_bonus`` to that function;
+    * a title word that names a source file (its name without the extension and leading or
+      trailing ``_``, a package's ``__init__`` by its folder: ``colorbar`` -> ``colorbar.py``,
+      ``autodoc`` -> ``autodoc/__init__.py``; test and prose files left out): ``title_file_bonus``
+      (file node x2), split between the files it names like a module hint.
 
     Path and module hints are matched against the distinct files of ``nodes`` (a few thousand
     at most), then spread to their nodes with one join. ``nodes`` may carry the columns of
@@ -273,7 +306,7 @@ def _hint_bonus(nodes: pl.DataFrame, ev: Evidence, w: EvidenceWeights, key: str)
     """:func:`hint_bonus` keyed by ``key`` (``node_id``, or ``node_row`` when ``nodes`` has
     one row per node with it and the :func:`node_parts` columns)."""
     schema = {key: nodes.schema[key], "bonus": pl.Float64}
-    if nodes.is_empty() or not ev.has_code_evidence:
+    if nodes.is_empty() or not _has_hints(ev, w):
         return pl.DataFrame(schema=schema)
     if {"_path", "_qual", "_sym"} <= set(nodes.columns):
         base = nodes.select(*dict.fromkeys([key, "node_id"]), "label", "_path", "_qual", "_sym")
@@ -300,6 +333,18 @@ def _hint_bonus(nodes: pl.DataFrame, ev: Evidence, w: EvidenceWeights, key: str)
                 (pl.col("_stem") == m) | (pl.lit("/") + pl.col("_stem")).str.ends_with("/" + m)
             )
             hints.append((hit, w.module_bonus))
+    title = [t for t in ev.title if len(t) >= 3] if w.title_file_bonus else []
+    if title:  # a source file whose name (a package's: its folder's) is a word of the title
+        name = (
+            pl.col("_path")
+            .str.replace(r"/__init__\.pyi?$", "")
+            .str.extract(r"([^/]+?)(?:\.[a-z0-9]+)?$")
+            .str.strip_chars("_")
+        )
+        prose = pl.col("_path").str.contains(r"\.(?:md|markdown|rst|txt)$")
+        files = files.with_columns(_name=name, _src=~is_test_path_expr(pl.col("_path")) & ~prose)
+        for t in title:
+            hints.append((pl.col("_src") & (pl.col("_name") == t), w.title_file_bonus))
     parts: list[pl.DataFrame] = []
     if hints and files.height:
         # every hint at once: one flag column per hint, its bonus split between its files
@@ -374,7 +419,7 @@ def evidence_score(
         .agg(score=pl.col("value").sum(), tier=pl.col("t").min().cast(pl.Int8))
         .collect()
     )
-    if not ev.has_code_evidence:
+    if not _has_hints(ev, w):
         return scored
     if nodes is None:
         nodes = (
