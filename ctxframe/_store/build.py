@@ -337,8 +337,10 @@ def _spilled(content: pl.DataFrame, path: str, words: pl.DataType | None) -> pl.
     """Body counts written to a scratch file and scanned back with their keys in `words`: the
     token table, the last stage, is their only reader."""
     content.write_parquet(path, compression="uncompressed", statistics=False)
-    keys = pl.col("node_id", "token").cast(pl.String).cast(words or pl.String)
-    return pl.scan_parquet(path).with_columns(keys)
+    scan, want = pl.scan_parquet(path), words or pl.String
+    if scan.collect_schema()["token"] == want:  # categories come back as the same type
+        return scan
+    return scan.with_columns(pl.col("node_id", "token").cast(pl.String).cast(want))
 
 
 @contextmanager
