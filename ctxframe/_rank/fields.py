@@ -168,14 +168,13 @@ def token_table(
     ``content`` holds the ``body`` counts (:func:`body_counts`; its keys strings or, for a
     large tree, categories) of the nodes whose files were read this run, as one frame or a
     list of them (frames, or scans of a large run's scratch files; taken out of the list, and
-    so freed, one at a time). With ``previous``
-    (the stored table, its nodes' ids ``previous_ids`` in stored order), the rows of the node
-    ids in ``carry`` are taken from it, re-coded, instead of being made again (their files
-    were not re-read, so their bodies exist only there); every other node's fields are made
-    from its row. The name fields are counted a slice of nodes at a time and every count is
-    kept as codes (node row, token category) until the vocabulary is known, so the strings of
-    a kernel-sized table are never all in memory. The result equals a table made from
-    scratch."""
+    so freed, one at a time). With ``previous`` (the stored table, its nodes' ids
+    ``previous_ids`` in stored order), the rows of the node ids in ``carry`` are taken from
+    it, re-coded, instead of being made again (their files were not re-read, so their bodies
+    exist only there); every other node's fields are made from its row. The name fields are
+    counted a slice of nodes at a time and every count is kept as codes (node row, token
+    category) until the vocabulary is known, so the strings of a kernel-sized table are never
+    all in memory. The result equals a table made from scratch."""
     ids = nodes["id"]
     carrying = previous is not None and previous_ids is not None and carry is not None
     if carrying:  # a node the stored table does not hold is made afresh
