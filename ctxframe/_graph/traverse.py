@@ -15,14 +15,15 @@ DEPENDENCY_KINDS = ["calls", "imports", "extends", "implements", "contains"]
 
 class _Adjacency:
     """Edges sorted by (from, to, kind, confidence) and each node row's range of them; kind
-    and confidence are codes into sorted lists, so their order is the strings' order."""
+    and confidence are codes into sorted lists (`kinds` for the kinds), so their order is the
+    strings' order."""
 
-    def __init__(self, edges: pl.DataFrame, n: int, kinds: pl.Series, confs: pl.Series):
+    def __init__(self, edges: pl.DataFrame, n: int, kinds: pl.Series):
         e = edges.sort("f", "t", "kind", "confidence")
         self.to, self.kind, self.confidence = e["t"], e["kind"], e["confidence"]
         bounds = pl.int_range(0, n + 1, dtype=pl.Int32, eager=True)
         self.offsets = e["f"].search_sorted(bounds, side="left").cast(pl.Int64)
-        self.kinds, self.confs = kinds, confs
+        self.kinds = kinds
 
     def step(self, frontier: pl.Series, kinds: list[str] | None) -> pl.DataFrame:
         """(prev, row, kind, confidence) of every edge leaving `frontier` (sorted rows), in
@@ -87,14 +88,13 @@ class Traversal:
             edges = {"forward": forward, "reverse": reverse}.get(direction)
             if edges is None:  # both ways: a pair linked both ways is one step
                 edges = pl.concat([forward, reverse]).unique()
-            self._walks[key] = _Adjacency(edges, self._n, self._kinds, self._confs)
+            self._walks[key] = _Adjacency(edges, self._n, self._kinds)
         return self._walks[key]
 
     def ambiguous_left_out(self, rows: pl.Series) -> int:
         """AMBIGUOUS dependency edges into `rows` from outside them (repeats counted)."""
         if "ambiguous" not in self._walks:
-            adj = _Adjacency(self._ambiguous, self._n, self._kinds, self._confs)
-            self._walks["ambiguous"] = adj
+            self._walks["ambiguous"] = _Adjacency(self._ambiguous, self._n, self._kinds)
         into = self._walks["ambiguous"].step(rows.cast(pl.Int32).unique().sort(), None)
         inside = pl.zeros(self._n, dtype=pl.Boolean, eager=True).scatter(rows, True)
         return into.height - int(inside.gather(into["row"]).sum())
@@ -120,7 +120,14 @@ class Traversal:
         adj = self._adjacency(include_ambiguous, way)
         frontier = pl.Series("row", start, dtype=pl.Int32).unique().sort()
         seen = pl.zeros(self._n, dtype=pl.Boolean, eager=True).scatter(frontier, True)
-        levels = [frontier.to_frame().with_columns(depth=pl.lit(0, pl.Int32))]
+        levels = [  # the start: no step, so null step columns of the steps' types
+            frontier.to_frame().with_columns(
+                prev=pl.lit(None, pl.Int32),
+                kind=pl.lit(None, adj.kind.dtype),
+                confidence=pl.lit(None, adj.confidence.dtype),
+                depth=pl.lit(0, pl.Int32),
+            )
+        ]
         for level in range(1, depth + 1):
             if frontier.is_empty() or (stop_at is not None and seen[stop_at]):
                 break
@@ -135,10 +142,6 @@ class Traversal:
             levels.append(new.with_columns(depth=pl.lit(level, pl.Int32)))
             frontier = new["row"]
         out = pl.concat(levels, how="diagonal")
-        if len(levels) == 1:  # no step taken: the start alone
-            return out.select("row", "depth", prev=None, via=None, confidence=None).cast(
-                {"prev": pl.Int32, "via": pl.String, "confidence": pl.String}
-            )
         return out.select(
             "row",
             "depth",

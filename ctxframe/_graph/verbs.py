@@ -756,7 +756,8 @@ def affected(
     reach = t.reach(rows, reverse=True, depth=depth, include_ambiguous=include_ambiguous)
     r = t.with_ids(reach)
     # the traversal's rows are the rows of `lk.nodes`: a gather, not a join on ids
-    nodes = pl.concat([r, lk.nodes.select(_NODE_COLS[1:])[reach["row"]]], how="horizontal")
+    columns = lk.nodes.select(_NODE_COLS).drop("id")[reach["row"]]
+    nodes = pl.concat([r, columns], how="horizontal")
     left_out = 0 if include_ambiguous else t.ambiguous_left_out(reach["row"])
     return Affected(
         name=name,
