@@ -91,11 +91,27 @@ class Units:
             pl.when(pl.lit(prose)).then(None).otherwise(pl.lit(ix.file_rows))
         ).to_series()
 
+    def frame(self) -> pl.DataFrame:
+        """The file and symbol units' field lengths and document flags, one row per node
+        (``file_<field>``, ``symbol_<field>``, ``file_is_doc``, ``symbol_is_doc``): what a cached
+        index reads back instead of grouping every node by its documents again."""
+        n = self.index.n_nodes
+        cols: dict[str, pl.Series] = {}
+        for unit in ("file", "symbol"):
+            cols |= {f"{unit}_{f}": s for f, s in self.lengths[unit].items()}
+            is_doc = pl.Series([False] * n, dtype=pl.Boolean)
+            cols[f"{unit}_is_doc"] = is_doc.scatter(self.docs[unit], True) if n else is_doc
+        return pl.DataFrame(cols)
+
     @cached_property
     def lengths(self) -> dict[str, dict[str, pl.Series]]:
         """Per unit and field, each document's length (dense over node rows)."""
         ix = self.index
         out: dict[str, dict[str, pl.Series]] = {"node": dict(ix.field_len)}
+        if (saved := ix.saved_units) is not None:
+            for unit in ("file", "symbol"):
+                out[unit] = {f: saved[f"{unit}_{f}"] for f in FIELDS}
+            return out
         lens = pl.DataFrame({f: ix.field_len[f] for f in FIELDS}).with_row_index("node_row")
         for unit in ("file", "symbol"):
             agg = (
@@ -112,6 +128,10 @@ class Units:
     @cached_property
     def docs(self) -> dict[str, pl.Series]:
         """Per unit, the document rows."""
+        if (saved := self.index.saved_units) is not None:
+            rows = pl.Series("doc_row", range(self.index.n_nodes), dtype=pl.UInt32)
+            out = {u: rows.filter(saved[f"{u}_is_doc"]) for u in ("file", "symbol")}
+            return {"node": rows, **out}
         m = self.membership
         return {u: m[u]["doc_row"].unique().sort() for u in UNITS}
 

@@ -6,7 +6,7 @@ of English: ``response`` is common English and far more common in httpx, ``coffe
 
 Reading wordfreq's English list takes about a second, so the table (321k words) is kept as an
 Arrow file under the user's cache directory (``CTXFRAME_CACHE_DIR``, else
-``$XDG_CACHE_HOME/ctxframe``, else ``~/.cache/ctxframe``), keyed by the wordfreq version, and
+``$XDG_CACHE_HOME/ctxframe``, else ``~/.cache/ctxframe``), keyed by wordfreq's data file, and
 memory-mapped by later processes; when that directory is not writable the table lives in memory.
 """
 
@@ -42,11 +42,26 @@ def _build() -> pl.DataFrame:
     )
 
 
+def _source_key() -> str:
+    """The installed wordfreq English list's size and modification time: a key that changes
+    with the data, found by a stat (asking for the distribution's version scans every installed
+    package, a cold process's slowest step here)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("wordfreq")
+    try:
+        data = os.path.join(os.path.dirname(spec.origin or ""), "data", "large_en.msgpack.gz")
+        st = os.stat(data)
+    except (AttributeError, OSError):  # another layout: the version will do
+        from importlib.metadata import version
+
+        return version("wordfreq")
+    return f"{st.st_size}-{st.st_mtime_ns}"
+
+
 @lru_cache(maxsize=1)
 def _table() -> pl.DataFrame:
-    from importlib.metadata import version
-
-    path = os.path.join(cache_dir(), f"english-zipf-wordfreq-{version('wordfreq')}.arrow")
+    path = os.path.join(cache_dir(), f"english-zipf-wordfreq-{_source_key()}.arrow")
     try:
         return pl.read_ipc(path)
     except (OSError, pl.exceptions.PolarsError):

@@ -32,7 +32,6 @@ Rows sort by (named first, score desc, id asc): same store, same query, same ans
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -86,6 +85,7 @@ STATE_TABLES = (
     "trigrams",
     "names",
     "links",
+    "units",
 )
 
 
@@ -100,8 +100,8 @@ def _successor(s: str) -> str:
     """Smallest string greater than every string that starts with ``s``."""
     while s:
         last = ord(s[-1])
-        if last < 0x10FFFF:
-            return s[:-1] + chr(last + 1)
+        if last < 0x10FFFF:  # surrogates cannot be encoded: the next code point is U+E000
+            return s[:-1] + chr(0xE000 if 0xD7FF <= last < 0xE000 else last + 1)
         s = s[:-1]
     return "\U0010ffff" * 2
 
@@ -237,6 +237,8 @@ class RankIndex:
                 "links": self._links_table(nodes, edges),
             }
         )
+        self._state["units"] = self.units.frame()
+        self.saved_units = self._state["units"]
 
     # ----------------------------------------------------------------- build
 
@@ -330,7 +332,6 @@ class RankIndex:
         v, a = state["vocab"], state["node_attrs"]
         self._vocab = v
         self._vocab_token = v["token"]
-        self._vocab_list: list[str] = v["token"].to_list()
         self._name_df, self._name_start = v["name_df"], v["name_start"]
         self._c_rows, self._c_df, self._c_start = (
             v["content_rows"],
@@ -362,18 +363,12 @@ class RankIndex:
             v.height,
             pl.UInt32,
         )
-        spans = (
-            tri.with_row_index("_r")
-            .group_by("tri")
-            .agg(lo=pl.col("_r").min(), hi=pl.col("_r").max() + 1)
-        )
-        self._tri_span: dict[str, tuple[int, int]] = {
-            t: (lo, hi) for t, lo, hi in spans.iter_rows()
-        }
+        self._tri_sorted = tri["tri"]
         self._state = state
         names = state["names"]
         self._names, self._name_idx = names["name"], names["_idx"]
         self._links = state["links"]
+        self.saved_units: pl.DataFrame | None = state.get("units")
 
     # ----------------------------------------------------------------- cache
 
@@ -405,14 +400,30 @@ class RankIndex:
             return pl.Series("_idx", [], dtype=pl.UInt32)
         return self._name_idx.gather(found).unique().sort().alias("_idx")
 
+    def _bisect(self, tokens: list[str]) -> tuple[list[int], list[bool]]:
+        """Per token, where it falls in the sorted vocabulary and whether it is there."""
+        vocab = self._vocab_token
+        if not tokens or vocab.is_empty():
+            return [0] * len(tokens), [False] * len(tokens)
+        probe = pl.Series(tokens, dtype=pl.String)
+        at = vocab.search_sorted(probe, side="left")
+        there = (vocab.gather(at.clip(upper_bound=vocab.len() - 1)) == probe) & (at < vocab.len())
+        return at.to_list(), there.to_list()
+
     def token_codes(self, tokens: Iterable[str]) -> dict[str, int]:
         """Vocabulary codes of the tokens the vocabulary holds."""
-        vocab, out = self._vocab_list, {}
-        for t in tokens:
-            i = bisect_left(vocab, t)
-            if i < len(vocab) and vocab[i] == t:
-                out[t] = i
-        return out
+        toks = list(dict.fromkeys(tokens))
+        at, there = self._bisect(toks)
+        return {t: i for t, i, ok in zip(toks, at, there, strict=True) if ok}
+
+    def _tri_spans(self, grams: list[str]) -> tuple[list[int], list[int]]:
+        """Per trigram, the row range of the trigram table holding it (empty: none)."""
+        if not grams:
+            return [], []
+        probe = pl.Series(grams, dtype=pl.String)
+        lo = self._tri_sorted.search_sorted(probe, side="left").to_list()
+        hi = self._tri_sorted.search_sorted(probe, side="right").to_list()
+        return lo, hi
 
     def stem_codes(self, stem_of: dict[str, str]) -> pl.DataFrame:
         """``qtoken, token_id``: every vocabulary token sharing each query token's stem."""
@@ -437,30 +448,35 @@ class RankIndex:
 
         Exact and prefix matches are ranges of the sorted vocabulary found by bisection; stem
         matches share the query token's stem; trigram candidates share trigrams with it."""
-        vocab = self._vocab_list
         exact_q, exact_t = [], []
         pre_q, pre_lo, pre_hi = [], [], []
         tri: dict[str, list] = {k: [] for k in ("qtoken", "nq", "lo", "hi", "a", "b")}
-        counts = q.counts
-        for tok in sorted(counts):
-            lo = bisect_left(vocab, tok)
-            is_exact = lo < len(vocab) and vocab[lo] == tok
+        toks = sorted(q.counts)
+        fuzzed = [t for t in toks if fuzzy and len(t) >= min_prefix]
+        at, there = self._bisect(toks + [_successor(t) for t in fuzzed])
+        n = len(toks)
+        lo_of = dict(zip(toks, at[:n], strict=True))
+        hi_of = dict(zip(fuzzed, at[n:], strict=True))
+        grams_of = {t: sorted(trigrams(t)) if trigram else [] for t in fuzzed}
+        flat = [g for t in fuzzed for g in grams_of[t]]
+        spans = iter(zip(*self._tri_spans(flat), strict=True))
+        for tok, is_exact in zip(toks, there[:n], strict=True):
+            lo = lo_of[tok]
             if is_exact:
                 exact_q.append(tok)
                 exact_t.append(lo)
-            if not fuzzy or len(tok) < min_prefix:
+            if tok not in hi_of:
                 continue
-            hi = bisect_left(vocab, _successor(tok), lo)
+            hi = hi_of[tok]
             plo = lo + 1 if is_exact else lo
             if hi > plo:
                 pre_q.append(tok)
                 pre_lo.append(plo)
                 pre_hi.append(hi)
-            grams = trigrams(tok) if trigram else set()
-            for g in sorted(grams):
-                span = self._tri_span.get(g)
-                if span is not None:
-                    for key, val in zip(tri, (tok, len(grams), lo, hi, *span), strict=True):
+            grams = grams_of[tok]
+            for a, b in (next(spans) for _ in grams):
+                if b > a:
+                    for key, val in zip(tri, (tok, len(grams), lo, hi, a, b), strict=True):
                         tri[key].append(val)
 
         u32 = pl.UInt32
@@ -539,7 +555,7 @@ class RankIndex:
         idf = (0.1 + (n / (1 + pl.col("df").cast(pl.Float64))).log()).clip(
             lower_bound=_rules.MIN_WEIGHT
         )
-        empty = self.n_nodes == 0 or not self._vocab_list
+        empty = self.n_nodes == 0 or self._vocab_token.is_empty()
         vm = self._vocab_matches(q, fuzzy=fuzzy, dice=dice, min_prefix=min_prefix, trigram=trigram)
         query_tf = pl.col("qtoken").replace_strict(counts, default=1, return_dtype=pl.UInt32)
         if empty:

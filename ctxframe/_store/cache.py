@@ -4,8 +4,11 @@ maps them in instead of rebuilding.
 
 A version never changes, so a cache is never stale: it is only ever written into its own
 version's directory, and goes when the version goes. `key.json` records the cache format, the
-ctxframe version and each file's size and hash; a file that does not match is ignored (and
-rebuilt). Writes are best effort (a read-only store just means no cache) and atomic per file.
+ctxframe version and each file's size; a file of another size, or one Arrow cannot decode, is
+ignored (and rebuilt). Unlike the store's tables, a cache file is not hashed on read: hashing
+the ranker's tables cost a cold query more than decoding them, and a cache is derived data
+written atomically into a version that never changes.
+Writes are best effort (a read-only store just means no cache) and atomic per file.
 A legacy store (no versions) gets no cache.
 """
 
@@ -19,13 +22,12 @@ import os
 import polars as pl
 
 from ctxframe._rank.ranker import STATE_TABLES as RANK_TABLES  # noqa: F401  (re-exported)
-from ctxframe._store.tables import file_hash
 
 EDGE_TABLES = ("edges_out", "edges_in")
 _DIR = "cache"
 _KEY = "key.json"
 
-CACHE_FORMAT = 4  # bump when a cached structure changes shape or order
+CACHE_FORMAT = 5  # bump when a cached structure changes shape or order
 
 
 def _head() -> dict:
@@ -57,11 +59,10 @@ def load(version_dir: str | None, names: tuple[str, ...]) -> dict[str, pl.DataFr
             want = files.get(n)
             if not isinstance(want, dict):
                 return None
-            with open(os.path.join(d, f"{n}.arrow"), "rb") as fh:
-                data = fh.read()
-            if len(data) != want.get("size") or file_hash(data) != want.get("sha256"):
+            path = os.path.join(d, f"{n}.arrow")
+            if os.stat(path).st_size != want.get("size"):
                 return None
-            out[n] = pl.read_ipc(data)
+            out[n] = pl.read_ipc(path)
     except (OSError, pl.exceptions.PolarsError, ValueError):
         return None
     return out
@@ -84,7 +85,7 @@ def save(version_dir: str | None, tables: dict[str, pl.DataFrame]) -> None:
             with open(tmp, "wb") as fh:
                 fh.write(data)
             os.replace(tmp, os.path.join(d, f"{name}.arrow"))
-            written[name] = {"size": len(data), "sha256": file_hash(data)}
+            written[name] = {"size": len(data)}
         key = _read_key(d)
         key = {**_head(), "files": {**(key.get("files") or {}), **written}}
         tmp = os.path.join(d, f".key.{os.getpid()}.tmp")
