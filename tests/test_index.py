@@ -203,6 +203,29 @@ def test_unchanged_run_reparses_nothing(indexed_shop: Path) -> None:
     assert report.parsed == 0
 
 
+def test_run_that_finds_nothing_keeps_the_version_and_its_caches(indexed_shop: Path) -> None:
+    shop = indexed_shop
+    store = _store.default_store(str(shop))
+    first = cf.index(str(shop), progress=False).report  # the adapters' rows settle
+    shutil.rmtree(shop / ".ctxframe" / "adapters")  # adapters always resolve again
+    written = cf.index(str(shop), progress=False).report
+    version = _store.current_version(store)
+    g = cf.open(str(shop)).warm()
+    cache = sorted(p.name for p in (Path(store) / version / "cache").iterdir())
+    again = cf.index(str(shop), progress=False).report
+    assert again.mode == "unchanged" and again.parsed == 0, (first.mode, again.mode)
+    assert _store.current_version(store) == version
+    assert sorted(p.name for p in (Path(store) / version / "cache").iterdir()) == cache
+    keys = ("nodes_by_kind", "edges_by_kind", "edges_by_confidence", "coverage", "files")
+    assert {k: again.to_dict()[k] for k in keys} == {k: written.to_dict()[k] for k in keys}
+    assert g.query("refund processing").hits.equals(
+        cf.open(str(shop)).query("refund processing").hits
+    )
+    os.utime(shop / "services" / "payments" / "gateway.py")  # new mtime: the files row changes
+    touched = cf.index(str(shop), progress=False).report
+    assert touched.mode != "unchanged" and _store.current_version(store) != version
+
+
 def test_failed_write_leaves_previous_store(indexed_shop: Path, monkeypatch) -> None:
     shop = indexed_shop
     g = cf.open(str(shop))

@@ -4,6 +4,7 @@ a new index without a restart."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from pathlib import Path
@@ -66,8 +67,11 @@ def test_refresh_keeps_what_it_built_when_nothing_changed(repo: Path) -> None:
     g = cf.index(str(repo), progress=False)
     assert g.card("helper").ok
     lookups, before = g._lookups, g.version
-    g.refresh()  # a new version with the same tables
-    assert g.version != before and g._lookups is lookups
+    g.refresh()  # nothing to write: the same version
+    assert g.version == before and g._lookups is lookups
+    os.utime(repo / "a.py")  # a new version (the files row's mtime) with the same tables
+    g.refresh()
+    assert g.version != before and g._lookups.symbols is lookups.symbols
     _write(repo, "a.py", "def a():\n    return 2\n\n\ndef a2():\n    return 3\n")
     g.refresh()
     assert g._lookups is not lookups and g.card("a2").ok

@@ -25,7 +25,7 @@ import polars as pl
 from ctxframe._core.config import load_config
 from ctxframe._core.errors import RepoNotFound, StoreCorrupt, StoreNotFound
 from ctxframe._core.languages import LANGUAGES
-from ctxframe._core.schema import EDGES, FILES, NODES, PRODUCER
+from ctxframe._core.schema import EDGES, FILES, NODES, PRODUCER, SCHEMA_VERSION
 from ctxframe._core.trace import mark as _trace
 from ctxframe._ingest.adapters import AdapterRun, Started
 from ctxframe._ingest.adapters import discover as discover_adapters
@@ -73,7 +73,9 @@ class IndexReport:
     cached: int = 0  # of the parsed files, those whose rows came from the extraction cache
     reused: int = 0
     deleted: int = 0
-    mode: str = "full"  # full | incremental (re-resolved) | delta (changed files' rows only)
+    # full | incremental (re-resolved) | delta (changed files' rows only) | unchanged (nothing
+    # to write: the current version stays)
+    mode: str = "full"
     nodes_by_kind: dict[str, int] = field(default_factory=dict)
     edges_by_kind: dict[str, int] = field(default_factory=dict)
     edges_by_confidence: dict[str, int] = field(default_factory=dict)
@@ -533,6 +535,8 @@ def _index(run: _Run, rebuild: bool) -> IndexReport:
         jobs = _plan(run)
         _extract(run, jobs)
         _files_table(run)
+        if (report := _unchanged(run)) is not None:
+            return report
         if (
             run.same_set
             and not run.dial
@@ -715,6 +719,34 @@ def _files_table(run: _Run) -> None:
         pl.lit(None, pl.String).alias("parent"),
     )
     run.gomods = _gomods(run.root, indexed["path"].to_list())
+
+
+def _unchanged(run: _Run) -> IndexReport | None:
+    """The report of a run that found nothing to write (every file's row as stored, same
+    root, commit, schema and ctxframe): the current version stays, and with it the caches
+    built inside it, so the next cold query does not rebuild them. None otherwise."""
+    prev = run.prev
+    if prev is None or run.reparsed or run.dial or run.packs or run.adapters is not None:
+        return None
+    from ctxframe._core.version import __version__
+
+    meta = prev.meta
+    same_meta = (
+        meta.get("root") == run.root
+        and meta.get("ctxframe_version") == __version__
+        and meta.get("schema_version") == SCHEMA_VERSION
+        and isinstance(meta.get("coverage_counts"), list)
+    )
+    if not same_meta or not run.files.equals(run.prev_files):
+        return None
+    if meta.get("git_head") != git_head(run.root):
+        return None
+    nodes = prev.scan("nodes").select("kind").collect()
+    edges = prev.scan("edges").select("kind", "confidence").collect()
+    none = pl.DataFrame(schema=_coverage.COUNTS)
+    report, _ = _report(run, nodes, edges, "unchanged", counts_change=none)
+    _trace("unchanged")
+    return report
 
 
 def _try_delta(run: _Run) -> IndexReport | None:
