@@ -352,6 +352,29 @@ def test_watcher_follows_saves_deletes_bursts_and_branch_switches(tmp_path: Path
         run.stop()
 
 
+@pytest.mark.parametrize("asked", [True, False], ids=["queried", "never-queried"])
+def test_a_warming_watcher_builds_the_new_versions_ranker_cache(tmp_path: Path, asked) -> None:
+    from ctxframe._store import cache as _cache
+    from ctxframe._store.watcher import Batch
+
+    root = _repo(tmp_path / "repo")
+    store = str(root / ".ctxframe" / "graph")
+    cf.index(str(root), progress=False)
+    if asked:
+        cf.open(str(root)).query("helper")  # the version's ranker cache is built
+    w = Watcher(str(root), warm=True)
+    _write(root, "a.py", "def a():\n    return 2\n\n\ndef again():\n    return a()\n")
+    up = w.update(Batch(paths={"a.py"}))
+    w.close()
+    assert up.ok and up.version == _store.current_version(store)
+    warmed = _cache.holds(os.path.join(store, up.version), _cache.RANK_TABLES)
+    assert warmed == asked
+    if asked:  # what it built is what a query builds
+        hits = cf.open(str(root)).query("again").hits
+        shutil.rmtree(os.path.join(store, up.version, "cache"))
+        assert hits.equals(cf.open(str(root)).query("again").hits)
+
+
 def test_a_custom_store_inside_the_repo_is_not_watched(tmp_path: Path) -> None:
     root = _repo(tmp_path / "repo")
     store = str(root / "graphstore")

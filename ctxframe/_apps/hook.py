@@ -78,22 +78,11 @@ class PromptIndex:
         self.meta = self._snap.meta
         self.root = root or self.meta.get("root")
         self.nodes = self._snap.read("nodes")
-        self._cache_dir = self._snap.dir if self._snap.version else None
 
     def rank_index(self) -> RankIndex:
         """The ranker's state from its cache beside the store (built and saved when missing),
         exactly as `Graph` does."""
-        state = _cache.load(self._cache_dir, _cache.RANK_TABLES)
-        if state is not None:
-            return RankIndex.from_state(self.nodes, state)
-        index = RankIndex(
-            self.nodes,
-            self._snap.read("tokens"),
-            self._snap.read("vocab"),
-            edges=self._snap.scan("edges"),
-        )
-        _cache.save(self._cache_dir, index.state())
-        return index
+        return _cache.ranker(self._snap, self.nodes)
 
     def query(self, text: str, limit: int) -> QueryResult | None:
         """`graph.query(text, limit=limit, abstain=True)`; None when it abstains."""

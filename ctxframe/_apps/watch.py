@@ -29,7 +29,9 @@ def watch_command(
     quiet time after a change before re-indexing (default DEBOUNCE_MS)."""
     out = out or sys.stdout
     err = err or sys.stderr
-    watcher = Watcher(repo, store, debounce_ms=debounce_ms or DEBOUNCE_MS, poll=poll)
+    # warm: a prompt hook or a `query` asking this store between saves finds the new version's
+    # ranker cache built (when the version before had one)
+    watcher = Watcher(repo, store, debounce_ms=debounce_ms or DEBOUNCE_MS, poll=poll, warm=True)
 
     def emit(update: Update) -> None:
         text = json.dumps(update.to_dict(), default=str) if as_json else update.line()
@@ -45,6 +47,7 @@ def watch_command(
         watcher.run(emit, initial=initial)
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not interrupt this
+        watcher.close()
         n = watcher.updates
         print(
             f"ctxframe watch: stopped after {n} update{'s' if n != 1 else ''}; the store holds "
@@ -53,4 +56,5 @@ def watch_command(
             flush=True,
         )
         return 130
+    watcher.close()
     return 0

@@ -21,7 +21,8 @@ import os
 
 import polars as pl
 
-from ctxframe._rank.ranker import STATE_TABLES as RANK_TABLES  # noqa: F401  (re-exported)
+from ctxframe._rank.ranker import STATE_TABLES as RANK_TABLES
+from ctxframe._rank.ranker import RankIndex
 
 EDGE_TABLES = ("edges_out", "edges_in")
 _DIR = "cache"
@@ -66,6 +67,27 @@ def load(version_dir: str | None, names: tuple[str, ...]) -> dict[str, pl.DataFr
     except (OSError, pl.exceptions.PolarsError, ValueError):
         return None
     return out
+
+
+def holds(version_dir: str | None, names: tuple[str, ...]) -> bool:
+    """Whether the version's cache lists every one of `names` (only its key is read)."""
+    if version_dir is None:
+        return False
+    files = _read_key(os.path.join(version_dir, _DIR)).get("files") or {}
+    return all(isinstance(files.get(n), dict) for n in names)
+
+
+def ranker(snap, nodes: pl.DataFrame | None = None) -> RankIndex:
+    """The ranker's index of a store version (a `tables.Snapshot`): from its cache, else built
+    from the version's tables and saved into its cache for the next process."""
+    nodes = snap.read("nodes") if nodes is None else nodes
+    version_dir = snap.dir if snap.version else None
+    state = load(version_dir, RANK_TABLES)
+    if state is not None:
+        return RankIndex.from_state(nodes, state)
+    index = RankIndex(nodes, snap.read("tokens"), snap.read("vocab"), edges=snap.scan("edges"))
+    save(version_dir, index.state())
+    return index
 
 
 def save(version_dir: str | None, tables: dict[str, pl.DataFrame]) -> None:

@@ -13,6 +13,7 @@ so the store's `git_head` follows it.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -125,6 +126,7 @@ class Watcher:
         *,
         debounce_ms: int = DEBOUNCE_MS,
         poll: bool = False,
+        warm: bool = False,
     ):
         if not os.path.isdir(root):
             from ctxframe._core.errors import RepoNotFound
@@ -134,11 +136,10 @@ class Watcher:
         self.store = os.path.abspath(store) if store else default_store(self.root)
         self.debounce_ms = max(1, int(debounce_ms))
         self.poll = poll
-        import threading
-
         self._stop = threading.Event()
         self._rules: Rules | None = None
         self.updates = 0
+        self._warmer = _Warmer(self.store) if warm else None
 
     # -- which events count ----------------------------------------------------------------------
     @property
@@ -191,6 +192,7 @@ class Watcher:
         walk_all = batch is None or batch.walk_all
         paths = sorted(batch.paths) if batch is not None else []
         up = Update(trigger=trigger, paths=paths, walked=walk_all)
+        before = self._version()
         t0 = time.perf_counter()
         try:
             up.report = index(
@@ -209,12 +211,17 @@ class Watcher:
         up.ms = (time.perf_counter() - t0) * 1000
         if walk_all:
             self._rules = None  # ignore files or configuration may have changed
-        try:
-            up.version = _store.current_version(self.store)
-        except (OSError, CtxframeError):
-            up.version = None
+        up.version = self._version()
+        if self._warmer is not None and up.version not in (None, before):
+            self._warmer.offer(before, up.version)
         self.updates += 1
         return up
+
+    def _version(self) -> str | None:
+        try:
+            return _store.current_version(self.store)
+        except (OSError, CtxframeError):
+            return None
 
     def run(self, on_update: Callable[[Update], None], *, initial: bool = True) -> None:
         """Watch until `stop()` (or Ctrl-C in the main thread: KeyboardInterrupt). With
@@ -268,6 +275,62 @@ class Watcher:
         """End `run()` (from any thread) at its next step."""
         self._stop.set()
 
+    def close(self, timeout: float = 5.0) -> None:
+        """Wait (up to `timeout` seconds) for a cache being warmed to be written."""
+        if self._warmer is not None:
+            self._warmer.close(timeout)
+
     @property
     def stopped(self) -> bool:
         return self._stop.is_set()
+
+
+class _Warmer:
+    """Builds the ranker's cache of each new version in a background thread, when the version
+    it replaced had one (someone asks this store questions: a prompt hook's next `query` then
+    maps the cache in instead of building it). Only the newest version offered is warmed."""
+
+    def __init__(self, store: str):
+        self.store = store
+        self._want: str | None = None
+        self._wake = threading.Condition()
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def offer(self, before: str | None, version: str) -> None:
+        """Warm `version` if `before` (the version it replaced) had the ranker's cache."""
+        from ctxframe._store import cache as _cache
+
+        if before is None or not _cache.holds(os.path.join(self.store, before), _cache.RANK_TABLES):
+            return
+        with self._wake:
+            self._want = version
+            self._wake.notify()
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="warm", daemon=True)
+                self._thread.start()
+
+    def _loop(self) -> None:
+        from ctxframe._store import cache as _cache
+
+        while True:
+            with self._wake:
+                while self._want is None and not self._closed:
+                    self._wake.wait()
+                if self._want is None:  # closed, nothing owed
+                    return
+                version, self._want = self._want, None
+            try:
+                snap = _store.Snapshot(self.store)
+                if snap.version == version:  # else a newer version is on its way
+                    _cache.ranker(snap)
+            except Exception:  # best effort: the next query builds it
+                pass
+
+    def close(self, timeout: float) -> None:
+        """Finish the version owed, then stop (waiting up to `timeout` seconds)."""
+        with self._wake:
+            self._closed = True
+            self._wake.notify()
+        if self._thread is not None:
+            self._thread.join(timeout)
