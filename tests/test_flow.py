@@ -152,3 +152,24 @@ def test_no_literal_text_is_stored(tmp_path: Path) -> None:
     for f in Path(g.store).rglob("*"):
         if f.is_file():
             assert secret.encode() not in f.read_bytes(), f.name
+
+
+def test_stacked_alike_decorators_pass_both_arguments_in_any_order(tmp_path: Path) -> None:
+    """Two decorators written alike share a call node: the decorated function and the inner
+    decorator's result both flow into the parameter, whichever order the facts come in."""
+    from ctxframe._resolve.flow_edges import python_edges
+    from ctxframe._store import tables as _store
+
+    (tmp_path / "m.py").write_text(
+        "def checked():\n    def deco(f):\n        f()\n        return f\n    return deco\n\n\n"
+        "@checked()\n@checked()\ndef job():\n    pass\n"
+    )
+    g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
+    calls = g.edges.filter(pl.col("kind") == "calls")
+    assert ("m.py::checked.deco", "m.py::job") in set(calls.select("src", "dst").iter_rows())
+    refs = _store.read_table(g.store, "refs")
+    facts = refs.filter(pl.col("kind").str.starts_with("v.") | (pl.col("kind") == "call"))
+    defs = g.nodes.filter(~pl.col("kind").is_in(["file", "module"]))
+    files = g.files.select("path", "language")
+    got = [python_edges(f, defs, files)[0] for f in (facts, facts.reverse())]
+    assert got[0].sort(pl.all(), nulls_last=True).equals(got[1].sort(pl.all(), nulls_last=True))

@@ -263,7 +263,9 @@ def _expressions(keys: pl.DataFrame) -> pl.DataFrame:
 
 
 def _args(sites: pl.DataFrame) -> pl.DataFrame:
-    """(call, arg, pos, kw): the arguments packed on each call row (ctxframe._core.facts)."""
+    """(call, arg, pos, kw): the arguments packed on each call row (ctxframe._core.facts).
+    Sites that share a call node (a decorator written twice alike) pass each one's arguments:
+    all of them flow, whatever order the rows come in."""
     rows = (
         sites.filter(pl.col("candidates").is_not_null())
         .select(call="module", a=pl.col("candidates").str.split(F.ARGS))
@@ -274,7 +276,7 @@ def _args(sites: pl.DataFrame) -> pl.DataFrame:
             head=pl.col("parts").struct.field("field_0"),
             arg=pl.col("parts").struct.field("field_1"),
         )
-        .unique(["call", "head"])
+        .unique()
     )
     kw = pl.col("head").str.starts_with("=")
     return rows.select(
