@@ -274,7 +274,12 @@ def update(
     # Python's edges come from the whole repository's value flow: all made again below when a
     # Python file's facts changed, else none changes (a new name elsewhere is another family)
     others = others.filter(~_PY_FACTS)
-    resolved = _resolve_changed(rest_nodes, defs, files, refs, others, gomods, python)
+    reading = others
+    if python is not None:  # other files' calls and bases the flow leaves to their names
+        # resolve through those files' imports, as in a full run
+        imports = _PY_FACTS & (pl.col("kind") == "import") & ~own.in_changed
+        reading = pl.concat([others, refs0.filter(imports).collect().select(others.columns)])
+    resolved = _resolve_changed(rest_nodes, defs, files, refs, reading, gomods, python)
     stale_py = fresh_py = None
     if python is not None:  # other files' Python edges as they are now
         others_py = ~own.in_changed & _py_edge(files)
