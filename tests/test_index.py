@@ -445,3 +445,63 @@ def test_stored_tables_are_sorted(shop_graph) -> None:
     assert shop_graph.nodes["id"].is_sorted()
     keys = shop_graph.edges.select("src", "kind", "line", "dst", "name")
     assert keys.equals(keys.sort(keys.columns, nulls_last=True))
+
+
+# -- Python edits the delta path takes without running the value flow again, and ones it must --
+_PY_REPO = {
+    "pkg/__init__.py": "",
+    "pkg/core/__init__.py": "",
+    "pkg/core/validators.py": "class RegexValidator:\n    def __init__(self, rx):\n"
+    "        self.rx = rx\n",
+    "pkg/auth/__init__.py": "",
+    "pkg/auth/validators.py": "from pkg.core import validators\n\n\n"
+    "class AsciiValidator(validators.RegexValidator):\n    pass\n",
+    "pkg/shop.py": "from pkg.core.validators import RegexValidator\n\n\nclass Cart:\n"
+    '    """A cart."""\n\n    def check(self, rx):\n        return RegexValidator(rx)\n\n'
+    "    def total(self):\n        return self.check('x')\n",
+}
+
+
+def _py_repo(root: Path) -> Path:
+    for rel, text in _PY_REPO.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
+def _assert_rebuild_equal(root: Path, store: str, work: Path) -> None:
+    full = str(work / f"full-{len(os.listdir(work))}")
+    cf.index(str(root), store=full, rebuild=True, progress=False)
+    got, want = _canonical(_tables(store)), _canonical(_tables(full))
+    for name in want:
+        assert got[name].equals(want[name]), name
+
+
+@pytest.mark.parametrize(
+    ("edit", "flow_runs"),
+    [
+        ("    # a comment\n\n    def check", False),  # lines move: the edges follow them
+        ('    """A cart.\n\n    More words.\n    """\n\n    def check', False),
+        ("    def helper(self):\n        return self.total()\n\n    def check", True),
+    ],
+    ids=["comment-lines", "docstring-lines", "new-call"],
+)
+def test_python_delta_equals_rebuild(tmp_path: Path, monkeypatch, edit, flow_runs) -> None:
+    from ctxframe._resolve import flow_edges
+
+    root = _py_repo(tmp_path / "repo")
+    store = str(tmp_path / "store")
+    cf.index(str(root), store=store, progress=False)
+    runs = []
+    real = flow_edges.python_edges
+    monkeypatch.setattr(flow_edges, "python_edges", lambda *a: runs.append(1) or real(*a))
+    shop = root / "pkg" / "shop.py"
+    shop.write_text(shop.read_text().replace("    def check", edit, 1))
+    report = cf.index(str(root), store=store, progress=False).report
+    assert report.mode == "delta" and bool(runs) == flow_runs
+    _assert_rebuild_equal(root, store, tmp_path)
+    edges = _store.read_table(store, "edges").filter(pl.col("kind") == "calls")
+    line = 1 + shop.read_text().splitlines().index("        return RegexValidator(rx)")
+    assert edges.filter(pl.col("path") == "pkg/shop.py", pl.col("name") == "RegexValidator")[
+        "line"
+    ].to_list() == [line]

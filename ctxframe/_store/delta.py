@@ -99,15 +99,20 @@ def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_c
                    old_nodes, near):  # fmt: skip
     """How the changed files' Python edges are made: None (no Python file changed), "keep"
     (a Python file changed but no fact did — same rows, same lines — and no definition it
-    added or removed is a name any fact reads: every Python edge stands), else (every Python
-    file's facts, every definition): any Python edge anywhere may change."""
+    added or removed is a name any fact reads: every Python edge stands), a line map (the
+    same, but for lines an edit moved: every Python edge stands, the changed files' at their
+    new lines; see `_line_map`), else (every Python file's facts, every definition): any
+    Python edge anywhere may change."""
     if not python_changed:
         return None
     py = _PY_FACTS & (pl.col("kind").str.starts_with("v.") | (pl.col("kind") == "call"))
-    if _same(old_refs.filter(py), refs.filter(py)) and _unread(near, moved) and _same(
-        _class_lines(old_nodes), _class_lines(defs)
-    ):
-        return "keep"
+    if _unread(near, moved):
+        old_facts, new_facts = old_refs.filter(py), refs.filter(py)
+        if _same(old_facts, new_facts) and _same(_class_lines(old_nodes), _class_lines(defs)):
+            return "keep"
+        moved_lines = _line_map(old_facts, new_facts, old_nodes, defs)
+        if moved_lines is not None:
+            return moved_lines
     facts = pl.concat([refs0.filter(~in_changed & py), refs.lazy().filter(py)])
     code = ~pl.col("kind").is_in(["file", "module"]) & pl.col("transport").is_null()
     every = pl.concat([rest_nodes.filter(code).select(defs.columns), defs])
@@ -135,6 +140,51 @@ def _unread(near: pl.DataFrame | None, labels: list[str]) -> bool:
     col = pl.col("name").str.contains_any(probes) | pl.col("receiver").str.contains_any(probes)
     col = col | pl.col("module").str.contains_any(probes)
     return near.filter(_PY_FACTS & col.fill_null(False)).is_empty()
+
+
+def _line_map(old_facts, new_facts, old_nodes, defs) -> pl.DataFrame | None:
+    """``path, old, new``: where each line of a changed file holding a Python fact or a class
+    went, when the files' facts and classes are the same but for their lines and every line
+    kept its place among the others (a comment or a docstring line added above them); None
+    otherwise. The value flow reads no line, so it would find the same values: only the
+    changed files' Python edges move, to the new lines of their call sites and classes."""
+    if old_facts.height != new_facts.height:
+        return None
+    rest = [c for c in old_facts.columns if c != "line"]
+    a = old_facts.sort([*rest, "line"], nulls_last=True)
+    b = new_facts.sort([*rest, "line"], nulls_last=True)
+    if not a.select(rest).equals(b.select(rest)):
+        return None
+    ca, cb = _class_lines(old_nodes), _class_lines(defs)
+    classes = ca.join(cb, on="id", how="full", coalesce=True)
+    if classes.height != ca.height or classes.height != cb.height:
+        return None
+    path = pl.col("id").str.split("::").list.first().alias("path")
+    pairs = pl.concat(
+        [
+            pl.DataFrame({"path": a["path"], "old": a["line"], "new": b["line"]}),
+            classes.select(path, old="line_start", new="line_start_right"),
+        ]
+    ).unique()
+    if pairs["old"].is_null().any() or pairs["new"].is_null().any():
+        return None
+    pairs = pairs.sort("path", "old", "new")
+    moves = pairs.select(
+        same_file=pl.col("path") == pl.col("path").shift(),
+        up=(pl.col("old") > pl.col("old").shift()) & (pl.col("new") > pl.col("new").shift()),
+    ).filter("same_file")
+    return pairs if moves["up"].all() else None  # one place per line, in the same order
+
+
+def _moved_lines(edges: pl.DataFrame, lines: pl.DataFrame) -> pl.DataFrame | None:
+    """The edges at the new places of their lines (`_line_map`); None when an edge sits on a
+    line the map does not know."""
+    moved = edges.join(
+        lines, left_on=["path", "line"], right_on=["path", "old"], how="left"
+    ).with_columns(line=pl.col("new"))
+    if moved["line"].null_count() != edges["line"].null_count():
+        return None
+    return moved.select(edges.columns)
 
 
 def _class_lines(nodes: pl.DataFrame) -> pl.DataFrame:
@@ -268,7 +318,8 @@ def update(
         refs0, refs, own.old_refs, own.in_changed, rest_nodes, defs, own.python, moved,
         own.old_nodes, near,
     )  # fmt: skip
-    keep_py = python == "keep"
+    lines = python if isinstance(python, pl.DataFrame) else None
+    keep_py = lines is not None or (isinstance(python, str) and python == "keep")
     if keep_py:
         python = None
     # Python's edges come from the whole repository's value flow: all made again below when a
@@ -287,7 +338,7 @@ def update(
         if _same(stale_py.drop("producer"), fresh_py.drop("producer")):
             stale_py = fresh_py = None
         resolved = resolved.filter(~others_py)
-    new_edges = _own_edges(own, resolved, nodes0, edges0, files if keep_py else None)
+    new_edges = _own_edges(own, resolved, nodes0, edges0, files if keep_py else None, lines)
     if new_edges is None:
         return None
     change = [
@@ -385,13 +436,18 @@ def _python_elsewhere(edges, stale_py, fresh_py, nodes0, files, change: list) ->
     ).sort(_EDGE_ORDER, nulls_last=True)
 
 
-def _own_edges(own: _Own, resolved, nodes0, edges0, keep_py_of=None) -> pl.DataFrame | None:
+def _own_edges(
+    own: _Own, resolved, nodes0, edges0, keep_py_of=None, lines=None
+) -> pl.DataFrame | None:
     """The changed files' own new edges (with their `uses`), or None when a file's own path
     would start or stop being an edge end (see merge). `keep_py_of` (the files table): the
-    changed files' Python edges stay as they were (no Python fact changed)."""
+    changed files' Python edges stay as they were (no Python fact changed), at the new
+    places of their lines when `lines` (`_line_map`) says where they went."""
     new_edges = resolved.filter(own.in_changed)
     if keep_py_of is not None:
         kept_py = own.old_own.filter(_py_edge(keep_py_of))
+        if lines is not None and (kept_py := _moved_lines(kept_py, lines)) is None:
+            return None
         new_edges = pl.concat([new_edges, kept_py.select(new_edges.columns)])
     starts = pl.col("src").is_in(pl.Series(own.changed, dtype=pl.String).implode())
     if own.old_own.select(starts.any()).item() != new_edges.select(starts.any()).item():
