@@ -221,10 +221,9 @@ def update(
     fresh `defs` and `refs` are given), else None. `prev` holds the stored tables: a mapping
     from name to frame, whose `scan(name)` reads one lazily."""
     nodes0, edges0 = prev["nodes"], prev["edges"]
-    refs0 = prev.scan("refs")  # read only as far as each question needs
     if not changed:
         return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
-    own = _own_rows(prev, files, sorted(changed), refs0)
+    own = _own_rows(prev, files, sorted(changed))
     if own is None:
         return None
     new_nodes = (
@@ -256,6 +255,7 @@ def update(
     diff = keys.group_by(_KEY).len().filter(pl.col("len") == 1)
     moved = sorted(diff["label"].unique().to_list())
     others = refs.clear()  # other files' references to resolve again
+    refs0 = prev.scan("refs")  # read only as far as each question needs
     near = _near(refs0, moved) if moved else None
     if moved:
         others = _moved_readers(
@@ -318,7 +318,7 @@ def update(
     )
 
 
-def _own_rows(prev, files: pl.DataFrame, changed: list[str], refs0: pl.LazyFrame) -> _Own | None:
+def _own_rows(prev, files: pl.DataFrame, changed: list[str]) -> _Own | None:
     """The changed files' stored rows, or None when the fast path cannot vouch for them
     (declaring languages, unsorted tables, adapter or boundary rows, foreign edges)."""
     nodes0, edges0 = prev["nodes"], prev["edges"]
@@ -339,7 +339,7 @@ def _own_rows(prev, files: pl.DataFrame, changed: list[str], refs0: pl.LazyFrame
         or old_nodes.select(pl.col("transport").is_not_null().any()).item()  # boundaries
     ):
         return None
-    old_refs = refs0.filter(in_changed).collect()
+    old_refs = prev.rows_of("refs", changed)
     python = "python" in set(langs.to_list())
     return _Own(changed, in_changed, node_spans, edge_spans, old_nodes, old_own, old_refs, python)
 
