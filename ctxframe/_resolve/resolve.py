@@ -494,6 +494,11 @@ def _resolve_refs(
     `super`, the enclosing type (self/this/receiver), a declared receiver type, a name of the
     same file, an import binding (through re-exports), a type-qualified member, then names.
     `memo` keeps what depends only on the targets across calls over slices of references."""
+    if refs.is_empty():  # no stage finds anything: the same (empty) edges, without the stages
+        return refs.select(
+            "src", pl.lit(None, pl.String).alias("dst"), "kind",
+            pl.lit(None, pl.String).alias("confidence"), "name", "path", "line",
+        )  # fmt: skip
     memo = {} if memo is None else memo
     refs = _with_ctx(refs.with_row_index("ref_id"), "path")
     if "targets" not in memo:

@@ -349,7 +349,8 @@ def _resolve_changed(rest_nodes, defs, files, refs, others, gomods, python) -> p
     definitions they could name; with `python` (every Python fact, every definition), every
     Python call of the repository again."""
     reading = pl.concat([refs, others])
-    if python is None:
+    if python is None:  # Python's calls and value facts are read only by the value flow
+        reading = reading.filter(~_PY_FACTS | (pl.col("kind") == "import"))
         targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
     else:  # every Python call resolves again, by name too: every definition is a target
         targets = python[1].select(defs.columns)
