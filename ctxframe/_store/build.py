@@ -225,7 +225,8 @@ class _Stored(dict):
             self._parts[name] = _done(got)
         return got[1]
 
-    def _read_placed(self, name: str, paths: list[str]):
+    def _read_placed(self, name: str, paths: list[str]) -> tuple[list[str], dict | None]:
+        """(the paths, sorted; the parts holding their rows, or None without part bounds)."""
         bounds = self.snap.bounds()
         if bounds is None:
             return sorted(paths), None

@@ -64,12 +64,7 @@ def _ranges(keys: pl.Series, paths: list[str]) -> list[tuple[int, int]]:
 
 
 def _without(frame: pl.DataFrame, spans: list[tuple[int, int]]) -> pl.DataFrame:
-    parts, start = [], 0
-    for lo, hi in spans:
-        parts.append(frame.slice(start, lo - start))
-        start = hi
-    parts.append(frame.slice(start))
-    return pl.concat(parts, rechunk=False)
+    return pl.concat(_pieces(frame, spans), rechunk=False)
 
 
 def _rows(frame: pl.DataFrame, spans: list[tuple[int, int]]) -> pl.DataFrame:
