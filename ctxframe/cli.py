@@ -581,13 +581,18 @@ def _cmd_catalog(a) -> int:
 
 
 def _cmd_watch(a) -> int:
-    from ctxframe._apps.watch import watch_command
     from ctxframe._core.errors import CtxframeError
+    from ctxframe._store import alloc as _alloc
 
     if a.debounce is not None and not 1 <= a.debounce <= 60_000:
         raise CtxframeError(f"--debounce {a.debounce}: give milliseconds between 1 and 60000")
+    repo = _not_a_catalog(_repo(a), "watch")
+    # each re-index allocates what the last one freed: as `index` does, before Polars loads
+    _alloc.for_index(repo, a.store)
+    from ctxframe._apps.watch import watch_command
+
     return watch_command(
-        _not_a_catalog(_repo(a), "watch"),
+        repo,
         a.store,
         as_json=a.json,
         debounce_ms=a.debounce,

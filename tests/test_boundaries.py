@@ -445,3 +445,18 @@ def test_console_scripts_are_entry_points(tmp_path) -> None:
     assert "command:wtool" in set(g.nodes["id"])
     entries = g.hubs().entry_points
     assert entries.filter(pl.col("id") == "pkg/cli.py::run")["why"].to_list() == ["cli command"]
+
+
+def test_reads_boundaries_agrees_with_from_refs(_shop_index_template: Path) -> None:
+    """The cheap test reads_boundaries makes first never misses what from_refs finds: file by
+    file on the shop (routes, env reads, HTTP and exec calls in several languages)."""
+    from ctxframe._ingest.boundaries.code import from_refs, reads_boundaries
+    from ctxframe._store import tables as store
+
+    refs = store.read_table(str(_shop_index_template / ".ctxframe" / "graph"), "refs")
+    found = 0
+    for _, rows in refs.group_by("path"):
+        want = not all(f.is_empty() for f in from_refs(rows))
+        assert reads_boundaries(rows) == want
+        found += want
+    assert found >= 5

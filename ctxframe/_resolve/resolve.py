@@ -348,8 +348,6 @@ def _python(
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Python's calls and bases through the value flow of every Python file (see
     ctxframe._resolve.flow_edges.python_edges)."""
-    from ctxframe._resolve.flow_edges import python_edges  # numpy: imported when it runs
-
     python_calls = (pl.col("kind") == "call") & (pl.col("language") == "python")
     facts = every.filter(pl.col("kind").str.starts_with("v.") | python_calls).collect()
     empty_edges = pl.DataFrame(schema={c: EDGES[c] for c in _EDGE_COLS})
@@ -358,6 +356,9 @@ def _python(
             pl.col("line").cast(pl.Int32)
         )
         return empty_edges, empty_refs, empty_edges, empty_refs
+    # numpy (about 0.1 s to import): only when the value flow runs
+    from ctxframe._resolve.flow_edges import python_edges
+
     return python_edges(facts, defs, indexed)
 
 
@@ -493,6 +494,11 @@ def _resolve_refs(
     `super`, the enclosing type (self/this/receiver), a declared receiver type, a name of the
     same file, an import binding (through re-exports), a type-qualified member, then names.
     `memo` keeps what depends only on the targets across calls over slices of references."""
+    if refs.is_empty():  # no stage finds anything: the same (empty) edges, without the stages
+        return refs.select(
+            "src", pl.lit(None, pl.String).alias("dst"), "kind",
+            pl.lit(None, pl.String).alias("confidence"), "name", "path", "line",
+        )  # fmt: skip
     memo = {} if memo is None else memo
     refs = _with_ctx(refs.with_row_index("ref_id"), "path")
     if "targets" not in memo:

@@ -2,10 +2,10 @@
 
 Handing freed pages back to the system at once keeps the peak of a very large index ~15-20%
 lower, but every later allocation faults its pages in again: on a mid-sized repository that
-costs a sixth of a cold index and a tenth of a re-index. So `ctxframe index` (and `cf.index`
-when it is what first loads Polars) returns pages at once only for a repository of at least
-LARGE_FILES files; below that Polars' own default applies (freed pages kept for about half
-a second). A `_RJEM_MALLOC_CONF` the user set always wins.
+costs a sixth of a cold index and a tenth of a re-index. So `ctxframe index` and `ctxframe
+watch` (and `cf.index` when it is what first loads Polars) return pages at once only for a
+repository of at least LARGE_FILES files; below that Polars' own default applies (freed
+pages kept for about half a second). A `_RJEM_MALLOC_CONF` the user set always wins.
 """
 
 from __future__ import annotations

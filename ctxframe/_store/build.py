@@ -192,6 +192,7 @@ class _Stored(dict):
         super().__init__()
         self.snap, self.meta, self.store = snap, snap.meta, snap.store
         self._pending: dict = {}
+        self._parts: dict = {}  # table name: future of (paths, parts) (see placed_parts)
 
     def __missing__(self, name: str) -> pl.DataFrame:
         future = self._pending.pop(name, None)
@@ -202,13 +203,55 @@ class _Stored(dict):
         """A lazy scan of a stored table (read only as far as a query needs)."""
         return self.snap.scan(name)
 
-    def prefetch(self, names: list[str]) -> None:
-        """Start reading these tables in background threads."""
+    def prefetch(self, names: list[str], placed: tuple[str, list[str]] | None = None) -> None:
+        """Start reading these tables in background threads; `placed` (a table stored by
+        path, some paths): also the parts holding those paths' rows (see `placed_parts`),
+        and every part's hash checked (what a scan or a carried-over part checks first)."""
         from concurrent.futures import ThreadPoolExecutor
 
-        pool = ThreadPoolExecutor(max_workers=len(names))
+        pool = ThreadPoolExecutor(max_workers=len(names) + 2 * (placed is not None))
         self._pending.update({n: pool.submit(self.snap.read, n) for n in names})
+        if placed is not None:
+            self._parts[placed[0]] = pool.submit(self._read_placed, *placed)
+            pool.submit(self.snap.verify, placed[0])
         pool.shutdown(wait=False)
+
+    def placed_parts(self, name: str, paths: list[str]) -> dict[int, pl.DataFrame] | None:
+        """The parts of a table stored by path (ctxframe._store.parts.PLACED) that hold these
+        paths' rows, by part number: an edit to a few files reads a few parts, not the
+        table. None for a store without parts (read the table whole)."""
+        future = self._parts.get(name)
+        got = future.result() if future is not None else None
+        if got is None or got[0] != sorted(paths):
+            got = self._read_placed(name, paths)
+            self._parts[name] = _done(got)
+        return got[1]
+
+    def _read_placed(self, name: str, paths: list[str]) -> tuple[list[str], dict | None]:
+        """(the paths, sorted; the parts holding their rows, or None without part bounds)."""
+        bounds = self.snap.bounds()
+        if bounds is None:
+            return sorted(paths), None
+        touched = _parts.part_of(bounds, pl.Series(paths, dtype=pl.String)).unique().to_list()
+        return sorted(paths), self.snap.read_parts(name, touched)
+
+    def rows_of(self, name: str, paths: list[str]) -> pl.DataFrame:
+        """The rows of these paths in a table stored by path."""
+        mine = pl.col("path").is_in(pl.Series(paths, dtype=pl.String).implode())
+        parts = self.placed_parts(name, paths)
+        if parts is None:
+            return self.scan(name).filter(mine).collect()
+        frames = [f.filter(mine) for f in parts.values()]
+        return pl.concat(frames) if frames else self.scan(name).clear().collect()
+
+
+def _done(value):
+    """A finished future holding `value`."""
+    from concurrent.futures import Future
+
+    future: Future = Future()
+    future.set_result(value)
+    return future
 
 
 def _load_previous(store: str) -> _Stored | None:
@@ -632,7 +675,11 @@ def _extract(run: _Run, jobs: list[tuple[str, str | None]]) -> None:
     if run.prev is not None and jobs:  # read the stored tables while the files are parsed
         # (Polars frees the GIL); a few changed files likely take the delta path, which
         # also reads the tokens
-        run.prev.prefetch(["nodes", "edges", *(["tokens", "vocab"] if len(jobs) <= 8 else [])])
+        few = len(jobs) <= 8  # the changed files' stored references too
+        run.prev.prefetch(
+            ["nodes", "edges", *(["tokens", "vocab"] if few else [])],
+            placed=("refs", sorted(p for p, _ in jobs)) if few else None,
+        )
     use = run.cache and _xcache.enabled() and len(jobs) >= _xcache.MIN_JOBS
     xc = _xcache.Session() if use else None
     try:
@@ -803,8 +850,8 @@ def _write_refs(staged, prev: _Stored, files, changed: list[str], refs: pl.DataF
     if prev.snap.bounds() != bounds:  # another layout (an older store): written whole
         staged.sink_parts("refs", pl.concat([prev.scan("refs").filter(~gone), refs.lazy()]), files)
         return
+    old = prev.placed_parts("refs", changed) or {}
     touched = _parts.part_of(bounds, pl.Series(changed, dtype=pl.String)).unique().to_list()
-    old = prev.snap.read_parts("refs", touched)
     fresh = _parts.split("refs", refs, bounds)
     empty = refs.clear()
     parts = {i: pl.concat([old.get(i, empty).filter(~gone), fresh.get(i, empty)]) for i in touched}

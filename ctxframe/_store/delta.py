@@ -22,7 +22,7 @@ from ctxframe._core import facts as F
 from ctxframe._core.frames import splice_sorted
 from ctxframe._core.schema import PRODUCER, TOKENS, VOCAB
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
-from ctxframe._rank.fields import MAX_TF, TokenTable, node_counts
+from ctxframe._rank.fields import BODY, MAX_TF, TokenTable, node_counts
 from ctxframe._resolve.resolve import resolve
 from ctxframe._store.coverage import COUNTS, counts
 
@@ -64,12 +64,7 @@ def _ranges(keys: pl.Series, paths: list[str]) -> list[tuple[int, int]]:
 
 
 def _without(frame: pl.DataFrame, spans: list[tuple[int, int]]) -> pl.DataFrame:
-    parts, start = [], 0
-    for lo, hi in spans:
-        parts.append(frame.slice(start, lo - start))
-        start = hi
-    parts.append(frame.slice(start))
-    return pl.concat(parts, rechunk=False)
+    return pl.concat(_pieces(frame, spans), rechunk=False)
 
 
 def _rows(frame: pl.DataFrame, spans: list[tuple[int, int]]) -> pl.DataFrame:
@@ -271,10 +266,9 @@ def update(
     fresh `defs` and `refs` are given), else None. `prev` holds the stored tables: a mapping
     from name to frame, whose `scan(name)` reads one lazily."""
     nodes0, edges0 = prev["nodes"], prev["edges"]
-    refs0 = prev.scan("refs")  # read only as far as each question needs
     if not changed:
         return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
-    own = _own_rows(prev, files, sorted(changed), refs0)
+    own = _own_rows(prev, files, sorted(changed))
     if own is None:
         return None
     new_nodes = (
@@ -306,6 +300,7 @@ def update(
     diff = keys.group_by(_KEY).len().filter(pl.col("len") == 1)
     moved = sorted(diff["label"].unique().to_list())
     others = refs.clear()  # other files' references to resolve again
+    refs0 = prev.scan("refs")  # read only as far as each question needs
     near = _near(refs0, moved) if moved else None
     if moved:
         others = _moved_readers(
@@ -374,7 +369,7 @@ def update(
     )
 
 
-def _own_rows(prev, files: pl.DataFrame, changed: list[str], refs0: pl.LazyFrame) -> _Own | None:
+def _own_rows(prev, files: pl.DataFrame, changed: list[str]) -> _Own | None:
     """The changed files' stored rows, or None when the fast path cannot vouch for them
     (declaring languages, unsorted tables, adapter or boundary rows, foreign edges)."""
     nodes0, edges0 = prev["nodes"], prev["edges"]
@@ -395,7 +390,7 @@ def _own_rows(prev, files: pl.DataFrame, changed: list[str], refs0: pl.LazyFrame
         or old_nodes.select(pl.col("transport").is_not_null().any()).item()  # boundaries
     ):
         return None
-    old_refs = refs0.filter(in_changed).collect()
+    old_refs = prev.rows_of("refs", changed)
     python = "python" in set(langs.to_list())
     return _Own(changed, in_changed, node_spans, edge_spans, old_nodes, old_own, old_refs, python)
 
@@ -405,7 +400,8 @@ def _resolve_changed(rest_nodes, defs, files, refs, others, gomods, python) -> p
     definitions they could name; with `python` (every Python fact, every definition), every
     Python call of the repository again."""
     reading = pl.concat([refs, others])
-    if python is None:
+    if python is None:  # Python's calls and value facts are read only by the value flow
+        reading = reading.filter(~_PY_FACTS | (pl.col("kind") == "import"))
         targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
     else:  # every Python call resolves again, by name too: every definition is a target
         targets = python[1].select(defs.columns)
@@ -490,38 +486,28 @@ def _regrouped(own: _Own, edges, others, resolved, new_edges, nodes0, files, cha
 
 def tokens(prev, nodes: pl.DataFrame, changed: list[str], content: pl.DataFrame | None):
     """The token table (ctxframe._rank.fields) of `nodes`, the stored nodes with the `changed`
-    files' rows replaced: every other node's rows are the stored ones re-coded (their rows and
-    bodies did not change), the changed files' made afresh from their rows and `content` (the
-    body counts of the files read this run). Both recodings are monotone, so the carried rows
-    stay sorted and the fresh ones are spliced in by binary search. Equals a table made from
-    scratch."""
+    files' rows replaced: every other node's rows are the stored ones, their node codes
+    shifted past the replaced rows and their token codes moved with the vocabulary when it
+    changed (their rows and bodies did not change); the changed files' rows are made from
+    their rows and `content` (the body counts of the files read this run), a node whose row
+    reads as it did keeping its stored name fields. Stored rows and fresh ones are joined in
+    key order, one copy. Equals a table made from scratch."""
     ids0, ids = prev["nodes"]["id"], nodes["id"]
     old, vocab0 = prev["tokens"], prev["vocab"]["token"]
     changed = sorted(changed)
-    gone = _ranges(ids0, changed)  # node rows of the changed files: token row ranges
-    bounds = pl.Series([b for span in gone for b in span], dtype=pl.UInt32)
+    spans0, spans = _spans(ids0, changed), _spans(ids, changed)  # range for range
+    bounds = pl.Series([b for span in spans0 for b in span], dtype=pl.UInt32)
     at = old["node"].search_sorted(bounds, side="left").to_list()
     token_spans = [(at[i], at[i + 1]) for i in range(0, len(at), 2)]
-    kept = _without(old, token_spans)
-    spans = _ranges(ids, changed)
+    replaced = pl.concat([old.slice(lo, hi - lo) for lo, hi in token_spans])
     mine = _rows(nodes, spans)
-    parts = [node_counts(mine).collect().cast(_COUNTS)]
+    parts = _name_counts(mine, _rows(prev["nodes"], spans0), replaced, ids0, vocab0)
     if content is not None and content.height:
         parts.append(content.cast(_COUNTS).filter(pl.col("node_id").is_in(mine["id"].implode())))
     fresh = pl.concat(parts)
-    # words only the replaced rows used leave the vocabulary (every stored word is used)
-    maybe = _rows(old, token_spans)["token"].unique()
-    words = kept["token"]
-    still = words.filter(words.is_in(maybe.implode())).unique()
-    unused = maybe.filter(~maybe.is_in(still.implode()))
-    codes = vocab0.to_frame().with_row_index("code")
-    vocab = codes.filter(~pl.col("code").is_in(unused.cast(pl.UInt32).implode()))["token"]
-    vocab = pl.concat([vocab, fresh["token"].unique()]).unique().sort()
-    if not ids0.equals(ids):  # rows moved: the carried rows' node codes follow them
-        kept = kept.with_columns(node=ids.search_sorted(ids0).cast(pl.UInt32).gather(kept["node"]))
-    if not vocab.equals(vocab0):
-        code = vocab.search_sorted(vocab0).cast(pl.UInt32)
-        kept = kept.with_columns(token=code.gather(kept["token"]))
+    pieces = _pieces(old, token_spans)
+    vocab, recode = _vocab(vocab0, replaced["token"].unique(), [p["token"] for p in pieces],
+                           fresh["token"])  # fmt: skip
     fresh = pl.DataFrame(
         {
             "node": ids.search_sorted(fresh["node_id"]).cast(pl.UInt32),
@@ -530,5 +516,89 @@ def tokens(prev, nodes: pl.DataFrame, changed: list[str], content: pl.DataFrame 
             "tf": fresh["tf"].clip(upper_bound=MAX_TF).cast(pl.UInt16),
         }
     ).sort("node", "field", "token")
-    table = splice_sorted(kept.cast(dict(TOKENS)), "node", fresh.cast(dict(TOKENS)))
-    return TokenTable(table.rechunk(), pl.DataFrame({"token": vocab}).cast(dict(VOCAB)))
+    table = _interleaved(pieces, spans0, spans, recode, fresh.cast(dict(TOKENS)))
+    return TokenTable(table, pl.DataFrame({"token": vocab}).cast(dict(VOCAB)))
+
+
+def _spans(keys: pl.Series, paths: list[str]) -> list[tuple[int, int]]:
+    """Row ranges of sorted `keys` equal to a path or starting with `path::`, empty ones
+    included, in key order: range for range the same list in any table sorted by that key,
+    so the rows between two ranges are the same rows before and after an edit."""
+    keyed = sorted((q, q_end) for p in paths for q, q_end in ((p, p + "\0"), (p + "::", p + ":;")))
+    probes = pl.Series([k for pair in keyed for k in pair], dtype=pl.String)
+    at = keys.search_sorted(probes, side="left").to_list()
+    return [(at[i], at[i + 1]) for i in range(0, len(at), 2)]
+
+
+def _pieces(frame: pl.DataFrame, spans: list[tuple[int, int]]) -> list[pl.DataFrame]:
+    """The rows before, between and after sorted disjoint `spans`: len(spans) + 1 slices."""
+    out, start = [], 0
+    for lo, hi in spans:
+        out.append(frame.slice(start, lo - start))
+        start = hi
+    out.append(frame.slice(start))
+    return out
+
+
+# the node columns node_counts reads: a node whose values are the same has the same rows
+_NAMED = ["id", "kind", "label", "qualname", "path", "signature", "doc"]
+
+
+def _name_counts(mine, was, replaced, ids0, vocab0) -> list[pl.DataFrame]:
+    """The counts of the fields a node row holds (node_counts) of the nodes `mine`: a node
+    whose row reads as before (in `was`) keeps its stored rows (from `replaced`, decoded);
+    the others are counted afresh (tokenizing is most of the cost)."""
+    same = mine.select(_NAMED).join(was.select(_NAMED), on=_NAMED, how="semi", nulls_equal=True)
+    same_ids = same["id"].implode()
+    rows = replaced.filter(pl.col("field") != BODY)
+    kept = pl.DataFrame(
+        {
+            "node_id": ids0.gather(rows["node"]),
+            "field": rows["field"],
+            "token": vocab0.gather(rows["token"]),
+            "tf": rows["tf"],
+        }
+    ).filter(pl.col("node_id").is_in(same_ids))
+    out = [kept.cast(_COUNTS)]
+    new = mine.filter(~pl.col("id").is_in(same_ids))
+    if new.height:
+        out.append(node_counts(new).collect().cast(_COUNTS))
+    return out
+
+
+def _vocab(vocab0: pl.Series, gone: pl.Series, carried: list[pl.Series], words: pl.Series):
+    """The new vocabulary, and the new code of each old code when it changed (else None).
+    `gone`: the codes the replaced rows used, `carried`: the kept rows' codes, `words`: the
+    fresh rows' tokens. A word leaves when no row uses it any more: only the replaced rows'
+    words that no fresh row uses are looked for among the kept rows."""
+    words = words.unique()
+    maybe = gone.filter(~vocab0.gather(gone).is_in(words.implode()))
+    if maybe.len():
+        probe = maybe.implode()
+        still = pl.concat([c.filter(c.is_in(probe)) for c in carried]).unique()
+        maybe = maybe.filter(~maybe.is_in(still.implode()))
+    if maybe.is_empty() and words.is_in(vocab0.implode()).all():
+        return vocab0, None
+    keep = ~pl.int_range(vocab0.len(), dtype=pl.UInt32, eager=True).is_in(maybe.implode())
+    vocab = pl.concat([vocab0.filter(keep), words]).unique().sort()
+    return vocab, vocab.search_sorted(vocab0).cast(pl.UInt32)
+
+
+def _interleaved(pieces, spans0, spans, recode, fresh: pl.DataFrame) -> pl.DataFrame:
+    """The stored token rows between the replaced ranges (`pieces`), re-coded, with the fresh
+    rows of each range between them: the table in (node, field, token) order. A piece's
+    nodes all move by the same count, the rows the ranges before it gained."""
+    cut = fresh["node"].search_sorted(pl.Series([lo for lo, _ in spans], dtype=pl.UInt32))
+    cut = [*cut.to_list(), fresh.height]
+    shift = [0] + [new[1] - was[1] for new, was in zip(spans, spans0, strict=True)]
+    out = []
+    for k, piece in enumerate(pieces):
+        if shift[k]:
+            node = (pl.col("node").cast(pl.Int64) + shift[k]).cast(pl.UInt32)
+            piece = piece.with_columns(node=node)
+        if recode is not None:
+            piece = piece.with_columns(token=recode.gather(piece["token"]))
+        out.append(piece)
+        if k < len(spans):
+            out.append(fresh.slice(cut[k], cut[k + 1] - cut[k]))
+    return pl.concat(out, rechunk=True)

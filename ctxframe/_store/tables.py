@@ -293,12 +293,13 @@ class Snapshot:
             if rel not in self._checked:
                 self._bytes(rel)
 
-    def _remembered(self, name: str) -> pl.DataFrame | None:
-        """The decoded table from the memo (see `remembering`), every part's size checked."""
+    def _remembered(self, name: str, rechunk: bool = True) -> pl.DataFrame | None:
+        """The decoded table from the memo (see `remembering`), every part's size checked;
+        without `rechunk`, its parts stay separate chunks (a lazy query needs no copy)."""
         frames = [self._memo_part(rel) for rel in self.files_of(name)]
         if any(f is None for f in frames):
             return None
-        return frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=True)
+        return frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=rechunk)
 
     def _memo_part(self, rel: str) -> pl.DataFrame | None:
         info = self.parts[rel]
@@ -360,14 +361,13 @@ class Snapshot:
 
     def scan(self, name: str, verify: bool = True) -> pl.LazyFrame:
         """One table scanned lazily (its parts verified first unless told not to)."""
-        if (frame := self._remembered(name)) is not None:
+        if (frame := self._remembered(name, rechunk=False)) is not None:
             return frame.lazy()
         if _MEMO.users and verify and self.version is not None:
             return self.read(name).lazy()  # read once, remembered for the next run
         rels = self.files_of(name)
         if verify:
-            for rel in rels:
-                self._bytes(rel)
+            self.verify(name)
         paths = [self.path(r) for r in rels]
         if rels[0].endswith(".arrow"):
             return pl.scan_ipc(paths)

@@ -55,6 +55,16 @@ def _route_path(expr: pl.Expr) -> pl.Expr:
     )
 
 
+# A route registration: `app.get("/x", handler)`, `@router.post("/x")` (`recv`: the receiver's
+# last part, see from_refs).
+_ROUTE_CALL = (
+    (pl.col("kind") == "call")
+    & pl.col("name").is_in(ROUTE_NAMES)
+    & pl.col("recv").str.contains(_ROUTE_RECEIVERS)
+    & pl.col("arg").str.starts_with("/")
+    & (pl.col("decorates").is_not_null() | pl.col("arg_name").is_not_null())
+)
+
 # Only env reads and calls a rule, child_process or a route can name matter.
 _MAY_MATCH = (pl.col("kind") == "env") | (
     (pl.col("kind") == "call") & pl.col("name").is_in(sorted(CALL_NAMES))
@@ -63,9 +73,28 @@ _MAY_MATCH = (pl.col("kind") == "env") | (
 
 def reads_boundaries(refs: pl.DataFrame) -> bool:
     """Whether any of `refs` yields a boundary row or a handler (see from_refs)."""
-    if not refs.select(_MAY_MATCH.any()).item():
+    if not _may_read(refs.filter(_MAY_MATCH)):
         return False
     return not all(f.is_empty() for f in from_refs(refs))
+
+
+def _may_read(refs: pl.DataFrame) -> bool:
+    """Whether from_refs can find anything in these `_MAY_MATCH` rows: everything it yields
+    comes from an env read, a call a rule names, a JS exec-style call or a route-like call
+    (a cheap test: most calls named `get` or `run` are none of these)."""
+    if refs.is_empty():
+        return False
+    rows = refs.with_columns(
+        family=pl.col("language").replace_strict(_FAMILY, default=pl.col("language")),
+        recv=pl.col("receiver").str.extract(r"([A-Za-z_]\w*)$", 1).fill_null(""),
+    )
+    calls = rows.filter(pl.col("kind") == "call")
+    js_exec = (pl.col("family") == "js") & pl.col("name").is_in(CHILD_PROCESS)
+    other = (pl.col("kind") != "call") | js_exec | _ROUTE_CALL
+    return bool(
+        rows.select(other.any()).item()
+        or calls.join(_rules(), on=["family", "recv", "name"], how="semi").height
+    )
 
 
 def from_refs(refs: pl.DataFrame | pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
@@ -127,13 +156,7 @@ def from_refs(refs: pl.DataFrame | pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataF
         program=pl.col("arg").str.extract(r"^\s*([^\s]+)", 1).fill_null("(dynamic)")
     )
     routes = (
-        refs.filter(
-            (pl.col("kind") == "call")
-            & pl.col("name").is_in(ROUTE_NAMES)
-            & pl.col("recv").str.contains(_ROUTE_RECEIVERS)
-            & pl.col("arg").str.starts_with("/")
-            & (pl.col("decorates").is_not_null() | pl.col("arg_name").is_not_null())
-        )
+        refs.filter(_ROUTE_CALL)
         .with_columns(
             method=pl.when(pl.col("name").is_in(["route", "api_route", "all"]))
             .then(pl.lit("ANY"))
