@@ -365,10 +365,14 @@ def test_a_warming_watcher_builds_the_new_versions_ranker_cache(tmp_path: Path, 
     w = Watcher(str(root), warm=True)
     _write(root, "a.py", "def a():\n    return 2\n\n\ndef again():\n    return a()\n")
     up = w.update(Batch(paths={"a.py"}))
-    w.close()
+    new = os.path.join(store, up.version)
     assert up.ok and up.version == _store.current_version(store)
-    warmed = _cache.holds(os.path.join(store, up.version), _cache.RANK_TABLES)
-    assert warmed == asked
+    assert not _cache.holds(new, _cache.RANK_TABLES)  # not while the new version is fresh
+    deadline = time.monotonic() + 60
+    while asked and not _cache.holds(new, _cache.RANK_TABLES) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    w.close()
+    assert _cache.holds(new, _cache.RANK_TABLES) == asked
     if asked:  # what it built is what a query builds
         hits = cf.open(str(root)).query("again").hits
         shutil.rmtree(os.path.join(store, up.version, "cache"))

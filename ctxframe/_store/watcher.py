@@ -31,6 +31,7 @@ DEBOUNCE_MS = 50  # quiet time after the last change before re-indexing
 MAX_BATCH_MS = 2000  # a steady stream of changes is still indexed at least this often
 FULL_WALK_OVER = 256  # more changed paths than this: walk the whole tree instead
 _WAKE_MS = 200  # the watch loop wakes this often when nothing changes (stop checks)
+WARM_AFTER_S = 1.0  # quiet time after an update before its version's ranker cache is built
 _CONFIG_FILES = frozenset({"pyproject.toml", ".ctxframe/config.toml", GIT_EXCLUDE})
 _CONFIG_DIRS = (PACKS_DIR.replace(os.sep, "/") + "/", ADAPTERS_DIR.replace(os.sep, "/") + "/")
 _GIT_REFS = (".git/HEAD", ".git/packed-refs")
@@ -288,10 +289,13 @@ class Watcher:
 class _Warmer:
     """Builds the ranker's cache of each new version in a background thread, when the version
     it replaced had one (someone asks this store questions: a prompt hook's next `query` then
-    maps the cache in instead of building it). Only the newest version offered is warmed."""
+    maps the cache in instead of building it). Only the newest version offered is warmed, once
+    no newer one came for `after` seconds: what reads a new version at once (a Graph
+    refreshing, the next save's update) does not share the cores with it."""
 
-    def __init__(self, store: str):
+    def __init__(self, store: str, after: float = WARM_AFTER_S):
         self.store = store
+        self.after = after
         self._want: str | None = None
         self._wake = threading.Condition()
         self._closed = False
@@ -319,6 +323,11 @@ class _Warmer:
                     self._wake.wait()
                 if self._want is None:  # closed, nothing owed
                     return
+                while not self._closed:  # quiet for `after` seconds (a newer version restarts it)
+                    version = self._want
+                    self._wake.wait(self.after)
+                    if self._want == version:
+                        break
                 version, self._want = self._want, None
             try:
                 snap = _store.Snapshot(self.store)
@@ -328,7 +337,7 @@ class _Warmer:
                 pass
 
     def close(self, timeout: float) -> None:
-        """Finish the version owed, then stop (waiting up to `timeout` seconds)."""
+        """Warm the version owed at once, then stop (waiting up to `timeout` seconds)."""
         with self._wake:
             self._closed = True
             self._wake.notify()
