@@ -7,9 +7,8 @@ version's directory, and goes when the version goes. `key.json` records the cach
 ctxframe version and each file's size; a file of another size, or one Arrow cannot decode, is
 ignored (and rebuilt). Unlike the store's tables, a cache file is not hashed on read: hashing
 the ranker's tables cost a cold query more than decoding them, and a cache is derived data
-written atomically into a version that never changes.
-Writes are best effort (a read-only store just means no cache) and atomic per file.
-A legacy store (no versions) gets no cache.
+written atomically into a version that never changes. Writes are best effort (a read-only
+store just means no cache) and atomic per file. A legacy store (no versions) gets no cache.
 """
 
 from __future__ import annotations
