@@ -56,11 +56,9 @@ def _same(a: pl.DataFrame, b: pl.DataFrame) -> bool:
 
 
 def _ranges(keys: pl.Series, paths: list[str]) -> list[tuple[int, int]]:
-    """Row ranges of sorted `keys` equal to a path or starting with `path::`, in order."""
-    probes = [q for p in paths for q in (p, p + "\0", p + "::", p + ":;")]
-    at = keys.search_sorted(pl.Series(probes, dtype=pl.String), side="left").to_list()
-    spans = sorted((at[i], at[i + 1]) for i in range(0, len(at), 2))
-    return [s for s in spans if s[1] > s[0]]
+    """Row ranges of sorted `keys` equal to a path or starting with `path::`, in order (the
+    non-empty ones of `_spans`)."""
+    return [s for s in _spans(keys, paths) if s[1] > s[0]]
 
 
 def _without(frame: pl.DataFrame, spans: list[tuple[int, int]]) -> pl.DataFrame:
