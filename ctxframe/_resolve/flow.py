@@ -85,14 +85,27 @@ def solve(t: Tables) -> Solution:
 
 
 class _Space:
-    """Dense ids 0..len-1 for a set of 64-bit hashes (in hash order)."""
+    """Dense ids 0..len-1 for a set of 64-bit hashes (in hash order): the named `parts`'
+    non-null hashes. One dense rank over all the parts gives every part's ids at once."""
 
-    def __init__(self, parts: list[pl.Series]):
-        every = pl.concat([p.cast(_U) for p in parts]).drop_nulls().unique().sort()
-        self.hashes = every.to_numpy()
+    def __init__(self, parts: dict[str, pl.Series]):
+        every = pl.concat([p.cast(_U).rename("h") for p in parts.values()])
+        rank = every.rank("dense").cast(pl.Int64)
+        ids = (rank - 1).fill_null(-1).to_numpy()
+        self.hashes = np.zeros(int(rank.max() or 0), dtype=np.uint64)
+        known = ids >= 0
+        self.hashes[ids[known]] = every.fill_null(0).to_numpy()[known]
+        self._of, start = {}, 0
+        for name, part in parts.items():
+            self._of[name] = ids[start : start + part.len()]
+            start += part.len()
 
     def __len__(self) -> int:
         return len(self.hashes)
+
+    def of(self, name: str) -> np.ndarray:
+        """The ids of the part `name` (-1 for a null)."""
+        return self._of[name]
 
     def ids(self, col: pl.Series) -> np.ndarray:
         """Each hash's id; -1 for a null or a hash outside the space."""
@@ -122,30 +135,36 @@ class _Solver:
             "rpname": _hashed(t.retparams["pname"]),
             "fixed": pl.Series([_hash("__init__"), _hash("__call__"), _hash("?")], dtype=_U),
         }
-        K = _Space([*names.values(), t.attrs["name_h"], t.values["kh"], t.slots["name_h"]])
-        V = _Space([t.values[c] for c in ("v", "vt", "inst", "bound", "res")] + [
-            t.seeds["v"], t.slots["owner"], t.elems["cont"], t.params["f"], t.retparams["f"],
-            t.bases["cls"]])  # fmt: skip
-        N = _Space([
-            t.flows["src"], t.flows["dst"], t.inferred["src"], t.inferred["dst"], t.seeds["n"],
-            t.attrs["base"], t.attrs["dst"], t.calls["callee"], t.calls["dst"], t.subs["base"],
-            t.subs["keynode"], t.subs["dst"], t.iters["base"], t.iters["dst"], t.instof["base"],
-            t.instof["dst"], t.args["call"], t.args["arg"], t.params["node"], t.stores["base"],
-            t.stores["val"], t.store_items["base"], t.store_items["keynode"],
-            t.store_items["val"], t.decorated["call"], t.decorated["arg"], t.bases["base"],
-            t.values["ret"], t.values["yld"], t.slots["slot"], t.elems["slot"], t.named["node"],
-        ])  # fmt: skip
+
+        def parts(*specs: str) -> dict[str, pl.Series]:
+            """Columns of the tables by their `table.column` names."""
+            return {spec: getattr(t, spec.partition(".")[0])[spec.partition(".")[2]]
+                    for spec in specs}  # fmt: skip
+
+        K = _Space({**names, **parts("attrs.name_h", "values.kh", "slots.name_h")})
+        V = _Space(parts("values.v", "values.vt", "values.inst", "values.bound", "values.res",
+                         "seeds.v", "slots.owner", "elems.cont", "params.f", "retparams.f",
+                         "bases.cls"))  # fmt: skip
+        N = _Space(parts(
+            "flows.src", "flows.dst", "inferred.src", "inferred.dst", "seeds.n", "attrs.base",
+            "attrs.dst", "calls.callee", "calls.dst", "subs.base", "subs.keynode", "subs.dst",
+            "iters.base", "iters.dst", "instof.base", "instof.dst", "args.call", "args.arg",
+            "params.node", "stores.base", "stores.val", "store_items.base",
+            "store_items.keynode", "store_items.val", "decorated.call", "decorated.arg",
+            "bases.base", "values.ret", "values.yld", "slots.slot", "elems.slot", "named.node",
+        ))  # fmt: skip
         self.N, self.V, self.K = N, V, K
-        self.next_node = len(N)  # ids of slots no fact names (a store's new attribute)
+        n_nodes = len(N)
+        self.next_node = n_nodes  # ids of slots no fact names (a store's new attribute)
         self.nv = np.int64(max(len(V), 1))
-        self.init_k, self.call_k, self.q_k = K.ids(names["fixed"])
+        self.init_k, self.call_k, self.q_k = K.of("fixed")
         # values: arrays indexed by value id
-        v = V.ids(t.values["v"])
+        v = V.of("values.v")
         n_v = len(V)
 
         def column(name: str, space: _Space, fill=-1) -> np.ndarray:
             out = np.full(n_v, fill, dtype=I64)
-            out[v] = space.ids(t.values[name])
+            out[v] = space.of(f"values.{name}")
             return out
 
         self.vk = np.zeros(n_v, dtype=np.int8)
@@ -157,55 +176,55 @@ class _Solver:
         self.ext = V.ids(pl.Series([_hash("x:")], dtype=_U))[0]
         # points: pair keys (node, value); constants: the seeds, by node
         self.points = KeySet()
-        seeds_n, seeds_v = N.ids(t.seeds["n"]), V.ids(t.seeds["v"])
-        self.consts = Rel(seeds_n, v=seeds_v)
-        fs, fd = N.ids(t.flows["src"]), N.ids(t.flows["dst"])
+        seeds_n, seeds_v = N.of("seeds.n"), V.of("seeds.v")
+        self.consts = Rel(seeds_n, dense=n_nodes, v=seeds_v)
+        fs, fd = N.of("flows.src"), N.of("flows.dst")
         self.flow_src, self.flow_dst = fs, fd
         self.copy = KeySet(pair(fs, fd))
         self.bcopy = KeySet()
-        self.inferred_src, self.inferred_dst = N.ids(t.inferred["src"]), N.ids(t.inferred["dst"])
+        self.inferred_src, self.inferred_dst = N.of("inferred.src"), N.of("inferred.dst")
         # the rules' tables, by the node they read
-        self.attrs = Rel(N.ids(t.attrs["base"]), name=K.ids(t.attrs["name_h"]),
-                         dst=N.ids(t.attrs["dst"]))  # fmt: skip
-        self.calls = Rel(N.ids(t.calls["callee"]), dst=N.ids(t.calls["dst"]),
+        self.attrs = Rel(N.of("attrs.base"), dense=n_nodes, name=K.of("attrs.name_h"),
+                         dst=N.of("attrs.dst"))  # fmt: skip
+        self.calls = Rel(N.of("calls.callee"), dense=n_nodes, dst=N.of("calls.dst"),
                          live=t.calls["live"].to_numpy())  # fmt: skip
-        self.calls_by_dst = Rel(self.calls["dst"], callee=self.calls.key)
-        sk = K.ids(names["subs_key"])
+        self.calls_by_dst = Rel(self.calls["dst"], dense=n_nodes, callee=self.calls.key)
+        sk = K.of("subs_key")
         sq = (t.subs["key"] == "?").fill_null(False).to_numpy()
-        sbase, skn, sdst = N.ids(t.subs["base"]), N.ids(t.subs["keynode"]), N.ids(t.subs["dst"])
-        self.subs = Rel(sbase, key=sk, q=sq, keynode=skn, dst=sdst)
+        sbase, skn, sdst = N.of("subs.base"), N.of("subs.keynode"), N.of("subs.dst")
+        self.subs = Rel(sbase, dense=n_nodes, key=sk, q=sq, keynode=skn, dst=sdst)
         keyed = skn >= 0
-        self.subs_by_key = Rel(skn[keyed], base=sbase[keyed], dst=sdst[keyed])
-        self.iters = Rel(N.ids(t.iters["base"]), dst=N.ids(t.iters["dst"]))
-        self.instof = Rel(N.ids(t.instof["base"]), dst=N.ids(t.instof["dst"]))
-        self.stores = Rel(N.ids(t.stores["base"]), name=K.ids(names["stores"]),
-                          val=N.ids(t.stores["val"]))  # fmt: skip
-        ib, ikn = N.ids(t.store_items["base"]), N.ids(t.store_items["keynode"])
-        ik, iv = K.ids(names["items_key"]), N.ids(t.store_items["val"])
-        self.items = Rel(ib, key=ik, keynode=ikn, val=iv)
+        self.subs_by_key = Rel(skn[keyed], dense=n_nodes, base=sbase[keyed], dst=sdst[keyed])
+        self.iters = Rel(N.of("iters.base"), dense=n_nodes, dst=N.of("iters.dst"))
+        self.instof = Rel(N.of("instof.base"), dense=n_nodes, dst=N.of("instof.dst"))
+        self.stores = Rel(N.of("stores.base"), dense=n_nodes, name=K.of("stores"),
+                          val=N.of("stores.val"))  # fmt: skip
+        ib, ikn = N.of("store_items.base"), N.of("store_items.keynode")
+        ik, iv = K.of("items_key"), N.of("store_items.val")
+        self.items = Rel(ib, dense=n_nodes, key=ik, keynode=ikn, val=iv)
         keyed = ikn >= 0
-        self.items_by_key = Rel(ikn[keyed], base=ib[keyed], val=iv[keyed])
-        self.args = Rel(N.ids(t.args["call"]), arg=N.ids(t.args["arg"]),
+        self.items_by_key = Rel(ikn[keyed], dense=n_nodes, base=ib[keyed], val=iv[keyed])
+        self.args = Rel(N.of("args.call"), dense=n_nodes, arg=N.of("args.arg"),
                         pos=t.args["pos"].fill_null(-1).to_numpy().astype(I64),
-                        kw=K.ids(names["kw"]))  # fmt: skip
-        pf, pnode = V.ids(t.params["f"]), N.ids(t.params["node"])
+                        kw=K.of("kw"))  # fmt: skip
+        pf, pnode = V.of("params.f"), N.of("params.node")
         ppos = t.params["pos"].fill_null(-1).to_numpy().astype(I64)
-        pname = K.ids(names["pname"])
+        pname = K.of("pname")
         at = ppos >= 0
         self.params_pos = Rel(pair(pf[at], ppos[at]), node=pnode[at])
         self.params_kw = Rel(pair(pf, pname), node=pnode, pos=ppos)
-        self.retparams = Rel(V.ids(t.retparams["f"]), pname=K.ids(names["rpname"]))
-        self.decorated = Rel(N.ids(t.decorated["call"]), arg=N.ids(t.decorated["arg"]))
+        self.retparams = Rel(V.of("retparams.f"), pname=K.of("rpname"))
+        self.decorated = Rel(N.of("decorated.call"), dense=n_nodes, arg=N.of("decorated.arg"))
         # slots: (owner, name) -> the node lookups find; `named`: every node `owner|name`
-        self.slots = Rel(pair(V.ids(t.slots["owner"]), K.ids(t.slots["name_h"])),
-                         slot=N.ids(t.slots["slot"]))  # fmt: skip
+        self.slots = Rel(pair(V.of("slots.owner"), K.of("slots.name_h")),
+                         slot=N.of("slots.slot"))  # fmt: skip
         no, nn = V.ids(t.named["owner"]), K.ids(t.named["name_h"])
         ok = (no >= 0) & (nn >= 0)
-        named = Rel(pair(no[ok], nn[ok]), node=N.ids(t.named["node"])[ok])
+        named = Rel(pair(no[ok], nn[ok]), node=N.of("named.node")[ok])
         keep = first_of_runs(named.key)
         self.named = Rel(named.key[keep], node=named["node"][keep])
-        self.elems = Rel(pair(V.ids(t.elems["cont"]), K.ids(names["elems"])),
-                         slot=N.ids(t.elems["slot"]))  # fmt: skip
+        self.elems = Rel(pair(V.of("elems.cont"), K.of("elems")),
+                         slot=N.of("elems.slot"))  # fmt: skip
         funcs = self.vk[seeds_v.clip(0)] == FUNC
         seeded = Rel(seeds_n[funcs & (seeds_v >= 0)], f=seeds_v[funcs & (seeds_v >= 0)])
         i, j = seeded.find(fs)
@@ -217,7 +236,7 @@ class _Solver:
         self.misses = Rel(EMPTY, cls=EMPTY, dst=EMPTY, how=EMPTY)  # by name
         self.class_reads = Rel(EMPTY, n=EMPTY, v=EMPTY)  # by class
         # classes
-        self.bases_cls, self.bases_node = V.ids(t.bases["cls"]), N.ids(t.bases["base"])
+        self.bases_cls, self.bases_node = V.of("bases.cls"), N.of("bases.base")
         self.bases_pos = t.bases["pos"].fill_null(0).to_numpy().astype(I64)
         self.base_nodes = KeySet(self.bases_node)
         self.class_like = np.isin(self.vk, [CLASS, EXT, BFUNC])

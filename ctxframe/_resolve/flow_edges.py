@@ -73,11 +73,12 @@ def _calls(sites: pl.DataFrame, points: pl.DataFrame, sol: flow.Solution):
         .select("site", dst="vs", confidence="confidence")
     )
     edges = sites.join(linked, on="site", how="inner")
-    known = sites.join(points.select("n").unique(), left_on="callee", right_on="n", how="semi")
+    held = points.select("n").unique()  # the nodes that hold a value
+    known = sites.join(held, left_on="callee", right_on="n", how="semi")
     written = pl.col("alias").is_null()
     dead = known.filter(written).join(linked, on="site", how="anti")
     unknown = sites.join(known, on="site", how="anti").filter(written)
-    fallback, unresolved = _fallback(unknown, t, points)
+    fallback, unresolved = _fallback(unknown, t, held)
     nulls = pl.concat([dead.select(sites.columns), unresolved.select(sites.columns)]).with_columns(
         dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String)
     )
@@ -122,9 +123,10 @@ def _instance_calls(insts: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
     return hit.select("site", target="f", confidence="confidence")
 
 
-def _fallback(unknown: pl.DataFrame, t, points: pl.DataFrame):
+def _fallback(unknown: pl.DataFrame, t, held: pl.DataFrame):
     """Sites nothing is known about that name matching may still link: a method call whose
-    receiver has no value, or a bare name its file binds nowhere. Others stay unresolved."""
+    receiver has no value (`held`: the nodes that hold one), or a bare name its file binds
+    nowhere. Others stay unresolved."""
     unknown = unknown.with_columns(callee_key=flow_tables.callee_key(pl.col("call_key")))
     key = pl.col("callee_key")
     attr = key.str.extract(F.STEP + r"\.([A-Za-z_]\w*)$", 1)
@@ -132,7 +134,7 @@ def _fallback(unknown: pl.DataFrame, t, points: pl.DataFrame):
     rows = unknown.with_columns(attr=attr, recv=H(receiver))
     bound = t.flows.select(n="dst").unique()
     on_recv = rows.filter(pl.col("attr").is_not_null()).join(
-        points.select("n").unique(), left_on="recv", right_on="n", how="anti"
+        held, left_on="recv", right_on="n", how="anti"
     )
     bare_name = key.str.extract(r"^([^|]+)\|([A-Za-z_]\w*)$", 2)
     bare = (

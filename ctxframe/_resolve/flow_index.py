@@ -88,10 +88,15 @@ class Rel:
     """Rows sorted by an int64 `key` (stable: rows of one key keep their order), with columns;
     rows can be added."""
 
-    def __init__(self, by: np.ndarray, **cols: np.ndarray):
+    def __init__(self, by: np.ndarray, *, dense: int = 0, **cols: np.ndarray):
         order = np.argsort(by, kind="stable")
         self.key = by[order]
         self.cols = {name: col[order] for name, col in cols.items()}
+        # keys known to be ids below `dense` (and no rows to be added): each id's first row,
+        # so a lookup is two reads instead of two binary searches
+        self._starts = None
+        if dense and len(self.key):
+            self._starts = np.searchsorted(self.key, np.arange(dense + 1, dtype=I64))
 
     def __len__(self) -> int:
         return len(self.key)
@@ -103,6 +108,11 @@ class Rel:
         """(probe index, row) of every row whose key equals a probe."""
         if len(self.key) == 0 or len(probes) == 0:
             return EMPTY, EMPTY
+        if self._starts is not None:
+            last = len(self._starts) - 1  # the row count: an empty range for other probes
+            ok = (probes >= 0) & (probes < last)
+            return expand(self._starts[np.where(ok, probes, last)],
+                          self._starts[np.where(ok, probes + 1, last)])  # fmt: skip
         return expand(*search_both(self.key, probes, probes, "right"))
 
     def find_high(self, probes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -123,6 +133,7 @@ class Rel:
     def add(self, by: np.ndarray, **cols: np.ndarray) -> None:
         if len(by) == 0:
             return
+        self._starts = None
         order = np.argsort(by, kind="stable")
         key = by[order]
         at = search(self.key, key, "right")
