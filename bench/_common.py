@@ -247,6 +247,21 @@ def append_function(path: Path) -> None:
         handle.write(text)
 
 
+def add_call(path: Path) -> None:
+    """Append a small function calling the last function append_function added: a new call
+    site, so Python's value flow runs again (a definition or body edit does not)."""
+    text = path.read_text(encoding="utf-8")
+    callee = text.rpartition("\ndef _ctxframe_bench_added_")[2].split("(", 1)[0]
+    if not callee.isdigit():
+        raise ValueError(f"{path}: no function added by append_function to call")
+    stamp = time.time_ns()
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(
+            f"\n\ndef _ctxframe_bench_caller_{stamp}(value):\n"
+            f"    return _ctxframe_bench_added_{callee}(value)\n"
+        )
+
+
 def edit_body(path: Path) -> None:
     """Change the body of the last function append_function added (no definition changes)."""
     text = path.read_text(encoding="utf-8")

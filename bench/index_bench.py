@@ -8,7 +8,8 @@ For each corpus (a real sdist fetched by package name into the cache, see ``_com
 tree is copied to a fresh temp dir and measured with:
 
 * ``ctxframe index DIR --json`` cold, then again after appending one function to one file,
-  and again after changing that function's body (each edit ``--repeat`` times, median);
+  after changing that function's body, and after appending a function that calls it (a new
+  call site: Python's value flow runs again); each edit ``--repeat`` times, median;
 * ``ctags -R`` (Universal Ctags) on the same tree, the floor;
 * ``codegraph init -y DIR`` (npm ``@colbymchenry/codegraph``) on its own copy, then
   ``codegraph sync DIR`` after the same one-file edit;
@@ -39,11 +40,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as c
 import _kernel
 
+# The store issue's targets (Django, this 2-core machine, one run): cold within 5x `ctags -R`
+# and at least 5x faster than `codegraph init`; a one-file re-index through the whole CLI under
+# 0.35 s (new function) and 0.30 s (body edit); a previous release with the extraction cache
+# warm within 0.35 of its cold index. The kernel's own targets are in bench/_kernel.py.
 TARGETS = {
-    "cold_vs_ctags_max_ratio": 4.0,
+    "cold_vs_ctags_max_ratio": 5.0,
+    "codegraph_over_cold_min": 5.0,
     "previous_warm_max_share": 0.35,
-    "reindex_max_s": 0.5,
-    "peak_rss_max_mb": 1024.0,
+    "reindex_max_s": 0.35,
+    "reindex_body_max_s": 0.30,
 }
 
 
@@ -132,9 +138,12 @@ def bench_ctxframe(
     }
     target = c.pick_edit_target(tree, corpus.edit_target)
     result["edited_file"] = target.relative_to(tree).as_posix()
-    # Two kinds of one-file edit, each `repeat` times (the median is reported): a new function
-    # (the file's definitions change), then a change inside that function's body.
-    for key, edit in (("reindex", c.append_function), ("reindex_body", c.edit_body)):
+    # Three kinds of one-file edit, each `repeat` times (the median is reported): a new function
+    # (the file's definitions change), a change inside that function's body, and a new function
+    # calling it (a new Python call site: the value flow of the whole repository runs again).
+    edits = (("reindex", c.append_function), ("reindex_body", c.edit_body),
+             ("reindex_call", c.add_call))  # fmt: skip
+    for key, edit in edits:
         runs = []
         for _ in range(repeat):
             edit(target)
@@ -284,7 +293,7 @@ def summarize(name: str, res: dict[str, Any]) -> dict[str, Any]:
     cold = _get(cf, "cold", "wall_s") if cold_ok else None
     peaks = [
         _get(cf, run, key)
-        for run in ("cold", "reindex", "reindex_body")
+        for run in ("cold", "reindex", "reindex_body", "reindex_call")
         for key in ("peak_rss_single_mb", "peak_rss_tree_sampled_mb")
     ]
     peaks = [p for p in peaks if p is not None and cold_ok]
@@ -307,6 +316,8 @@ def summarize(name: str, res: dict[str, Any]) -> dict[str, Any]:
         "reindex_mode": _get(cf, "reindex_output", "mode"),
         "reindex_body_s": _get(cf, "reindex_body", "wall_s"),
         "reindex_body_inproc_s": _get(cf, "reindex_body_output", "seconds"),
+        "reindex_call_s": _get(cf, "reindex_call", "wall_s"),
+        "reindex_call_inproc_s": _get(cf, "reindex_call_output", "seconds"),
         "reindex_parsed": _get(cf, "reindex_output", "parsed"),
         "peak_rss_mb": max(peaks) if peaks else None,
         "ctags_s": ctags_s,
@@ -340,6 +351,7 @@ COLUMNS = [
     ("re-index s", "reindex_s"),
     ("in-proc", "reindex_inproc_s"),
     ("body edit s", "reindex_body_s"),
+    ("new call s", "reindex_call_s"),
     ("peak RSS MB", "peak_rss_mb"),
     ("ctags s", "ctags_s"),
     ("codegraph s", "codegraph_s"),
@@ -365,21 +377,22 @@ def target_lines(row: dict[str, Any]) -> list[str]:
     """Human-readable target checks for one summary row (informational, never asserted)."""
     t = TARGETS
     name = row["corpus"]
-    cold_ratio, reindex, peak = row["cold_over_ctags"], row["reindex_s"], row["peak_rss_mb"]
-    ratio_max, reindex_max, rss_max = (
-        t["cold_vs_ctags_max_ratio"],
-        t["reindex_max_s"],
-        t["peak_rss_max_mb"],
-    )
+    cold_ratio, cg_ratio = row["cold_over_ctags"], row["codegraph_over_cold"]
+    reindex, body = row["reindex_s"], row["reindex_body_s"]
+    cg_verdict = "n/a" if cg_ratio is None else (
+        "ok" if cg_ratio >= t["codegraph_over_cold_min"] else "MISS")  # fmt: skip
     return [
-        f"  {name}: cold/ctags {c.fmt(cold_ratio)} (target <= {ratio_max:g}x) "
-        + verdict(cold_ratio, ratio_max),
+        f"  {name}: cold/ctags {c.fmt(cold_ratio)} (target <= {t['cold_vs_ctags_max_ratio']:g}x) "
+        + verdict(cold_ratio, t["cold_vs_ctags_max_ratio"]),
+        f"  {name}: codegraph init / cold {c.fmt(cg_ratio)} "
+        f"(target >= {t['codegraph_over_cold_min']:g}x) {cg_verdict}",
         f"  {name}: 1-file re-index, new function {c.fmt(reindex, 3)} s "
-        f"(target < {reindex_max:g} s) " + verdict(reindex, reindex_max),
-        f"  {name}: 1-file re-index, body edit {c.fmt(row['reindex_body_s'], 3)} s "
-        f"(target < {reindex_max:g} s) " + verdict(row["reindex_body_s"], reindex_max),
-        f"  {name}: peak RSS {c.fmt(peak, 0)} MB (target < {rss_max:g} MB) "
-        + verdict(peak, rss_max),
+        f"(target < {t['reindex_max_s']:g} s) " + verdict(reindex, t["reindex_max_s"]),
+        f"  {name}: 1-file re-index, body edit {c.fmt(body, 3)} s "
+        f"(target < {t['reindex_body_max_s']:g} s) " + verdict(body, t["reindex_body_max_s"]),
+        f"  {name}: 1-file re-index, new call (the value flow runs again) "
+        f"{c.fmt(row['reindex_call_s'], 3)} s (no target)",
+        f"  {name}: peak RSS {c.fmt(row['peak_rss_mb'], 0)} MB (no target for this corpus)",
     ] + (
         [
             f"  {name}: {row['previous']} after it, warm extraction cache "
