@@ -92,8 +92,8 @@ class Rel:
         order = np.argsort(by, kind="stable")
         self.key = by[order]
         self.cols = {name: col[order] for name, col in cols.items()}
-        # keys known to be ids below `dense` (and no rows to be added): each id's first row,
-        # so a lookup is two reads instead of two binary searches
+        # keys known to be ids below `dense`: each id's first row, so a lookup reads two
+        # offsets instead of making two binary searches (until rows are added)
         self._starts = None
         if dense and len(self.key):
             self._starts = np.searchsorted(self.key, np.arange(dense + 1, dtype=I64))
@@ -109,7 +109,7 @@ class Rel:
         if len(self.key) == 0 or len(probes) == 0:
             return EMPTY, EMPTY
         if self._starts is not None:
-            last = len(self._starts) - 1  # the row count: an empty range for other probes
+            last = len(self._starts) - 1  # `dense`: an empty range for a probe outside the ids
             ok = (probes >= 0) & (probes < last)
             return expand(self._starts[np.where(ok, probes, last)],
                           self._starts[np.where(ok, probes + 1, last)])  # fmt: skip
