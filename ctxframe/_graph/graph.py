@@ -502,12 +502,7 @@ class Graph:
 
     @cached_property
     def _rank_index(self) -> RankIndex:
-        state = _cache.load(self._cache_dir, _cache.RANK_TABLES)
-        if state is not None:
-            return RankIndex.from_state(self.nodes, state)
-        index = self._build_rank_index()
-        _cache.save(self._cache_dir, index.state())
-        return index
+        return _cache.cached_ranker(self._cache_dir, self.nodes, self._build_rank_index)
 
     def _build_rank_index(self) -> RankIndex:
         table = self._token_table()

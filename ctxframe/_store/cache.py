@@ -17,6 +17,7 @@ import contextlib
 import io
 import json
 import os
+from collections.abc import Callable
 
 import polars as pl
 
@@ -80,11 +81,21 @@ def ranker(snap, nodes: pl.DataFrame | None = None) -> RankIndex:
     """The ranker's index of a store version (a `tables.Snapshot`): from its cache, else built
     from the version's tables and saved into its cache for the next process."""
     nodes = snap.read("nodes") if nodes is None else nodes
-    version_dir = snap.dir if snap.version else None
+    return cached_ranker(
+        snap.dir if snap.version else None,
+        nodes,
+        lambda: RankIndex(nodes, snap.read("tokens"), snap.read("vocab"), edges=snap.scan("edges")),
+    )
+
+
+def cached_ranker(
+    version_dir: str | None, nodes: pl.DataFrame, build: Callable[[], RankIndex]
+) -> RankIndex:
+    """The ranker's index from the version's cache, else `build()` saved into it."""
     state = load(version_dir, RANK_TABLES)
     if state is not None:
         return RankIndex.from_state(nodes, state)
-    index = RankIndex(nodes, snap.read("tokens"), snap.read("vocab"), edges=snap.scan("edges"))
+    index = build()
     save(version_dir, index.state())
     return index
 

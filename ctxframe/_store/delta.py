@@ -497,7 +497,7 @@ def tokens(prev, nodes: pl.DataFrame, changed: list[str], content: pl.DataFrame 
     bounds = pl.Series([b for span in spans0 for b in span], dtype=pl.UInt32)
     at = old["node"].search_sorted(bounds, side="left").to_list()
     token_spans = [(at[i], at[i + 1]) for i in range(0, len(at), 2)]
-    replaced = pl.concat([old.slice(lo, hi - lo) for lo, hi in token_spans])
+    replaced = _rows(old, token_spans)
     mine = _rows(nodes, spans)
     parts = _name_counts(mine, _rows(prev["nodes"], spans0), replaced, ids0, vocab0)
     if content is not None and content.height:
