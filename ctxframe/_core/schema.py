@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import polars as pl
 
-SCHEMA_VERSION = 5  # 5: tables as datasets in parts; 4: tokens as codes + vocab; 3: versions
+# 6: tokens in the nodes' parts; 5: tables as datasets in parts; 4: tokens as codes + vocab;
+# 3: versions
+SCHEMA_VERSION = 6
 
 NODE_KINDS = (
     "file",

@@ -43,6 +43,7 @@ from ctxframe._store import coverage as _coverage
 from ctxframe._store import delta as _delta
 from ctxframe._store import parts as _parts
 from ctxframe._store import tables as _store
+from ctxframe._store import tokenparts as _tokenparts
 from ctxframe._store import xcache as _xcache
 
 _POOL_MIN_FILES = 150
@@ -209,11 +210,16 @@ class _Stored(dict):
         and every part's hash checked (what a scan or a carried-over part checks first)."""
         from concurrent.futures import ThreadPoolExecutor
 
-        pool = ThreadPoolExecutor(max_workers=len(names) + 2 * (placed is not None))
+        by_part = self.snap.local_tokens()  # the few parts an edit touches, not the table
+        tokens = [n for n in names if n in _tokenparts.BY_NODES] if by_part else []
+        names = [n for n in names if n not in tokens]
+        pool = ThreadPoolExecutor(max_workers=len(names) + 2 * (placed is not None) + 1)
         self._pending.update({n: pool.submit(self.snap.read, n) for n in names})
         if placed is not None:
             self._parts[placed[0]] = pool.submit(self._read_placed, *placed)
             pool.submit(self.snap.verify, placed[0])
+            if tokens:
+                self._parts["tokens"] = pool.submit(self._read_token_parts, placed[1])
         pool.shutdown(wait=False)
 
     def placed_parts(self, name: str, paths: list[str]) -> dict[int, pl.DataFrame] | None:
@@ -234,6 +240,22 @@ class _Stored(dict):
             return sorted(paths), None
         touched = _parts.part_of(bounds, pl.Series(paths, dtype=pl.String)).unique().to_list()
         return sorted(paths), self.snap.read_parts(name, touched)
+
+    def token_parts(self, paths: list[str]) -> tuple[dict, dict]:
+        """The stored token and vocab parts (by part number) of the nodes parts that can hold
+        these files' nodes (ctxframe._store.tokenparts)."""
+        future = self._parts.get("tokens")
+        got = future.result() if future is not None else None
+        if got is None or not set(paths) <= set(got[0]):
+            got = self._read_token_parts(paths)
+            self._parts["tokens"] = _done(got)
+        return got[1]
+
+    def _read_token_parts(self, paths: list[str]) -> tuple[list[str], tuple[dict, dict]]:
+        of = _tokenparts.parts_of(self.snap.bounds() or [], paths)
+        touched = sorted({i for parts in of.values() for i in parts})
+        read = self.snap.read_parts
+        return sorted(paths), (read("tokens", touched), read("vocab", touched))
 
     def rows_of(self, name: str, paths: list[str]) -> pl.DataFrame:
         """The rows of these paths in a table stored by path."""
@@ -814,22 +836,34 @@ def _try_delta(run: _Run) -> IndexReport | None:
     _trace("delta")
     written = {"nodes": delta.nodes, "edges": delta.edges}
     written = {k: v for k, v in written.items() if k not in delta.same}
+    bounds = prev.snap.bounds()
+    bounds = _parts.bounds_for(files) if bounds is None else bounds
+    token_parts = whole = None
     if run.reparsed:  # the re-read files' bodies changed, if nothing else did
-        table = _delta.tokens(prev, delta.nodes, run.reparsed, _concat(run.content))
-        written.update(tokens=table.tokens, vocab=table.vocab)
+        content = _concat(run.content)
+        if bounds and prev.snap.bounds() == bounds and prev.snap.local_tokens():
+            token_parts = _delta.token_parts(prev, delta.nodes, run.reparsed, content, bounds)
+        else:  # another layout: the whole table, written in this one
+            whole = _delta.tokens(prev, delta.nodes, run.reparsed, content)
+    _trace("tokens")
     tables = {"files": files, **(written if run.reparsed else {})}
     refs = delta.refs if run.reparsed else None
     from concurrent.futures import ThreadPoolExecutor
 
     def write() -> None:
         staged.put(tables, old={n: prev[n] for n in ("nodes", "edges") if n in tables})
+        if token_parts is not None:
+            for k, name in enumerate(_tokenparts.BY_NODES):
+                staged.put_parts(name, {i: pair[k] for i, pair in token_parts.items()})
+        elif whole is not None:
+            staged.put_tokens(whole.tokens, whole.vocab, delta.nodes["id"])
         if refs is not None:
             _write_refs(staged, prev, files, run.reparsed, refs)
 
-    bounds = prev.snap.bounds()
-    bounds = _parts.bounds_for(files) if bounds is None else bounds
+    new_tokens = token_parts is not None or whole is not None
     with _store.Staging(run.store, prev.snap, bounds) as staged:
-        staged.keep([n for n in _STORED if n not in tables and (n != "refs" or refs is None)])
+        staged.keep([n for n in _STORED if n not in tables and (n != "refs" or refs is None)
+                     and not (new_tokens and n in _tokenparts.BY_NODES)])  # fmt: skip
         with ThreadPoolExecutor(max_workers=1) as pool:  # write while counting
             writing = pool.submit(write)
             report, meta = _report(
@@ -933,7 +967,7 @@ def _full(run: _Run) -> IndexReport:
         del edges
         _trace("edges written")
         table = _tokens(token_nodes, run)
-        staged.put({"tokens": table.tokens, "vocab": table.vocab})
+        staged.put_tokens(table.tokens, table.vocab, token_nodes["id"])
         del table, token_nodes
         _trace("tokens written")
         staged.commit(meta)

@@ -24,6 +24,7 @@ from ctxframe._core.schema import PRODUCER, TOKENS, VOCAB
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
 from ctxframe._rank.fields import BODY, MAX_TF, TokenTable, node_counts
 from ctxframe._resolve.resolve import resolve
+from ctxframe._store import tokenparts as _tokenparts
 from ctxframe._store.coverage import COUNTS, counts
 
 # Edge kinds made only from a file's own definitions and references (their `path` is the file).
@@ -483,15 +484,46 @@ def _regrouped(own: _Own, edges, others, resolved, new_edges, nodes0, files, cha
 
 
 def tokens(prev, nodes: pl.DataFrame, changed: list[str], content: pl.DataFrame | None):
-    """The token table (ctxframe._rank.fields) of `nodes`, the stored nodes with the `changed`
-    files' rows replaced: every other node's rows are the stored ones, their node codes
-    shifted past the replaced rows and their token codes moved with the vocabulary when it
-    changed (their rows and bodies did not change); the changed files' rows are made from
-    their rows and `content` (the body counts of the files read this run), a node whose row
-    reads as it did keeping its stored name fields. Stored rows and fresh ones are joined in
-    key order, one copy. Equals a table made from scratch."""
+    """The whole token table (ctxframe._rank.fields) of `nodes`, the stored nodes with the
+    `changed` files' rows replaced (see `patched`)."""
+    return patched(prev["nodes"], prev["tokens"], prev["vocab"], nodes, changed, content)
+
+
+def token_parts(prev, nodes: pl.DataFrame, changed: list[str], content, bounds: list[str]):
+    """The token parts (ctxframe._store.tokenparts) of the nodes parts that can hold the
+    `changed` files' nodes, each patched from its stored part alone: {part: (tokens, vocab)}
+    (an empty pair for a part left without nodes). Equals the parts of a table made from
+    scratch."""
+    of = _tokenparts.parts_of(bounds, changed)
+    stored, words = prev.token_parts(changed)
     ids0, ids = prev["nodes"]["id"], nodes["id"]
-    old, vocab0 = prev["tokens"], prev["vocab"]["token"]
+    at0, at = _tokenparts.node_ranges(ids0, bounds), _tokenparts.node_ranges(ids, bounds)
+    out = {}
+    for i in sorted({i for parts in of.values() for i in parts}):
+        (lo0, hi0), (lo, hi) = at0[i], at[i]
+        table = patched(
+            prev["nodes"].slice(lo0, hi0 - lo0),
+            stored.get(i, pl.DataFrame(schema=TOKENS)),
+            words.get(i, pl.DataFrame(schema=VOCAB)),
+            nodes.slice(lo, hi - lo),
+            [p for p in changed if i in of[p]],
+            content,
+        )
+        out[i] = (table.tokens, table.vocab)
+    return out
+
+
+def patched(nodes0, old, vocab0, nodes, changed: list[str], content) -> TokenTable:
+    """The token table (ctxframe._rank.fields) of `nodes`, the nodes `nodes0` (with the
+    table `old` and its vocabulary `vocab0`) with the `changed` files' rows replaced: every
+    other node's rows are the stored ones, their node codes shifted past the replaced rows
+    and their token codes moved with the vocabulary when it changed (their rows and bodies
+    did not change); the changed files' rows are made from their rows and `content` (the
+    body counts of the files read this run), a node whose row reads as it did keeping its
+    stored name fields. Stored rows and fresh ones are joined in key order, one copy. Equals
+    a table made from scratch."""
+    ids0, ids = nodes0["id"], nodes["id"]
+    vocab0 = vocab0["token"]
     changed = sorted(changed)
     spans0, spans = _spans(ids0, changed), _spans(ids, changed)  # range for range
     bounds = pl.Series([b for span in spans0 for b in span], dtype=pl.UInt32)
@@ -499,7 +531,7 @@ def tokens(prev, nodes: pl.DataFrame, changed: list[str], content: pl.DataFrame 
     token_spans = [(at[i], at[i + 1]) for i in range(0, len(at), 2)]
     replaced = _rows(old, token_spans)
     mine = _rows(nodes, spans)
-    parts = _name_counts(mine, _rows(prev["nodes"], spans0), replaced, ids0, vocab0)
+    parts = _name_counts(mine, _rows(nodes0, spans0), replaced, ids0, vocab0)
     if content is not None and content.height:
         parts.append(content.cast(_COUNTS).filter(pl.col("node_id").is_in(mine["id"].implode())))
     fresh = pl.concat(parts)

@@ -50,11 +50,12 @@ from ctxframe._core.errors import (
 )
 from ctxframe._core.schema import EDGES, FILES, NODES, SCHEMA_VERSION, TOKENS, VOCAB
 from ctxframe._store import parts as _parts
+from ctxframe._store import tokenparts as _tokenparts
 
 META = "meta.json"
 CURRENT = "current"
 LEGACY_SCHEMA = 2  # tables directly in the store directory, no hashes
-READABLE = (SCHEMA_VERSION, 4, LEGACY_SCHEMA)  # 4: one file per table
+READABLE = (SCHEMA_VERSION, 5, 4, LEGACY_SCHEMA)  # 5: tokens in one part; 4: a file per table
 TABLES = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
 CONTRACT = {"nodes": NODES, "edges": EDGES, "files": FILES, "tokens": TOKENS, "vocab": VOCAB}
 # The per-file boundary rows (internal, tiny, rewritten by most runs) are Arrow IPC; every
@@ -322,6 +323,8 @@ class Snapshot:
 
     def read(self, name: str) -> pl.DataFrame:
         """One table, verified and decoded; damage raises StoreCorrupt naming the fix."""
+        if name in _tokenparts.BY_NODES and self.local_tokens():
+            return self._whole_tokens()[_tokenparts.BY_NODES.index(name)]
         if (frame := self._remembered(name)) is not None:
             return frame
         rels = self.files_of(name)
@@ -336,6 +339,36 @@ class Snapshot:
         if want is not None and frame.schema != want:
             raise _damaged(self.store, f"{name} has columns {list(frame.schema)}, not the schema")
         return frame
+
+    def local_tokens(self) -> bool:
+        """Whether `tokens` and `vocab` are stored in the nodes' parts, each part with codes
+        of its own (ctxframe._store.tokenparts); `read` gives them whole either way."""
+        version = self.meta.get("schema_version")
+        return (
+            isinstance(version, int)
+            and version >= _tokenparts.LOCAL_SINCE
+            and len(self.files_of("tokens")) > 1
+        )
+
+    def _whole_tokens(self) -> tuple[pl.DataFrame, pl.DataFrame]:
+        got = self.__dict__.get("_tokens_whole")
+        if got is None:
+            parts = [_parts.number(r) for r in self.files_of("tokens")]
+            tokens, vocab = self.read_parts("tokens", parts), self.read_parts("vocab", parts)
+            rows = self.part_rows("nodes")
+            got = self._tokens_whole = _tokenparts.whole(tokens, vocab, rows)
+            for name, frame in zip(_tokenparts.BY_NODES, got, strict=True):
+                if frame.schema != CONTRACT[name]:
+                    raise _damaged(self.store, f"{name} has columns {list(frame.schema)}")
+        return got
+
+    def part_rows(self, name: str) -> dict[int, int]:
+        """Each part's row count (recorded when written; else read from the part)."""
+        out = {}
+        for rel in self.files_of(name):
+            rows = self.parts[rel].get("rows")
+            out[_parts.number(rel)] = rows if isinstance(rows, int) else self._decode(rel).height
+        return out
 
     def bounds(self) -> list[str] | None:
         """The part key of this version's datasets (ctxframe._store.parts); None for a store
@@ -361,6 +394,8 @@ class Snapshot:
 
     def scan(self, name: str, verify: bool = True) -> pl.LazyFrame:
         """One table scanned lazily (its parts verified first unless told not to)."""
+        if name in _tokenparts.BY_NODES and self.local_tokens():
+            return self.read(name).lazy()
         if (frame := self._remembered(name, rechunk=False)) is not None:
             return frame.lazy()
         if _MEMO.users and verify and self.version is not None:
@@ -521,17 +556,21 @@ class Staging:
                 "(the previous store is untouched)"
             ) from exc
 
-    def _record(self, name: str, rel: str | None = None) -> None:
+    def _record(self, name: str, rel: str | None = None, rows: int | None = None) -> None:
         rel = rel or part_name(name)
+        file = os.path.join(self.tmp, rel)
         extra = {"part": _parts.number(rel)} if name in _parts.DATASETS else {}
-        self.parts[rel] = {"table": name, **extra, **_digest(os.path.join(self.tmp, rel))}
+        if rows is None:  # a streamed part: its footer says
+            scan = pl.scan_ipc(file) if file.endswith(".arrow") else pl.scan_parquet(file)
+            rows = scan.select(pl.len()).collect().item()
+        self.parts[rel] = {"table": name, **extra, "rows": rows, **_digest(file)}
 
     def _write(self, name: str, frame: pl.DataFrame, rel: str | None = None) -> None:
         rel = rel or part_name(name)
         file = os.path.join(self.tmp, rel)
         os.makedirs(os.path.dirname(file), exist_ok=True)
         _write_table(frame, file)
-        self._record(name, rel)
+        self._record(name, rel, frame.height)
         _MEMO.put(self.parts[rel], frame)
 
     def put(self, tables: dict[str, pl.DataFrame],
@@ -539,6 +578,8 @@ class Staging:
         """Write these tables into the new version, each in its parts (in parallel: Polars
         releases the GIL). With `old` (a table as the base version stores it), a part whose
         rows are the same is carried over instead of written again."""
+        if self.bounds and any(n in _tokenparts.BY_NODES for n in tables):
+            raise ValueError("tokens and vocab are written by put_tokens (in the nodes' parts)")
         jobs = []
         for name, frame in tables.items():
             parts = _parts.split(name, frame, self.bounds)
@@ -547,6 +588,20 @@ class Staging:
             jobs += [(name, f, _parts.rel(name, i) if name in _parts.DATASETS else None)
                      for i, f in parts.items()]  # fmt: skip
         self._write_all(jobs)
+
+    def put_tokens(self, tokens: pl.DataFrame, vocab: pl.DataFrame, ids: pl.Series) -> None:
+        """Write the whole token table (codes into the sorted node `ids` and `vocab`) in the
+        nodes' parts, each with codes of its own (ctxframe._store.tokenparts), a part at a
+        time."""
+        with self._guard(), ThreadPoolExecutor(max_workers=2) as pool:
+            pending: list = []
+            for i, t, v in _tokenparts.split(tokens, vocab, ids, self.bounds):
+                while len(pending) >= 4:  # a few parts in memory at once, written meanwhile
+                    pending.pop(0).result()
+                pending += [pool.submit(self._write, "tokens", t, _parts.rel("tokens", i)),
+                            pool.submit(self._write, "vocab", v, _parts.rel("vocab", i))]  # fmt: skip
+            for f in pending:
+                f.result()
 
     def _write_all(self, jobs: list[tuple[str, pl.DataFrame, str | None]]) -> None:
         """Write (table, frame, part file) jobs, four at a time (Polars releases the GIL)."""
@@ -644,9 +699,19 @@ class Staging:
         if base is None:
             raise StoreWriteError("nothing to keep: no previous version")
         with self._guard():
+            tokens = [n for n in names if n in _tokenparts.BY_NODES]
+            if tokens:
+                if sorted(tokens) != sorted(_tokenparts.BY_NODES):
+                    raise ValueError("tokens and vocab are kept together")
+                if not self._same_token_layout():  # another layout: written in this one
+                    self.put_tokens(base.read("tokens"), base.read("vocab"),
+                                    base.read("nodes")["id"])  # fmt: skip
+                    names = [n for n in names if n not in tokens]
             for name in names:
                 rels = base.info(name)
-                if name in _parts.RANGED or name in _parts.PLACED:
+                if name in _tokenparts.BY_NODES:
+                    same = True
+                elif name in _parts.RANGED or name in _parts.PLACED:
                     same = base.bounds() == self.bounds
                 else:
                     same = [r for r, _ in rels] == [part_name(name)]
@@ -655,6 +720,14 @@ class Staging:
                     continue
                 for rel, info in rels:
                     self._link(name, rel, info)
+
+    def _same_token_layout(self) -> bool:
+        """Whether the base's token parts are laid out as this version's would be."""
+        base = self.base
+        if base.version is None or base.bounds() != self.bounds:
+            return False
+        one = base.files_of("tokens") == [_parts.rel("tokens")]
+        return not self.bounds or base.local_tokens() or (one and len(base.files_of("nodes")) == 1)
 
     def commit(self, meta: dict) -> str:
         """Write meta.json, rename the staged directory to its version and swap the pointer
