@@ -851,14 +851,15 @@ def _try_delta(run: _Run) -> IndexReport | None:
     from concurrent.futures import ThreadPoolExecutor
 
     def write() -> None:
-        staged.put(tables, old={n: prev[n] for n in ("nodes", "edges") if n in tables})
-        if token_parts is not None:
-            for k, name in enumerate(_tokenparts.BY_NODES):
-                staged.put_parts(name, {i: pair[k] for i, pair in token_parts.items()})
-        elif whole is not None:
+        if whole is not None:
             staged.put_tokens(whole.tokens, whole.vocab, delta.nodes["id"])
-        if refs is not None:
-            _write_refs(staged, prev, files, run.reparsed, refs)
+        with staged.together():
+            staged.put(tables, old={n: prev[n] for n in ("nodes", "edges") if n in tables})
+            if token_parts is not None:
+                for k, name in enumerate(_tokenparts.BY_NODES):
+                    staged.put_parts(name, {i: pair[k] for i, pair in token_parts.items()})
+            if refs is not None:
+                _write_refs(staged, prev, files, run.reparsed, refs)
 
     new_tokens = token_parts is not None or whole is not None
     with _store.Staging(run.store, prev.snap, bounds) as staged:

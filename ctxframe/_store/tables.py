@@ -517,6 +517,7 @@ class Staging:
         self.path, self.base = path, base
         self.tmp = os.path.join(path, f".staging-{os.getpid()}")
         self.parts: dict[str, dict] = {}
+        self._queued: list | None = None  # writes queued by `together`
         # the part key (ctxframe._store.parts): the one given, else the base's
         if bounds is None and base is not None:
             bounds = base.bounds()
@@ -598,13 +599,28 @@ class Staging:
             for i, t, v in _tokenparts.split(tokens, vocab, ids, self.bounds):
                 while len(pending) >= 4:  # a few parts in memory at once, written meanwhile
                     pending.pop(0).result()
-                pending += [pool.submit(self._write, "tokens", t, _parts.rel("tokens", i)),
-                            pool.submit(self._write, "vocab", v, _parts.rel("vocab", i))]  # fmt: skip
+                for name, frame in (("tokens", t), ("vocab", v)):
+                    pending.append(pool.submit(self._write, name, frame, _parts.rel(name, i)))
             for f in pending:
                 f.result()
 
+    @contextmanager
+    def together(self):
+        """Inside: `put` and `put_parts` queue their writes, run at the end in one pool (a
+        few small parts are written side by side instead of one call after another)."""
+        self._queued = []
+        try:
+            yield self
+            jobs = self._queued
+        finally:
+            self._queued = None
+        self._write_all(jobs)
+
     def _write_all(self, jobs: list[tuple[str, pl.DataFrame, str | None]]) -> None:
         """Write (table, frame, part file) jobs, four at a time (Polars releases the GIL)."""
+        if self._queued is not None:
+            self._queued += jobs
+            return
         with self._guard(), ThreadPoolExecutor(max_workers=max(1, min(4, len(jobs)))) as pool:
             for f in [pool.submit(self._write, *job) for job in jobs]:
                 f.result()
@@ -680,7 +696,8 @@ class Staging:
 
     def _link(self, name: str, rel: str, info: dict) -> None:
         base = self.base
-        if rel not in base._checked:
+        # a part this process wrote or read checked (the memo) needs only its size checked
+        if rel not in base._checked and base._memo_part(rel) is None:
             base._bytes(rel)
         dst = os.path.join(self.tmp, rel)
         os.makedirs(os.path.dirname(dst), exist_ok=True)
