@@ -15,8 +15,11 @@ tree is copied to a fresh temp dir and measured with:
   ``codegraph sync DIR`` after the same one-file edit;
 * for a corpus with a previous release (Django 5.0 before 5.1): that release indexed right
   after the cold index, its extraction cache warm from it (``ctxframe._store.xcache``), then
-  indexed again with ``--no-cache`` as the cold baseline of the same tree, in the same run.
-  The run's extraction cache is its own (see ``_common.py``), so the first index is cold.
+  indexed again with ``--no-cache`` as the cold baseline of the same tree, in the same run;
+  likewise a second checkout of the corpus's own release (every file from the cache), and the
+  share of the previous release's code bytes that differ from this one's (parsed again
+  whatever the cache holds). The run's extraction cache is its own (see ``_common.py``), so
+  the first index is cold.
 
 With ``--kernel``, the Linux kernel (Debian ``linux-source``) is then indexed cold beside
 ``ctags -R``, and ``card`` / ``affected`` depth 5 are timed warm on it (``bench/_kernel.py``).
@@ -169,9 +172,11 @@ def bench_previous(
 ) -> dict[str, Any] | None:
     """The previous release indexed with the extraction cache warm from this one's cold
     index, then a fresh copy of it with ``--no-cache`` (the cold baseline); ``repeat`` pairs,
-    the cache put back as this release left it before each, medians reported. CPU seconds
-    (user + sys, pool workers included) are kept too: the shared machine's load moves wall
-    time far more than the work done."""
+    the cache put back as this release left it before each, medians reported. Likewise a
+    second checkout of this release (every file from the cache: what the cache alone saves),
+    and the share of the previous release's code bytes that differ from this one's (what no
+    cache can save). CPU seconds (user + sys, pool workers included) are kept too: the shared
+    machine's load moves wall time far more than the work done."""
     version = PREVIOUS.get(corpus.name)
     if version is None:
         return None
@@ -184,14 +189,17 @@ def bench_previous(
     else:
         snapshot.mkdir(parents=True)
     result: dict[str, Any] = {"version": version, "runs": []}
+    own = c.ensure_corpus(corpus)
+    runs = (("warm", [], src, prev), ("cold", ["--no-cache"], src, prev),
+            ("same", [], own, corpus), ("same_cold", ["--no-cache"], own, corpus))  # fmt: skip
     for i in range(repeat):
         shutil.rmtree(cache, ignore_errors=True)
         shutil.copytree(snapshot, cache)
         pair: dict[str, Any] = {}
-        for key, flags in (("warm", []), ("cold", ["--no-cache"])):
-            tree = c.fresh_copy(src, work / "ctxframe-previous" / key / prev.key)
+        for key, flags, tree_src, which in runs:
+            tree = c.fresh_copy(tree_src, work / "ctxframe-previous" / key / which.key)
             what = "--no-cache" if flags else "(warm extraction cache)"
-            c.log(f"{prev.key}: ctxframe index {what}, run {i + 1} of {repeat}")
+            c.log(f"{which.key}: ctxframe index {what}, run {i + 1} of {repeat}")
             run = c.run_measured(
                 [*cli, "index", "--repo", str(tree), "--json", *flags], timeout=timeout
             )
@@ -201,14 +209,40 @@ def bench_previous(
                 result["error"] = f"{key} {run.failure()}"
                 return result
         result["runs"].append(pair)
+    result["differ_share"] = _differ_share(
+        work / "ctxframe-previous" / "warm" / prev.key, own
+    )
     shutil.rmtree(work / "ctxframe-previous", ignore_errors=True)
-    for key in ("warm", "cold"):
+    for key in ("warm", "cold", "same", "same_cold"):
         walls = sorted(r[key]["wall_s"] for r in result["runs"])
         cpus = sorted(r[key]["user_s"] + r[key]["sys_s"] for r in result["runs"])
         result[f"{key}_wall_s"] = walls[len(walls) // 2]
         result[f"{key}_cpu_s"] = round(cpus[len(cpus) // 2], 3)
     result["warm_output"] = result["runs"][0]["warm_output"]
+    result["same_output"] = result["runs"][0]["same_output"]
     return result
+
+
+def _differ_share(tree: Path, other: Path) -> float | None:
+    """The share of `tree`'s indexed code bytes (files with a language, per its store) whose
+    bytes differ at the same path in `other`: the parsing no extraction cache can skip."""
+    import polars as pl
+
+    try:
+        files = pl.read_parquet(tree / ".ctxframe" / "graph" / "files" / "*.parquet")
+    except Exception:
+        return None
+    code = files.filter(pl.col("language").is_not_null() & pl.col("skip_reason").is_null())
+    total = differ = 0
+    for path, size in code.select("path", "size").iter_rows():
+        mine, theirs = tree / path, other / path
+        total += size
+        try:
+            same = theirs.is_file() and mine.read_bytes() == theirs.read_bytes()
+        except OSError:
+            same = False
+        differ += 0 if same else size
+    return round(differ / total, 4) if total else None
 
 
 def bench_ctags(tree: Path, work: Path, corpus: c.Corpus) -> dict[str, Any]:
@@ -303,6 +337,8 @@ def summarize(name: str, res: dict[str, Any]) -> dict[str, Any]:
     prev_cold = _get(cf, "previous", "cold_wall_s") if prev_ok else None
     prev_warm_cpu = _get(cf, "previous", "warm_cpu_s") if prev_ok else None
     prev_cold_cpu = _get(cf, "previous", "cold_cpu_s") if prev_ok else None
+    same_warm = _get(cf, "previous", "same_wall_s") if prev_ok else None
+    same_cold = _get(cf, "previous", "same_cold_wall_s") if prev_ok else None
     cg_s = _get(cg, "init", "wall_s") if not _get(cg, "error") else None
     return {
         "corpus": name,
@@ -336,6 +372,11 @@ def summarize(name: str, res: dict[str, Any]) -> dict[str, Any]:
         "previous_warm_cpu_s": prev_warm_cpu,
         "previous_cold_cpu_s": prev_cold_cpu,
         "previous_warm_cpu_share": c.ratio(prev_warm_cpu, prev_cold_cpu),
+        "previous_differ_share": _get(cf, "previous", "differ_share"),
+        "same_warm_s": same_warm,
+        "same_cold_s": same_cold,
+        "same_warm_share": c.ratio(same_warm, same_cold),
+        "same_cached": _get(cf, "previous", "same_output", "cached"),
         "cold_over_ctags": c.ratio(cold, ctags_s),
         "codegraph_over_cold": c.ratio(cg_s, cold),
     }
@@ -400,7 +441,14 @@ def target_lines(row: dict[str, Any]) -> list[str]:
             f"{c.fmt(row['previous_warm_share'])} of its --no-cache index "
             f"(CPU {c.fmt(row['previous_warm_cpu_share'])}; "
             f"target <= {t['previous_warm_max_share']:g}) "
-            + verdict(row["previous_warm_share"], t["previous_warm_max_share"])
+            + verdict(row["previous_warm_share"], t["previous_warm_max_share"]),
+            f"    {c.fmt(100 * (row['previous_differ_share'] or 0), 1)} % of "
+            f"{row['previous']}'s code bytes differ from this release's: parsed again by "
+            "any cache",
+            f"  {name}: a second checkout of this release, warm extraction cache "
+            f"({row['same_cached']} files from the cache): {c.fmt(row['same_warm_share'])} of "
+            f"its --no-cache index ({c.fmt(row['same_warm_s'])} s against "
+            f"{c.fmt(row['same_cold_s'])} s; no target)",
         ]
         if row.get("previous")
         else []
