@@ -4,7 +4,6 @@ neighbourhood a query hit shows."""
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 
 import polars as pl
@@ -161,12 +160,10 @@ class EdgeIndex:
         return self
 
     def _views(self) -> None:
-        """Display-shaped copies of the two sorted frames and their keys as Python lists, so a
-        lookup is two bisects and two zero-copy slices."""
+        """Display-shaped copies of the two sorted frames and their sorted keys, so a lookup
+        is two binary searches and two zero-copy slices."""
         self._src = self.out["_s"]
         self._dst = self.inn["_d"]
-        self._src_keys = self._src.to_list()
-        self._dst_keys = self._dst.to_list()
         self._out_view = self.out.select(
             hit_id="src",
             direction=pl.lit("out"),
@@ -207,23 +204,21 @@ class EdgeIndex:
         return {"edges_out": self.out, "edges_in": self.inn}
 
     @staticmethod
-    def _slices(frame: pl.DataFrame, keys: list[int], rows: list[int]) -> list[pl.DataFrame]:
-        """The parts of `frame` whose sorted key is in `rows`: bisects and zero-copy slices."""
-        parts = []
-        for r in rows:
-            lo, hi = bisect.bisect_left(keys, r), bisect.bisect_right(keys, r)
-            if hi > lo:
-                parts.append(frame.slice(lo, hi - lo))
-        return parts
+    def _slices(frame: pl.DataFrame, keys: pl.Series, rows: pl.Series) -> list[pl.DataFrame]:
+        """The parts of `frame` whose sorted key is in `rows`: binary searches and zero-copy
+        slices."""
+        los = keys.search_sorted(rows, side="left").to_list()
+        his = keys.search_sorted(rows, side="right").to_list()
+        return [frame.slice(lo, hi - lo) for lo, hi in zip(los, his, strict=True) if hi > lo]
 
     def arrows(self, rows: pl.Series) -> pl.DataFrame:
         """All 1-hop arrows of the nodes at the given rows, both directions (uncapped):
         "in" before "out", each already in (kind, label, id) order per node."""
         if rows.is_empty():
             return pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
-        rows_list = rows.cast(pl.UInt32).unique().sort().to_list()
-        parts = self._slices(self._in_view, self._dst_keys, rows_list) + self._slices(
-            self._out_view, self._src_keys, rows_list
+        rows = rows.cast(pl.UInt32).unique().sort()
+        parts = self._slices(self._in_view, self._dst, rows) + self._slices(
+            self._out_view, self._src, rows
         )
         return pl.concat(parts) if parts else pl.DataFrame(schema=NEIGHBOURS_SCHEMA)
 
