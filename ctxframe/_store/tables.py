@@ -111,6 +111,7 @@ class _Memo:
 
 
 _MEMO = _Memo()
+_WHOLE_LOCK = threading.Lock()  # one token table put back whole at a time
 
 
 @contextmanager
@@ -324,7 +325,7 @@ class Snapshot:
     def read(self, name: str) -> pl.DataFrame:
         """One table, verified and decoded; damage raises StoreCorrupt naming the fix."""
         if name in _tokenparts.BY_NODES and self.local_tokens():
-            return self._whole_tokens()[_tokenparts.BY_NODES.index(name)]
+            return self._whole_tokens(name)
         if (frame := self._remembered(name)) is not None:
             return frame
         rels = self.files_of(name)
@@ -350,17 +351,20 @@ class Snapshot:
             and len(self.files_of("tokens")) > 1
         )
 
-    def _whole_tokens(self) -> tuple[pl.DataFrame, pl.DataFrame]:
-        got = self.__dict__.get("_tokens_whole")
-        if got is None:
-            parts = [_parts.number(r) for r in self.files_of("tokens")]
-            tokens, vocab = self.read_parts("tokens", parts), self.read_parts("vocab", parts)
-            rows = self.part_rows("nodes")
-            got = self._tokens_whole = _tokenparts.whole(tokens, vocab, rows)
-            for name, frame in zip(_tokenparts.BY_NODES, got, strict=True):
-                if frame.schema != CONTRACT[name]:
-                    raise _damaged(self.store, f"{name} has columns {list(frame.schema)}")
-        return got
+    def _whole_tokens(self, name: str) -> pl.DataFrame:
+        """`tokens` or `vocab` put back whole; both are made at once, and the other one is
+        held until it is read (the pair's codes agree), never longer."""
+        with _WHOLE_LOCK:
+            held = self.__dict__.setdefault("_whole_held", {})
+            if name not in held:
+                parts = [_parts.number(r) for r in self.files_of("tokens")]
+                tokens, vocab = self.read_parts("tokens", parts), self.read_parts("vocab", parts)
+                got = _tokenparts.whole(tokens, vocab, self.part_rows("nodes"))
+                for table, frame in zip(_tokenparts.BY_NODES, got, strict=True):
+                    if frame.schema != CONTRACT[table]:
+                        raise _damaged(self.store, f"{table} has columns {list(frame.schema)}")
+                    held[table] = frame
+            return held.pop(name)
 
     def part_rows(self, name: str) -> dict[int, int]:
         """Each part's row count (recorded when written; else read from the part)."""
