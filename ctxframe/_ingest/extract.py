@@ -306,7 +306,14 @@ def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None
     if lang.name == "sql":
         defs.extend(sql.procedures(data, defs))
     python_ = pack is None and lang.name == "python"
-    _Builder(res, lang, data, python=python_).build(defs, refs, flows)
+    decorators = _has_decorators(parser.language)
+    _Builder(res, lang, data, python=python_, decorators=decorators).build(defs, refs, flows)
+
+
+@cache
+def _has_decorators(ts_language) -> bool:
+    """Whether a grammar has `decorator` nodes: only then can a call decorate a definition."""
+    return ts_language.id_for_node_kind("decorator", True) is not None
 
 
 _PACK_ROLES: dict = {}  # a pack's compiled query -> its `_pattern_roles`
@@ -357,13 +364,17 @@ def _utf8(piece: str) -> str:
 class _Builder:
     """Turns one file's query matches into definition rows and reference rows."""
 
-    def __init__(self, res: FileResult, lang: Language, data: bytes, python: bool = False):
+    def __init__(
+        self, res: FileResult, lang: Language, data: bytes, python: bool = False,
+        decorators: bool = True,
+    ):  # fmt: skip
         self.res, self.lang, self.data = res, lang, data
         # One character per byte, so byte offsets index it: slicing it is cheaper than slicing
         # and decoding the bytes, and only a non-ASCII file needs `_utf8` after.
         self.text, self.ascii = data.decode("latin-1"), data.isascii()
         self.annotated = lang.name in _ANNOTATED
         self.python = python  # the built-in Python grammar: decorators found from definitions
+        self.decorators = decorators  # the grammar has decorator nodes (`_has_decorators`)
 
     def build(self, defs: list, refs: list, flows: dict | None = None) -> None:
         """`defs` and `refs` hold (kind, captured node, captures) per match; `flows` (Python)
@@ -564,7 +575,7 @@ class _Builder:
             # Only the boundary rules read a call's arguments, and only of calls with these names.
             arg, arg_name = _call_args(data, node) if name in CALL_NAMES else (None, None)
             if decorations is None:
-                decorates = self._decorated(node, items)
+                decorates = self._decorated(node, items) if self.decorators else None
             else:
                 decorates = decorations.get((start, node.end_byte)) if decorations else None
             module, args = facts.site(node, owner, receiver, name) if facts else (None, None)

@@ -18,24 +18,33 @@ _SECRET_WORD = (
     r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[-_]?key|apikey|access[-_]?key"
     r"|private[-_]?key|auth[-_]?key|credentials?|client[-_]?secret)"
 )
-# (pattern, replacement): Rust regex syntax (no look-around, no back-references)
-RULES: tuple[tuple[str, str], ...] = (
+# (pattern, replacement, what every match holds): Rust regex syntax (no look-around, no
+# back-references). The third is a looser pattern without a leading `\w*` (which makes a regex
+# try every position): a row none of them matches is left as it is, without running the rules.
+_RULES: tuple[tuple[str, str, str], ...] = (
     # scheme://userinfo@host: the whole userinfo (a lone token is a secret as well)
-    (r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/\s@'\"`<>]+@", "${1}" + MASK + "@"),
+    (r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/\s@'\"`<>]+@", "${1}" + MASK + "@", r"://"),
     # ?password=…, &access_token=…
-    (r"(?i)([?&;]\w*" + _SECRET_WORD + r"\w*=)[^&\s'\"`#;]+", "${1}" + MASK),
+    (r"(?i)([?&;]\w*" + _SECRET_WORD + r"\w*=)[^&\s'\"`#;]+", "${1}" + MASK,
+     r"(?i)" + _SECRET_WORD + r"\w*="),
     # --password=PW, --token PW, -password PW
     (r"(?i)(\s|^|['\"`])(--?\w*" + _SECRET_WORD + r"\w*)(=|\s+)[^-\s'\"`][^\s'\"`]*",
-     "${1}${2}${3}" + MASK),
+     "${1}${2}${3}" + MASK, r"(?i)-\w*" + _SECRET_WORD + r"\w*[=\s]"),
     # mysql -pPW (the MySQL/MariaDB clients take the password glued to -p)
-    (r"(?i)\b((?:mysql\w*|mariadb\w*)\b[^\n]*?\s-p)[^\s'\"`]+", "${1}" + MASK),
+    (r"(?i)\b((?:mysql\w*|mariadb\w*)\b[^\n]*?\s-p)[^\s'\"`]+", "${1}" + MASK,
+     r"(?i)mysql|mariadb"),
     # password="…", api_key: str = '…' (a parameter default or keyword argument)
     (r"(?i)(\b\w*" + _SECRET_WORD + r"\w*\s*(?::[^=,()\n]{0,60})?=\s*)"
-     r"(?:\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`)", "${1}\"" + MASK + "\""),
+     r"(?:\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`)", "${1}\"" + MASK + "\"",
+     r"(?i)" + _SECRET_WORD + r"\w*\s*(?::[^=,()\n]{0,60})?=\s*[\"'`]"),
 )  # fmt: skip
+RULES: tuple[tuple[str, str], ...] = tuple((p, r) for p, r, _ in _RULES)
 
-# Every rule needs one of these (case-insensitive): a cheap test that spares the rules most rows.
-_LIKELY = r"(?i)://|" + _SECRET_WORD + r"|mysql|mariadb"
+# A row that could match a rule: one pass over the text, which spares the rules most rows.
+_LIKELY = "|".join(
+    f"(?i:{need.removeprefix('(?i)')})" if need.startswith("(?i)") else f"(?:{need})"
+    for _, _, need in _RULES
+)
 
 
 def redact_expr(col: str) -> pl.Expr:
@@ -81,5 +90,8 @@ def redact_rows(frame: pl.DataFrame, col: str) -> pl.DataFrame:
     likely = frame[col].str.contains(_LIKELY).fill_null(False)
     if not likely.any():
         return frame
-    return pl.concat([frame.filter(~likely), frame.filter(likely).with_columns(redact_expr(col))])
+    fixed = frame.filter(likely).with_columns(redact_expr(col))
+    if fixed[col].equals(frame[col].filter(likely)):
+        return frame
+    return pl.concat([frame.filter(~likely), fixed])
 

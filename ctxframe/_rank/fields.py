@@ -74,21 +74,36 @@ def node_counts(nodes: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
     cols = {
         NAME: label,
         QUALNAME: parents,
-        PATH: pl.col("path"),
         SIGNATURE: pl.col("signature"),
         DOC: pl.col("doc"),
     }
+    nodes = nodes.lazy()
     parts = [
-        nodes.lazy().select(node_id="id", field=pl.lit(f, pl.UInt8), token=tokenize_expr(e))
+        nodes.select(node_id="id", field=pl.lit(f, pl.UInt8), token=tokenize_expr(e))
         for f, e in cols.items()
     ]
-    return (
+    counted = (
         pl.concat(parts)
         .explode("token")
         .drop_nulls("token")
         .group_by("node_id", "field", "token")
         .agg(tf=pl.len().cast(pl.UInt32))
     )
+    # Every node of a file has its path: each distinct path is split once.
+    paths = (
+        nodes.select(pl.col("path").unique())
+        .with_columns(token=tokenize_expr("path"))
+        .explode("token")
+        .drop_nulls("token")
+        .group_by("path", "token")
+        .agg(tf=pl.len().cast(pl.UInt32))
+    )
+    by_path = (
+        nodes.select("id", "path")
+        .join(paths, on="path")
+        .select(node_id="id", field=pl.lit(PATH, pl.UInt8), token="token", tf="tf")
+    )
+    return pl.concat([counted, by_path])
 
 
 def body_counts(
@@ -100,21 +115,24 @@ def body_counts(
 
     Words (maximal runs of token characters) are counted first and only the distinct words
     are split into tokens: the split cannot cross a word, and a body repeats its words."""
+    rows = content.lazy().with_row_index("row")
+    # Counted per row number, not per node id: each word hashes a small integer instead of a
+    # long id string (about a tenth less time); the ids join the far fewer counts after.
     words = (
-        content.lazy()
-        .select("node_id", w=pl.col("text").str.extract_all(TOKEN_RE))
+        rows.select("row", w=pl.col("text").str.extract_all(TOKEN_RE))
         .explode("w")
         .drop_nulls("w")
-        .group_by("node_id", "w")
+        .group_by("row", "w")
         .agg(n=pl.len().cast(pl.UInt32))
     )
     split = words.select("w").unique().with_columns(token=tokenize_expr("w")).explode("token")
     return (
         words.join(split.drop_nulls("token"), on="w")
+        .join(rows.select("row", pl.col("node_id").cast(keys or pl.String)), on="row")
         .group_by("node_id", "token")
         .agg(tf=pl.col("n").sum())
         .select("node_id", field=pl.lit(BODY, pl.UInt8), token="token", tf="tf")
-        .with_columns(pl.col("node_id", "token").cast(keys or pl.String))
+        .with_columns(pl.col("token").cast(keys or pl.String))
         .collect(engine=ENGINE)
     )
 
