@@ -83,15 +83,5 @@ def redact_frame(frame: pl.DataFrame, columns: tuple[str, ...] | None = None) ->
 
 
 def redact_rows(frame: pl.DataFrame, col: str) -> pl.DataFrame:
-    """`frame` with `col` redacted, the rules run only on the rows that could match one (large
-    text such as definition bodies; the row order is not kept)."""
-    if frame.is_empty():
-        return frame
-    likely = frame[col].str.contains(_LIKELY).fill_null(False)
-    if not likely.any():
-        return frame
-    fixed = frame.filter(likely).with_columns(redact_expr(col))
-    if fixed[col].equals(frame[col].filter(likely)):
-        return frame
-    return pl.concat([frame.filter(~likely), fixed])
-
+    """`frame` with one column of large text (definition bodies) redacted, in place."""
+    return redact_frame(frame, (col,))
