@@ -9,6 +9,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import ctxframe as cf
 from ctxframe._core.schema import EDGES, FILES, NODES, TOKENS, VOCAB
@@ -178,8 +180,8 @@ def test_reindex_modes_equal_full_rebuild(bare_shop, tmp_path: Path, path, edit,
 @pytest.mark.parametrize("spill", [False, True], ids=["pooled", "pooled-spilled"])
 def test_pooled_extraction_equals_one_batch(shop: Path, tmp_path: Path, monkeypatch, spill) -> None:
     """The process pool (large repositories), with or without each batch's rows spilled to
-    scratch files (very large ones: body counts too, and the token table made a few node
-    rows at a time), makes the same store as one in-process batch."""
+    scratch files (very large ones: body counts too, the token table made a few node rows
+    at a time, the edges sorted a range at a time), makes the same store as one batch."""
     plain = str(tmp_path / "plain")
     cf.index(str(shop), store=plain, progress=False)
     monkeypatch.setattr(_indexer, "_POOL_MIN_FILES", 1)
@@ -187,6 +189,7 @@ def test_pooled_extraction_equals_one_batch(shop: Path, tmp_path: Path, monkeypa
     monkeypatch.setattr(_indexer, "_SPILL_FILES", 0 if spill else 10**9)
     if spill:
         monkeypatch.setattr(_fields, "_SLICE", 7)
+        monkeypatch.setattr(_indexer, "_SORT_ROWS", 50)  # edges through a scratch file, by range
     pooled = str(tmp_path / "pooled")
     cf.index(str(shop), store=pooled, progress=False)
     got, want = _canonical(_tables(pooled)), _canonical(_tables(plain))
@@ -505,3 +508,34 @@ def test_python_delta_equals_rebuild(tmp_path: Path, monkeypatch, edit, flow_run
     assert edges.filter(pl.col("path") == "pkg/shop.py", pl.col("name") == "RegexValidator")[
         "line"
     ].to_list() == [line]
+
+
+_SRC = st.one_of(st.none(), st.sampled_from(["a", "b", "b/c", "d", "e", "f"]))
+
+
+@given(
+    rows=st.lists(
+        st.tuples(_SRC, st.sampled_from(["calls", "contains"]), st.integers(0, 3)), max_size=60
+    ),
+    cut=st.integers(1, 70),
+    limit=st.integers(1, 20),
+)
+@settings(max_examples=60, deadline=None, database=None)
+def test_sorted_edges_by_range_equals_one_sort(tmp_path_factory, rows, cut, limit) -> None:
+    """Edges read once from several sources (in memory and a scratch file), cut into ranges of
+    src and sorted range by range, equal one sort of them all, nulls last."""
+    schema = {"src": pl.String, "kind": pl.String, "line": pl.Int32}
+    frame = pl.DataFrame(rows, schema=schema, orient="row").with_columns(
+        dst=pl.format("n{}", pl.int_range(pl.len())), name=pl.lit("x")
+    )
+    ipc = tmp_path_factory.mktemp("edges") / "part.arrow"
+    frame.slice(cut).write_ipc(ipc)
+    sources = [frame.head(cut).lazy(), pl.scan_ipc(ipc)]
+    old = _indexer._SORT_ROWS
+    _indexer._SORT_ROWS = limit
+    try:
+        got = _indexer._sorted_edges(sources)
+    finally:
+        _indexer._SORT_ROWS = old
+    assert sources == []
+    assert got.equals(frame.sort(["src", "kind", "line", "dst", "name"], nulls_last=True))

@@ -119,6 +119,7 @@ def test_warm_index_equals_no_cache(tmp_path: Path, cache: Path, monkeypatch, co
         monkeypatch.setattr(_indexer, "_POOL_MIN_FILES", 1)
         monkeypatch.setattr(_indexer, "_CHUNK", 4)
         monkeypatch.setattr(_indexer, "_SPILL_FILES", 0 if mode == "pooled-spilled" else 10**9)
+        monkeypatch.setattr(xcache, "_PART_FILES", 2)  # a spilled warm run: several parts
     copies = []
     for name in ("cold", "warm", "plain"):
         dest = tmp_path / name
@@ -153,6 +154,39 @@ def test_only_changed_files_are_parsed(tmp_path: Path, cache: Path) -> None:
     assert (warm.parsed, warm.cached) == (plain.parsed, plain.parsed - 2)
     _same(warm.store, plain.store)
     assert len(_packs(cache)) == 2  # the second run's new entries: one more pack
+
+
+def test_spilled_lookup_equals_in_memory(tmp_path: Path, cache: Path, monkeypatch) -> None:
+    """A lookup over two packs given a scratch directory streams references and body counts
+    there in parts of whole files, one batch scanning each; together they equal the
+    in-memory lookup's one batch."""
+    _index(_repo(tmp_path / "v1", SNIPPETS))
+    v2 = {**SNIPPETS, "app/db.py": "def connect(rate):\n    return rate * 3\n"}
+    _index(_repo(tmp_path / "v2", v2))
+    assert len(_packs(cache)) == 2
+    both = {**v2, "app/old_db.py": SNIPPETS["app/db.py"]}
+    root = _repo(tmp_path / "both", both)
+    jobs = [(p, None) for p in sorted(both)]
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(xcache, "_PART_FILES", 3)  # parts of at most 3 files
+    [plain], left = xcache.Session().lookup(str(root), jobs)
+    spilled, left_too = xcache.Session().lookup(str(root), jobs, str(scratch))
+    assert left == left_too and [j for j in jobs if j not in left] == [
+        (p, None) for p in sorted(v2) if p != "blob.bin"
+    ]
+    assert len(spilled) > 2 and all(
+        isinstance(b.refs, pl.LazyFrame) and isinstance(b.content, pl.LazyFrame) for b in spilled
+    )
+    # each part of references holds whole files, at most three
+    part_paths = [set(b.refs.collect()["path"]) for b in spilled]
+    assert all(len(p) <= 3 for p in part_paths)
+    assert sum(map(len, part_paths)) == len(set().union(*part_paths))
+    for name in ("defs", "refs", "boundary_nodes", "boundary_edges", "content"):
+        a = getattr(plain, name)
+        b = pl.concat([getattr(part, name).lazy() for part in spilled]).collect()
+        assert a.sort(pl.all(), nulls_last=True).equals(b.sort(pl.all(), nulls_last=True)), name
+    assert [f.path for f in plain.files] == [f.path for b in spilled for f in b.files]
 
 
 def _secret_free(cache: Path) -> None:

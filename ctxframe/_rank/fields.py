@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from ctxframe._core.schema import TOKEN_FIELDS, TOKENS, VOCAB
+from ctxframe._core.trace import mark
 from ctxframe._rank.tokens import ENGINE, TOKEN_RE, tokenize_expr
 
 __all__ = [
@@ -174,14 +175,15 @@ _SLICE = 100_000  # node rows whose name fields are counted at once
 
 
 def token_table(
-    nodes: pl.DataFrame,
+    nodes: pl.DataFrame | pl.LazyFrame,
     content: pl.DataFrame | list[pl.DataFrame | pl.LazyFrame] | None = None,
     *,
     previous: TokenTable | None = None,
     previous_ids: pl.Series | None = None,
     carry: pl.Series | None = None,
 ) -> TokenTable:
-    """The token table of ``nodes`` (sorted by id, as stored).
+    """The token table of ``nodes`` (sorted by id, as stored; a LazyFrame is read a slice of
+    rows at a time).
 
     ``content`` holds the ``body`` counts (:func:`body_counts`; its keys strings or, for a
     large tree, categories) of the nodes whose files were read this run, as one frame or a
@@ -193,11 +195,14 @@ def token_table(
     counted a slice of nodes at a time and every count is kept as codes (node row, token
     category) until the vocabulary is known, so the strings of a kernel-sized table are never
     all in memory. The result equals a table made from scratch."""
-    ids = nodes["id"]
+    lazy = isinstance(nodes, pl.LazyFrame)
+    ids = (nodes.select("id").collect() if lazy else nodes)["id"]
     carrying = previous is not None and previous_ids is not None and carry is not None
     if carrying:  # a node the stored table does not hold is made afresh
         carry = carry.filter(carry.is_in(previous_ids.implode()))
-    fresh_nodes = nodes.filter(~pl.col("id").is_in(carry.implode())) if carrying else nodes
+        nodes = nodes.filter(~pl.col("id").is_in(carry.implode()))
+        nodes = nodes.collect() if lazy else nodes
+    fresh = nodes.height if isinstance(nodes, pl.DataFrame) else ids.len()
     content = [content] if isinstance(content, pl.DataFrame) else content or []
     words = _words_type(content)
     key = content[0].collect_schema()["node_id"] if content else pl.String
@@ -205,12 +210,15 @@ def token_table(
         {"node_id": ids.cast(key), "node": pl.int_range(ids.len(), dtype=pl.UInt32, eager=True)}
     )
     parts = [
-        _keyed(node_counts(fresh_nodes.slice(lo, _SLICE)).collect(engine=ENGINE), rows, words)
-        for lo in range(0, fresh_nodes.height, _SLICE)
+        _keyed(node_counts(nodes.slice(lo, _SLICE)).collect(engine=ENGINE), rows, words)
+        for lo in range(0, fresh, _SLICE)
     ]
+    del nodes
+    mark("tokens: names counted")
     while content:
         parts.append(_keyed(content.pop(0), rows, words))
     del rows
+    mark("tokens: bodies keyed")
     used = pl.concat([p["token"].unique() for p in parts] or [pl.Series([], dtype=words)])
     used = used.unique()
     names = [used.cast(pl.String)]
@@ -227,9 +235,11 @@ def token_table(
     # Each part, once coded, is cut into ranges of node rows and dropped; a range is sorted
     # once every part is in: the unsorted and the sorted table are never both whole.
     ranges: list[list[pl.DataFrame]] = [[] for _ in range(max(1, -(-ids.len() // _SLICE)))]
+    mark("tokens: vocabulary")
     while parts:
         part = parts.pop(0)
         _spread(part.join(code, on="token").select("node", "field", token="code", tf="tf"), ranges)
+    mark("tokens: coded")
     if kept is not None and kept.height:
         node_map = row_of(ids, previous_ids)  # only carried (present) nodes are gathered
         token_map = vocab.search_sorted(previous.vocab["token"]).cast(pl.UInt32)

@@ -18,7 +18,6 @@ from collections.abc import Collection
 from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from itertools import pairwise
 
 import polars as pl
 
@@ -325,17 +324,14 @@ def _extract_all(
             batches = _extract_all(root, rest, progress, spill=spill, processes=processes, xc=xc,
                                    words=words)  # fmt: skip
             return batches + guarded
-    hit = None
+    hits: list[Batch] = []
     if xc is not None:
-        hit, jobs = xc.lookup(root, jobs)
-        if hit is not None and words is not None:
-            hit.content = hit.content.with_columns(pl.col("node_id", "token").cast(words))
-        if hit is not None and spill is not None and len(jobs) + len(hit.files) > _SPILL_FILES:
-            hit.refs.write_parquet(os.path.join(spill, "refs-cached.parquet"))
-            hit.refs = pl.scan_parquet(os.path.join(spill, "refs-cached.parquet"))
-            cached = os.path.join(spill, "content-cached.parquet")
-            hit.content = _spilled(hit.content, cached, words)
-    return _extract_pool(root, jobs, progress, spill, processes, xc, words) + ([hit] if hit else [])
+        # many files: references and body counts found are streamed to scratch files
+        hits, jobs = xc.lookup(root, jobs, spill if len(jobs) > _SPILL_FILES else None)
+        if words is not None:
+            for hit in hits:
+                hit.content = _as_words(hit.content, words)
+    return _extract_pool(root, jobs, progress, spill, processes, xc, words) + hits
 
 
 def _extract_pool(root, jobs, progress, spill, processes, xc, words=None) -> list[Batch]:
@@ -404,10 +400,15 @@ def _spilled(content: pl.DataFrame, path: str, words: pl.DataType | None) -> pl.
     """Body counts written to a scratch file and scanned back with their keys in `words`: the
     token table, the last stage, is their only reader."""
     content.write_parquet(path, compression="uncompressed", statistics=False)
-    scan, want = pl.scan_parquet(path), words or pl.String
-    if scan.collect_schema()["token"] == want:  # categories come back as the same type
-        return scan
-    return scan.with_columns(pl.col("node_id", "token").cast(pl.String).cast(want))
+    return _as_words(pl.scan_parquet(path), words or pl.String)
+
+
+def _as_words(content: pl.DataFrame | pl.LazyFrame, words: pl.DataType):
+    """Body counts with their keys in `words` (categories read back from a file come back as
+    the same type, but a foreign categorical goes through String)."""
+    if content.collect_schema()["token"] == words:
+        return content
+    return content.with_columns(pl.col("node_id", "token").cast(pl.String).cast(words))
 
 
 @contextmanager
@@ -952,12 +953,13 @@ def _full(run: _Run) -> IndexReport:
         )
         del defs
         staged.put({"nodes": nodes})
-        token_nodes = nodes.select(
-            "id", "kind", "label", "qualname", "path", "signature", "doc", "producer", "transport"
-        )
-        # The report reads only these: signatures and docs go before the sort.
+        # The report reads only these; the token table reads its columns back from the parts
+        # written, a slice at a time, once the edges (the peak: the sort) are gone.
         nodes = nodes.select("id", "kind", "label", "language", "path", "producer", "transport")
-        edges = _sorted_edges(pl.concat([edges, bedges.lazy(), extra_e.lazy()]))
+        _trace("nodes")
+        sources = [edges, bedges.lazy(), extra_e.lazy()]
+        del edges, bedges, extra_e
+        edges = _sorted_edges(sources)
         _trace("nodes+edges")
         report, meta = _report(
             run, nodes, edges, "incremental" if previous is not None else "full",
@@ -967,9 +969,11 @@ def _full(run: _Run) -> IndexReport:
         staged.put({"edges": edges, "files": files})
         del edges
         _trace("edges written")
-        table = _tokens(token_nodes, run)
-        staged.put_tokens(table.tokens, table.vocab, token_nodes["id"])
-        del table, token_nodes
+        del nodes
+        table = _tokens(staged.scan("nodes").select(_TOKEN_NODE_COLUMNS), run)
+        ids = staged.scan("nodes").select("id").collect()["id"]
+        staged.put_tokens(table.tokens, table.vocab, ids)
+        del table, ids
         _trace("tokens written")
         staged.commit(meta)
     _trace("write")
@@ -1018,19 +1022,20 @@ def _concat(frames: list[pl.DataFrame | pl.LazyFrame]) -> pl.DataFrame | None:
     return pl.concat([f.lazy() for f in frames]).collect() if frames else None
 
 
-def _tokens(nodes: pl.DataFrame, run: _Run) -> TokenTable:
-    """The token table of `nodes` (ctxframe._rank.fields): `run.content` holds the bodies of
-    the files read this run; with a stored index, every other file's nodes keep their stored
-    rows (a node's fields depend only on its row and its file's bytes)."""
+def _tokens(nodes: pl.LazyFrame, run: _Run) -> TokenTable:
+    """The token table of `nodes` (ctxframe._rank.fields; read a slice at a time): `run.content`
+    holds the bodies of the files read this run; with a stored index, every other file's nodes
+    keep their stored rows (a node's fields depend only on its row and its file's bytes)."""
     prev = run.prev
     if prev is None:  # the body counts are handed over: token_table drops them once keyed
         return token_table(nodes, run.take_content())
-    carry = nodes.filter(
+    carried = nodes.filter(
         ~pl.col("path").is_in(pl.Series(run.reparsed, dtype=pl.String).implode())
         & (pl.col("kind") != "module")
         & pl.col("transport").is_null()  # merged boundary nodes can change path
         & (pl.col("producer") == PRODUCER)  # adapter rows are made afresh each run
-    )["id"]
+    )
+    carry = carried.select("id").collect()["id"]
     previous = TokenTable(prev["tokens"], prev["vocab"])
     return token_table(
         nodes, run.take_content(), previous=previous, previous_ids=prev["nodes"]["id"],
@@ -1039,30 +1044,45 @@ def _tokens(nodes: pl.DataFrame, run: _Run) -> TokenTable:
 
 
 _SORT_ROWS = 500_000
+# the node columns the token table reads (ctxframe._rank.fields)
+_TOKEN_NODE_COLUMNS = ["id", "kind", "label", "qualname", "path", "signature", "doc", "producer",
+                       "transport"]  # fmt: skip
 
 
-def _sorted_edges(edges: pl.LazyFrame) -> pl.DataFrame:
-    """The edge table in its stored order (src, kind, line, dst, name). A large one is read
-    and sorted a range of src at a time: a whole-table sort of several string keys needs a
-    transient copy of every key, and the unsorted table never has to be in memory."""
+def _sorted_edges(sources: list[pl.LazyFrame]) -> pl.DataFrame:
+    """The edge table in its stored order (src, kind, line, dst, name), from `sources` (taken
+    out of the list, so freed, as they are read). A large one is read once in batches, each
+    cut into ranges of src, and sorted a range at a time: a whole-table sort of several string
+    keys needs a transient copy of every key, and re-reading the sources for each range would
+    map their scratch files into memory again and again."""
     order = ["src", "kind", "line", "dst", "name"]
-    per_src = edges.group_by("src").len().collect().sort("src")
+    edges = pl.concat(sources)
+    per_src = edges.group_by("src").len().collect().sort("src", nulls_last=True)
     if per_src["len"].sum() <= _SORT_ROWS:
+        sources.clear()
         return edges.collect().sort(order, nulls_last=True)
+    del edges
     cut = per_src["len"].cum_sum() // _SORT_ROWS
-    splits = per_src.filter(cut.diff().fill_null(0) > 0)["src"].to_list()
+    splits = per_src.filter(cut.diff().fill_null(0) > 0)["src"]
     del per_src
-    bounds = [None, *splits, None]
-    parts = []
-    for lo, hi in pairwise(bounds):
-        keep = pl.lit(True)
-        if lo is not None:
-            keep = keep & (pl.col("src") >= lo)
-        if hi is not None:
-            keep = keep & (pl.col("src") < hi)
-        parts.append(edges.filter(keep).collect().sort(order, nulls_last=True))
+    ranges: list[list[pl.DataFrame]] = [[] for _ in range(splits.len() + 1)]
+    while sources:
+        for batch in sources.pop(0).collect_batches():
+            r = pl.when(pl.col("src").is_null()).then(splits.len())  # nulls last, as sorted
+            r = r.otherwise(pl.Series(splits.search_sorted(batch["src"], side="right")))
+            cut = batch.with_columns(r.alias("_range"))
+            for (i,), piece in cut.partition_by("_range", as_dict=True, include_key=False).items():
+                ranges[i].append(piece)
+    out = []
+    for i, pieces in enumerate(ranges):
+        ranges[i] = []
+        if pieces:
+            out.append(pl.concat(pieces).sort(order, nulls_last=True))
+    edges = pl.concat(out)
+    if edges["src"].null_count():
+        return edges
     # sorted by construction: the flag spares later checks a pass (and a rechunk) over src
-    return pl.concat(parts).with_columns(pl.col("src").set_sorted())
+    return edges.with_columns(pl.col("src").set_sorted())
 
 
 def _report(

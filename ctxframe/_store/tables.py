@@ -594,6 +594,12 @@ class Staging:
                      for i, f in parts.items()]  # fmt: skip
         self._write_all(jobs)
 
+    def scan(self, name: str) -> pl.LazyFrame:
+        """A table as this version holds it so far, read back from its part files in order
+        (so a large caller need not keep what it has written)."""
+        rels = sorted(r for r, p in self.parts.items() if p.get("table") == name)
+        return pl.scan_parquet([os.path.join(self.tmp, r) for r in rels])
+
     def put_tokens(self, tokens: pl.DataFrame, vocab: pl.DataFrame, ids: pl.Series) -> None:
         """Write the whole token table (codes into the sorted node `ids` and `vocab`) in the
         nodes' parts, each with codes of its own (ctxframe._store.tokenparts), a part at a

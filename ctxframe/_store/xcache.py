@@ -28,7 +28,6 @@ the total passes the cap.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import shutil
@@ -54,6 +53,8 @@ _FILES = {
 # Beyond `_core` and `_ingest`: the modules whose code shapes an entry.
 _ALSO = (("_rank", "tokens.py"), ("_rank", "fields.py"), ("_store", "build.py"),
          ("_store", "xcache.py"))  # fmt: skip
+# A large lookup's scratch parts: this many files each, at most so many parts per pack.
+_PART_FILES, _MAX_PARTS = 1024, 64
 _STALE_TMP_S = 6 * 3600  # a temporary pack this old belongs to a run that died
 
 
@@ -173,10 +174,14 @@ class Session:
     # ------------------------------------------------------------------ lookup
 
     def lookup(
-        self, root: str, jobs: list[tuple[str, str | None]]
-    ) -> tuple[Batch | None, list[tuple[str, str | None]]]:
-        """The jobs' entries found in the cache as one framed batch, and the jobs left to
-        extract. A job whose bytes equal its stored hash is left to extraction (it says so)."""
+        self, root: str, jobs: list[tuple[str, str | None]], spill: str | None = None
+    ) -> tuple[list[Batch], list[tuple[str, str | None]]]:
+        """The jobs' entries found in the cache as framed batches (none when there is none),
+        and the jobs left to extract. A job whose bytes equal its stored hash is left to
+        extraction (it says so). With a scratch directory `spill`, references and body counts
+        are streamed there in parts of whole files, one batch scanning each part: a large
+        tree's would not fit in memory at once, and resolution and the token table read
+        them a part at a time."""
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=4) as pool:  # reads and hashes free the GIL
@@ -184,12 +189,13 @@ class Session:
             want = {job[0]: w for job, w in zip(jobs, found, strict=True) if w is not None}
         self.want = want
         if not want or not os.path.isdir(self.dir):
-            return None, jobs
+            return [], jobs
         by_key = {w.key: p for p, w in want.items()}
-        frames: dict[str, list[pl.DataFrame]] = {t: [] for t in _TABLES}
+        frames: dict[str, list] = {t: [] for t in _TABLES}
         taken: set[str] = set()
-        for pack in self._list():
-            got = self._take(os.path.join(self.dir, pack), by_key, taken, frames)
+        for n, pack in enumerate(self._list()):
+            sink = os.path.join(spill, f"cached-{n:03d}") if spill is not None else None
+            got = self._take(os.path.join(self.dir, pack), by_key, taken, frames, sink)
             if got:
                 taken |= got
                 with suppress(OSError):
@@ -197,12 +203,12 @@ class Session:
             if len(taken) == len(by_key):
                 break
         if not taken:
-            return None, jobs
-        batch = self._batch(frames)
+            return [], jobs
+        batches = self._batches(frames)
         for path in taken:
             del want[path]
         self.hits = len(taken)
-        return batch, [j for j in jobs if j[0] not in taken]
+        return batches, [j for j in jobs if j[0] not in taken]
 
     def _list(self) -> list[str]:
         """The packs' names, newest first."""
@@ -212,9 +218,13 @@ class Session:
             return []
         return sorted((n for n in names if not n.startswith(".")), reverse=True)
 
-    def _take(self, where: str, by_key: dict, taken: set, frames: dict) -> set[str]:
+    def _take(
+        self, where: str, by_key: dict, taken: set, frames: dict, sink: str | None = None
+    ) -> set[str]:
         """The paths whose entries the pack at `where` holds (and no newer pack did), their
-        rows appended to `frames`; a pack that fails its checks is deleted and yields none."""
+        rows appended to `frames` (with `sink`, references and body counts as scans of parts
+        written at `sink`-TABLE-NNNN.parquet); a pack that fails its checks is deleted and
+        yields none."""
         try:
             manifest = _manifest(where)
             if manifest.get("fingerprint") != fingerprint():
@@ -224,28 +234,44 @@ class Session:
                 {"key": list(by_key), "want": list(by_key.values())},
                 schema={"key": pl.String, "want": pl.String},
             )
-            hit = files.join(keys, on="key").filter(
+            hit = files.join(keys, on="key", maintain_order="left").filter(
                 (pl.col("path") == pl.col("want"))
                 & ~pl.col("path").is_in(pl.Series(sorted(taken), dtype=pl.String).implode())
             )
             if hit.is_empty():
                 return set()
             paths = hit["path"].implode()
-            got = {"files": hit.drop("want")}
-            for name in _TABLES[1:-1]:
-                got[name] = _read(where, name, manifest, pl.col("path").is_in(paths))
+            got = {"files": [hit.drop("want")]}
+            for name in ("defs", "bnodes", "bedges"):
+                got[name] = [_read(where, name, manifest, pl.col("path").is_in(paths))]
             # a body's rows by its node: a file's own, or a definition's (ids are unique)
-            nodes = got["defs"]["id"].append(hit["path"]).implode()
-            got["content"] = _read(where, "content", manifest, pl.col("node_id").is_in(nodes))
+            owner = pl.concat(
+                [
+                    got["defs"][0].select(node="id", path="path"),
+                    hit.select(node="path", path="path"),
+                ]
+            )
+            if sink is None:
+                got["refs"] = [_read(where, "refs", manifest, pl.col("path").is_in(paths))]
+                keep = pl.col("node_id").is_in(owner["node"].implode())
+                got["content"] = [_read(where, "content", manifest, keep)]
+            else:  # parts of whole files, in the pack's order
+                per = max(_PART_FILES, -(-hit.height // _MAX_PARTS))
+                part = hit.select("path", _part=pl.int_range(pl.len(), dtype=pl.UInt32) // per)
+                got["refs"] = _read_parts(where, "refs", manifest, part, f"{sink}-refs")
+                part = owner.join(part, on="path").select(node_id="node", _part="_part")
+                got["content"] = _read_parts(where, "content", manifest, part, f"{sink}-content")
         except Exception:  # any damage (bytes, manifest, decoding): drop it, extract again
             _remove(where)
             return set()
-        for name, frame in got.items():
-            frames[name].append(frame)
+        for name, parts in got.items():
+            frames[name] += parts
         return set(hit["path"].to_list())
 
-    def _batch(self, frames: dict) -> Batch:
-        """The entries taken, as the framed batch extraction would have made."""
+    def _batches(self, frames: dict) -> list[Batch]:
+        """The entries taken, as the framed batches extraction would have made: one, or with
+        references and body counts in scratch parts, one per part (the first holding every
+        other table)."""
         files = pl.concat(frames["files"])
         want = self.want
         results = [
@@ -262,8 +288,24 @@ class Session:
                 "path", "language", "lines", "hash", "parse_errors"
             ).iter_rows()
         ]
-        defs, refs, bnodes, bedges, content = (pl.concat(frames[t]) for t in _TABLES[1:])
-        return Batch(results, defs, refs, bnodes, bedges, content)
+        defs, bnodes, bedges = (pl.concat(frames[t]) for t in ("defs", "bnodes", "bedges"))
+        refs, content = frames["refs"], frames["content"]
+        if isinstance(refs[0], pl.DataFrame):
+            return [Batch(results, defs, pl.concat(refs), bnodes, bedges, pl.concat(content))]
+        out = []
+        for k in range(max(len(refs), len(content))):
+            first = not k
+            out.append(
+                Batch(
+                    results if first else [],
+                    defs if first else defs.clear(),
+                    refs[k] if k < len(refs) else refs[0].clear(),
+                    bnodes if first else bnodes.clear(),
+                    bedges if first else bedges.clear(),
+                    content[k] if k < len(content) else content[0].clear(),
+                )
+            )
+        return out
 
     # ------------------------------------------------------------------ write
 
@@ -329,11 +371,7 @@ class Session:
             for writer, _ in self._writers.values():
                 writer.close()
             self._writers = {}
-            parts = {}
-            for name in _TABLES:
-                with open(os.path.join(tmp, f"{name}.parquet"), "rb") as fh:
-                    data = fh.read()
-                parts[name] = {"bytes": len(data), "blake2b": _digest(data)}
+            parts = {name: _file_digest(os.path.join(tmp, f"{name}.parquet")) for name in _TABLES}
             manifest = {"fingerprint": fingerprint(), "files": self._rows, "parts": parts}
             with open(os.path.join(tmp, "manifest.json"), "w", encoding="utf-8") as fh:
                 json.dump(manifest, fh)
@@ -355,8 +393,14 @@ class Session:
             self._tmp = None
 
 
-def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+def _file_digest(path: str) -> dict:
+    """A file's manifest entry: its size and BLAKE2b hash, read a megabyte at a time."""
+    h, size = hashlib.blake2b(digest_size=16), 0
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+            size += len(chunk)
+    return {"bytes": size, "blake2b": h.hexdigest()}
 
 
 def _manifest(where: str) -> dict:
@@ -367,16 +411,52 @@ def _manifest(where: str) -> dict:
     return manifest
 
 
-def _read(where: str, name: str, manifest: dict, keep: pl.Expr | None = None) -> pl.DataFrame:
+def _read(
+    where: str, name: str, manifest: dict, keep: pl.Expr | None = None, sink: str | None = None
+) -> pl.DataFrame | pl.LazyFrame:
     """One table of a pack (the rows `keep` selects, decoded only), its bytes checked against
-    the manifest first."""
-    with open(os.path.join(where, f"{name}.parquet"), "rb") as fh:
-        data = fh.read()
-    part = manifest["parts"][name]
-    if len(data) != part["bytes"] or _digest(data) != part["blake2b"]:
+    the manifest first; with `sink`, the rows are streamed to `sink`-NAME.parquet and scanned.
+    A pack is never rewritten in place (only renamed away whole), so the checked file is the
+    one read."""
+    file = os.path.join(where, f"{name}.parquet")
+    if _file_digest(file) != manifest["parts"][name]:
         raise ValueError(f"{name}.parquet does not match the manifest")
-    rows = pl.scan_parquet(io.BytesIO(data))
-    return (rows if keep is None else rows.filter(keep)).collect()
+    rows = pl.scan_parquet(file)
+    rows = rows if keep is None else rows.filter(keep)
+    if sink is None:
+        return rows.collect()
+    out = f"{sink}-{name}.parquet"
+    rows.sink_parquet(out, compression="uncompressed", statistics=False)
+    return pl.scan_parquet(out)
+
+
+def _read_parts(
+    where: str, name: str, manifest: dict, part: pl.DataFrame, prefix: str
+) -> list[pl.LazyFrame]:
+    """The rows of one table of a pack whose key (`part`'s first column) is in `part`, streamed
+    to one scratch file per `_part` (`prefix`-NNNN.parquet, at least one) and scanned. Its
+    bytes are checked against the manifest first."""
+    file = os.path.join(where, f"{name}.parquet")
+    if _file_digest(file) != manifest["parts"][name]:
+        raise ValueError(f"{name}.parquet does not match the manifest")
+    rows = pl.scan_parquet(file)
+    rows.join(part.lazy(), on=part.columns[0], maintain_order="left").sink_parquet(
+        pl.PartitionBy(
+            os.path.dirname(prefix),
+            key="_part",
+            include_key=False,
+            file_path_provider=lambda a: f"{prefix}-{int(a.partition_keys[0, 0]):04d}.parquet",
+        ),
+        compression="uncompressed",
+        statistics=False,
+        row_group_size=8192,  # each open part buffers a row group
+    )
+    folder, stem = os.path.split(prefix)
+    got = sorted(f for f in os.listdir(folder) if f.startswith(f"{stem}-"))
+    if not got:
+        rows.clear().collect().write_parquet(f"{prefix}-0000.parquet")
+        got = [f"{stem}-0000.parquet"]
+    return [pl.scan_parquet(os.path.join(folder, f)) for f in got]
 
 
 def _remove(where: str) -> None:
