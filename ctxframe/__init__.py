@@ -21,7 +21,7 @@ from ctxframe._core.errors import (
 from ctxframe._core.version import __version__
 from ctxframe._store import alloc as _alloc
 
-_alloc.default()  # before Polars loads: it returns freed pages at once (ctxframe._store.alloc)
+_alloc.default()  # before Polars loads: it returns freed pages early (ctxframe._store.alloc)
 
 if typing.TYPE_CHECKING:
     from ctxframe import rules

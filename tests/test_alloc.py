@@ -1,4 +1,4 @@
-"""The allocator policy: freed pages go back at once only for a large repository."""
+"""The allocator policy: freed pages go back early only for a large repository."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ print(os.environ.get("_RJEM_MALLOC_CONF"))
 
 
 @pytest.mark.parametrize(("user", "large", "via", "want"), [
-    (None, 1, "cli", _alloc.EAGER),  # a large repository: pages go back at once
+    (None, 1, "cli", _alloc.EAGER),  # a large repository: pages go back early
     (None, 10**6, "cli", "None"),  # a small one: the allocator's default
     (None, 10**6, "library", "polars"),  # Polars then sets its own default
     ("dirty_decay_ms:5", 10**6, "cli", "dirty_decay_ms:5"),  # the user's setting always wins
