@@ -4,6 +4,7 @@ neighbourhood a query hit shows."""
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 
 import polars as pl
@@ -109,6 +110,9 @@ def _changed(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([a.filter(ha.is_in(differ)), b.filter(hb.is_in(differ))])
 
 
+_BISECT_ROWS = 8  # up to this many rows, `EdgeIndex._slices` bisects row by row
+
+
 class EdgeIndex:
     """Edges sorted by source row and by target row, with display labels, for 1-hop lookups.
 
@@ -206,9 +210,15 @@ class EdgeIndex:
     @staticmethod
     def _slices(frame: pl.DataFrame, keys: pl.Series, rows: pl.Series) -> list[pl.DataFrame]:
         """The parts of `frame` whose sorted key is in `rows`: binary searches and zero-copy
-        slices."""
-        los = keys.search_sorted(rows, side="left").to_list()
-        his = keys.search_sorted(rows, side="right").to_list()
+        slices. A few rows (a card) are bisected element by element: a vector search is a
+        Polars query of its own, several times the cost of a card's other work."""
+        if rows.len() <= _BISECT_ROWS:
+            want = rows.to_list()
+            los = [bisect_left(keys, r) for r in want]
+            his = [bisect_right(keys, r, lo) for r, lo in zip(want, los, strict=True)]
+        else:
+            los = keys.search_sorted(rows, side="left").to_list()
+            his = keys.search_sorted(rows, side="right").to_list()
         return [frame.slice(lo, hi - lo) for lo, hi in zip(los, his, strict=True) if hi > lo]
 
     def arrows(self, rows: pl.Series) -> pl.DataFrame:
