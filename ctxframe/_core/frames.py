@@ -20,3 +20,25 @@ def splice_sorted(rest: pl.DataFrame, key: str, new: pl.DataFrame) -> pl.DataFra
         start, i = at[i], j
     parts.append(rest.slice(start))
     return pl.concat(parts, rechunk=False)
+
+
+def spread(rows: pl.DataFrame, at: pl.Expr, ranges: list[list[pl.DataFrame]]) -> None:
+    """Append each row of `rows` to the range `at` gives it (an index into `ranges`): a large
+    table is gathered in ranges of its sort key and sorted a range at a time (`sort_ranges`)."""
+    if len(ranges) == 1:
+        ranges[0].append(rows)
+        return
+    cut = rows.with_columns(at.alias("_range"))
+    for (i,), piece in cut.partition_by("_range", as_dict=True, include_key=False).items():
+        ranges[i].append(piece)
+
+
+def sort_ranges(ranges: list[list[pl.DataFrame]], by: list[str]) -> list[pl.DataFrame]:
+    """Each range's pieces as one frame sorted by `by` (nulls last), in range order; a range's
+    pieces are dropped once sorted, so the unsorted and the sorted table are never both whole."""
+    out = []
+    for i, pieces in enumerate(ranges):
+        ranges[i] = []
+        if pieces:
+            out.append(pl.concat(pieces).sort(by, nulls_last=True))
+    return out

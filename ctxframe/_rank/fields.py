@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ctxframe._core.frames import sort_ranges, spread
 from ctxframe._core.schema import TOKEN_FIELDS, TOKENS, VOCAB
 from ctxframe._core.trace import mark
 from ctxframe._rank.tokens import ENGINE, TOKEN_RE, tokenize_expr
@@ -248,11 +249,7 @@ def token_table(
         )
         _spread(kept, ranges)
     del kept
-    out = []
-    for i, pieces in enumerate(ranges):
-        ranges[i] = []
-        if pieces:
-            out.append(pl.concat(pieces).sort("node", "field", "token"))
+    out = sort_ranges(ranges, ["node", "field", "token"])
     tokens = pl.concat(out, rechunk=False) if out else pl.DataFrame(schema=TOKENS)
     vocab = pl.DataFrame({"token": vocab}).cast(dict(VOCAB))
     return TokenTable(tokens, vocab)
@@ -260,10 +257,4 @@ def token_table(
 
 def _spread(rows: pl.DataFrame, ranges: list[list[pl.DataFrame]]) -> None:
     """Append `rows` (coded) to the ranges of `_SLICE` node rows their nodes fall in."""
-    rows = rows.cast(dict(TOKENS))
-    if len(ranges) == 1:
-        ranges[0].append(rows)
-        return
-    cut = rows.with_columns(_range=pl.col("node") // _SLICE)
-    for (r,), piece in cut.partition_by("_range", as_dict=True, include_key=False).items():
-        ranges[r].append(piece)
+    spread(rows.cast(dict(TOKENS)), pl.col("node") // _SLICE, ranges)

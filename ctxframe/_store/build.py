@@ -23,6 +23,7 @@ import polars as pl
 
 from ctxframe._core.config import load_config
 from ctxframe._core.errors import RepoNotFound, StoreCorrupt, StoreNotFound
+from ctxframe._core.frames import sort_ranges, spread
 from ctxframe._core.languages import LANGUAGES
 from ctxframe._core.schema import EDGES, FILES, NODES, PRODUCER, SCHEMA_VERSION
 from ctxframe._core.trace import mark as _trace
@@ -403,7 +404,9 @@ def _spilled(content: pl.DataFrame, path: str, words: pl.DataType | None) -> pl.
     return _as_words(pl.scan_parquet(path), words or pl.String)
 
 
-def _as_words(content: pl.DataFrame | pl.LazyFrame, words: pl.DataType):
+def _as_words(
+    content: pl.DataFrame | pl.LazyFrame, words: pl.DataType
+) -> pl.DataFrame | pl.LazyFrame:
     """Body counts with their keys in `words` (categories read back from a file come back as
     the same type, but a foreign categorical goes through String)."""
     if content.collect_schema()["token"] == words:
@@ -1068,17 +1071,9 @@ def _sorted_edges(sources: list[pl.LazyFrame]) -> pl.DataFrame:
     ranges: list[list[pl.DataFrame]] = [[] for _ in range(splits.len() + 1)]
     while sources:
         for batch in sources.pop(0).collect_batches():
-            r = pl.when(pl.col("src").is_null()).then(splits.len())  # nulls last, as sorted
-            r = r.otherwise(pl.Series(splits.search_sorted(batch["src"], side="right")))
-            cut = batch.with_columns(r.alias("_range"))
-            for (i,), piece in cut.partition_by("_range", as_dict=True, include_key=False).items():
-                ranges[i].append(piece)
-    out = []
-    for i, pieces in enumerate(ranges):
-        ranges[i] = []
-        if pieces:
-            out.append(pl.concat(pieces).sort(order, nulls_last=True))
-    edges = pl.concat(out)
+            at = pl.when(pl.col("src").is_null()).then(splits.len())  # nulls last, as sorted
+            spread(batch, at.otherwise(splits.search_sorted(batch["src"], side="right")), ranges)
+    edges = pl.concat(sort_ranges(ranges, order))
     if edges["src"].null_count():
         return edges
     # sorted by construction: the flag spares later checks a pass (and a rechunk) over src

@@ -290,8 +290,8 @@ class Session:
         ]
         defs, bnodes, bedges = (pl.concat(frames[t]) for t in ("defs", "bnodes", "bedges"))
         refs, content = frames["refs"], frames["content"]
-        if isinstance(refs[0], pl.DataFrame):
-            return [Batch(results, defs, pl.concat(refs), bnodes, bedges, pl.concat(content))]
+        if isinstance(refs[0], pl.DataFrame):  # in memory: one batch
+            refs, content = [pl.concat(refs)], [pl.concat(content)]
         out = []
         for k in range(max(len(refs), len(content))):
             first = not k
@@ -411,23 +411,20 @@ def _manifest(where: str) -> dict:
     return manifest
 
 
-def _read(
-    where: str, name: str, manifest: dict, keep: pl.Expr | None = None, sink: str | None = None
-) -> pl.DataFrame | pl.LazyFrame:
-    """One table of a pack (the rows `keep` selects, decoded only), its bytes checked against
-    the manifest first; with `sink`, the rows are streamed to `sink`-NAME.parquet and scanned.
-    A pack is never rewritten in place (only renamed away whole), so the checked file is the
-    one read."""
+def _checked(where: str, name: str, manifest: dict) -> pl.LazyFrame:
+    """A scan of one table of a pack, its bytes checked against the manifest first. A pack
+    is never rewritten in place (only renamed away whole), so the checked file is the one
+    read."""
     file = os.path.join(where, f"{name}.parquet")
     if _file_digest(file) != manifest["parts"][name]:
         raise ValueError(f"{name}.parquet does not match the manifest")
-    rows = pl.scan_parquet(file)
-    rows = rows if keep is None else rows.filter(keep)
-    if sink is None:
-        return rows.collect()
-    out = f"{sink}-{name}.parquet"
-    rows.sink_parquet(out, compression="uncompressed", statistics=False)
-    return pl.scan_parquet(out)
+    return pl.scan_parquet(file)
+
+
+def _read(where: str, name: str, manifest: dict, keep: pl.Expr | None = None) -> pl.DataFrame:
+    """One table of a pack (the rows `keep` selects, decoded only), checked first."""
+    rows = _checked(where, name, manifest)
+    return (rows if keep is None else rows.filter(keep)).collect()
 
 
 def _read_parts(
@@ -436,10 +433,7 @@ def _read_parts(
     """The rows of one table of a pack whose key (`part`'s first column) is in `part`, streamed
     to one scratch file per `_part` (`prefix`-NNNN.parquet, at least one) and scanned. Its
     bytes are checked against the manifest first."""
-    file = os.path.join(where, f"{name}.parquet")
-    if _file_digest(file) != manifest["parts"][name]:
-        raise ValueError(f"{name}.parquet does not match the manifest")
-    rows = pl.scan_parquet(file)
+    rows = _checked(where, name, manifest)
     rows.join(part.lazy(), on=part.columns[0], maintain_order="left").sink_parquet(
         pl.PartitionBy(
             os.path.dirname(prefix),
