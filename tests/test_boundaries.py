@@ -301,6 +301,43 @@ def test_env_reads_per_language(tmp_path, lang, name, src, fn, names) -> None:
     assert {(fn, f"env:{n}") for n in names} <= _edges(g, "reads")
 
 
+# Python's environment is a mapping read by subscript, `.get` or `in`: os.environ, an alias of
+# os, `from os import environ`, or an `_environ` attribute (a copy a test can replace). A WSGI
+# app's `environ` (a parameter, `request.environ`) holds a request's variables instead.
+PY_ENVIRON = [
+    ("subscript", 'import os\n\ndef f():\n    return os.environ["A"]\n', ["A"]),
+    ("in", 'import os\n\ndef f():\n    return "A" in os.environ\n', ["A"]),
+    ("not-in", 'import os\n\ndef f():\n    return "A" not in os.environ\n', ["A"]),
+    ("from-os", 'from os import environ\n\ndef f():\n    return environ["A"], environ.get("B")\n',
+     ["A", "B"]),
+    ("alias", 'import os as _os\n\ndef f():\n    return _os.environ.get("A"), "B" in _os.environ\n',
+     ["A", "B"]),
+    ("os-path", 'import os.path\n\ndef f():\n    return os.environ["A"]\n', ["A"]),
+    ("attribute-copy",
+     'import os\n\nclass C:\n    _environ = os.environ\n\n    def f(self):\n'
+     '        return "A" in self._environ, self._environ.get("B"), self._environ["C"]\n',
+     ["A", "B", "C"]),
+    ("wsgi-parameter",
+     'def f(environ, start_response):\n    return environ["PATH_INFO"], environ.get("HTTP_HOST")\n',
+     []),
+    ("wsgi-request",
+     'import os\n\ndef f(request):\n'
+     '    return request.environ.get("REMOTE_ADDR"), "X" in request.environ\n',
+     []),
+    ("other-mapping", 'import os\n\ndef f(d):\n    return d["A"], "B" in d, d.get("C")\n', []),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("src", "names"), [r[1:] for r in PY_ENVIRON], ids=[r[0] for r in PY_ENVIRON]
+)
+def test_python_environ_reads(tmp_path, src, names) -> None:
+    g = _index(tmp_path, {"a.py": src})
+    reads = {(s, d) for s, d in _edges(g, "reads") if d.startswith("env:")}
+    fn = "a.py::C.f" if "class C" in src else "a.py::f"
+    assert reads == {(fn, f"env:{n}") for n in names}
+
+
 OUTBOUND = [
     (
         "python",

@@ -40,14 +40,25 @@
   module_name: [(dotted_name) (relative_import)] @import.module
   (wildcard_import)) @reference.import
 
-; os.environ["NAME"] (reads of os.environ.get / os.getenv are calls with a literal argument)
+; environ["NAME"], os.environ["NAME"], self._environ["NAME"] and `"NAME" in environ`: a mapping
+; named environ (as `from os import environ` binds it, or a copy kept on an object) read by a
+; literal key. Reads through .get / os.getenv are calls with a literal argument (boundaries/calls.py).
 (subscript
-  value: (attribute
-    object: (identifier) @_os
-    attribute: (identifier) @_environ)
+  value: [
+    (identifier) @_environ
+    (attribute attribute: (identifier) @_environ)
+  ] @receiver
   subscript: (string) @name
-  (#eq? @_os "os")
-  (#eq? @_environ "environ")) @reference.env
+  (#match? @_environ "^_?environ$")) @reference.env
+
+(comparison_operator
+  (string) @name
+  .
+  [
+    (identifier) @_environ
+    (attribute attribute: (identifier) @_environ)
+  ] @receiver
+  (#match? @_environ "^_?environ$")) @reference.env
 
 ; Lambdas are definitions of their own (`path::outer.<lambda1>`, numbered per enclosing scope).
 (lambda) @definition.lambda

@@ -9,6 +9,7 @@ VERBS = ["get", "post", "put", "delete", "patch", "head", "options"]
 RULES: list[tuple[str, str | None, list[str], str]] = [
     ("python", "os", ["getenv", "putenv"], "env"),
     ("python", "environ", ["get", "setdefault", "pop"], "env"),
+    ("python", "_environ", ["get", "setdefault", "pop"], "env"),
     ("go", "os", ["Getenv", "LookupEnv"], "env"),
     ("java", "System", ["getenv"], "env"),
     ("csharp", "Environment", ["GetEnvironmentVariable"], "env"),

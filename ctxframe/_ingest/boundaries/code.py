@@ -97,6 +97,24 @@ def _may_read(refs: pl.DataFrame) -> bool:
     )
 
 
+def _os_environ(refs: pl.DataFrame) -> pl.Series:
+    """``path NUL receiver`` of each name a Python file binds to the process environment:
+    ``os.environ`` (or ``<alias>.environ`` for ``import os as <alias>``) and, after ``from os
+    import environ``, ``environ``. Another ``environ`` (a WSGI app's parameter, a request's
+    attribute) holds a request's variables, not the process's; an ``_environ`` attribute is
+    taken to be a copy of the process's."""
+    alias, module = pl.col("alias"), pl.col("module")
+    plain = alias.is_null() | (alias == module)  # `import os`, `import os.path`: binds os
+    name = pl.col("name")
+    os_module = (module == "os") | (module.str.starts_with("os.") & name.is_null() & plain)
+    python = (pl.col("kind") == "import") & (pl.col("language") == "python")
+    binds = pl.when(plain).then(pl.lit("os")).otherwise(alias)
+    bound = pl.when(name.is_null()).then(pl.concat_str(binds, pl.lit(".environ")))
+    bound = bound.when(name == "environ").then(alias.fill_null("environ"))
+    keys = refs.filter(python & os_module).select(pl.concat_str("path", bound, separator="\x00"))
+    return keys.to_series().drop_nulls()
+
+
 def from_refs(refs: pl.DataFrame | pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Boundary nodes and edges found in code, plus handler references (route → handler name)
     for the resolver to link like calls. `refs` may be lazy: only the rows that matter are read."""
@@ -111,10 +129,20 @@ def from_refs(refs: pl.DataFrame | pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataF
         .select("path")
         .unique()
     )
-    refs = refs.filter(_MAY_MATCH).with_columns(
-        family=pl.col("language").replace_strict(_FAMILY, default=pl.col("language")),
-        # rules name the receiver's last part: `java.net.URI` → URI, `os.environ` → environ
-        recv=pl.col("receiver").str.extract(r"([A-Za-z_]\w*)$", 1).fill_null(""),
+    environ = _os_environ(refs)
+    refs = (
+        refs.filter(_MAY_MATCH)
+        .with_columns(
+            family=pl.col("language").replace_strict(_FAMILY, default=pl.col("language")),
+            # rules name the receiver's last part: `java.net.URI` → URI, `os.environ` → environ
+            recv=pl.col("receiver").str.extract(r"([A-Za-z_]\w*)$", 1).fill_null(""),
+        )
+        .filter(
+            (pl.col("family") != "python")
+            | ~pl.col("recv").is_in(["environ", "_environ"])
+            | (pl.col("recv") == "_environ")
+            | pl.concat_str("path", "receiver", separator="\x00").is_in(environ.implode())
+        )
     )
     calls = refs.filter(pl.col("kind") == "call")
     matched = pl.concat(
