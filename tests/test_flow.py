@@ -71,6 +71,26 @@ CASES = [
         [("m.py::main", "m.py::wrapped")],
     ),
     (
+        "a decorator handing back its argument through helpers keeps each class apart",
+        {
+            "r.py": "from functools import partial\n\n\ndef auto(cls=None, *, angular=False):\n"
+            "    def apply(cls, angular=False):\n        cls.flag = angular\n        return cls\n"
+            "    if cls is None:\n        return partial(apply, angular=angular)\n"
+            "    return apply(cls, angular=angular)\n\n\n"
+            "def rich(cls=None):\n    return auto(cls)\n\n\n"
+            "@rich\nclass A:\n    def __init__(self):\n        pass\n\n\n"
+            "@rich\nclass B:\n    def __init__(self):\n        pass\n\n\n"
+            "@auto\nclass C:\n    def __init__(self):\n        pass\n\n\n"
+            "def main():\n    A()\n    B()\n    C()\n",
+        },
+        [
+            ("r.py::main", "r.py::A.__init__", "EXTRACTED"),
+            ("r.py::main", "r.py::B.__init__", "EXTRACTED"),
+            ("r.py::main", "r.py::C.__init__", "EXTRACTED"),
+        ],
+        [],
+    ),
+    (
         "self attributes, the MRO, super(), raise and for",
         {
             "c.py": "class Base:\n    def __init__(self):\n        pass\n\n    def run(self):\n"
@@ -173,3 +193,14 @@ def test_stacked_alike_decorators_pass_both_arguments_in_any_order(tmp_path: Pat
     files = g.files.select("path", "language")
     got = [python_edges(f, defs, files)[0] for f in (facts, facts.reverse())]
     assert got[0].sort(pl.all(), nulls_last=True).equals(got[1].sort(pl.all(), nulls_last=True))
+
+
+def test_pass_through_decorators_give_each_call_site_one_class(tmp_path: Path) -> None:
+    """The classes a decorator hands back through a helper (`return apply(cls)`) are not
+    merged: each constructor call links to its own class only."""
+    files = next(c[1] for c in CASES if c[0].startswith("a decorator handing back"))
+    (tmp_path / "r.py").write_text(files["r.py"])
+    g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
+    calls = g.edges.filter((pl.col("kind") == "calls") & (pl.col("src") == "r.py::main"))
+    by_line = calls.group_by("line").agg(pl.col("dst").sort()).sort("line")["dst"].to_list()
+    assert by_line == [["r.py::A.__init__"], ["r.py::B.__init__"], ["r.py::C.__init__"]]

@@ -65,6 +65,8 @@ class Facts:
         self.sites: set = set()
         self.counts: dict[str, int] = {}
         self.params: list[tuple[str, list[str]]] = []
+        self.signatures: dict[str, dict[str, tuple[str, int]]] = {}  # fid -> name: (kind, pos)
+        self.via: dict[int, tuple[str, str]] = {}  # a `return g(.., p, ..)`: (p, g's id)
         self.done: set[tuple[int, int]] = set()  # calls already described (by `site`)
         self.caps = caps
         defs = [it for it in items if it["kind"] in ("function", "method", "lambda", "class")]
@@ -368,6 +370,7 @@ class Facts:
                 self.class_facts(it)
             else:
                 self.function_facts(it)
+        self.pass_through(caps.get("return", ()))
         for node in caps.get("assign", ()):
             parent = node.parent
             if parent is None or parent.type != "assignment":
@@ -489,7 +492,9 @@ class Facts:
                 kind = first_kind
             else:
                 kind = "pos"
-            packed.append(f"{name}{ARGSEP}{kind}{ARGSEP}{pos if kind[0] not in 'k*' else -1}")
+            at = pos if kind[0] not in "k*" else -1
+            packed.append(f"{name}{ARGSEP}{kind}{ARGSEP}{at}")
+            self.signatures.setdefault(fid, {})[name] = (kind, at)
             if kind not in ("kw", "*", "**"):
                 pos += 1
             if t != "identifier":
@@ -744,14 +749,75 @@ class Facts:
         if fn is None or not kids:
             return
         value = kids[0]
-        k = self.key(value, item)
         ret = f"{fn['id']}|()"
-        if k is not None and value.type == "identifier" and k.startswith(fn["id"] + "|"):
-            name = k[len(fn["id"]) + 1 :]
-            if self.is_param(fn, name) and self.self_class(value, fn) is None:
-                self.emit(F.RETPARAM, ret, k, name)
-                return
-        self.flow(ret, k)
+        name = self.param_read(value, fn, item)
+        if name is not None:
+            self.emit(F.RETPARAM, ret, f"{fn['id']}|{name}", name)
+            return
+        via = self.via.get(node.start_byte)
+        if via is not None:  # each call returns its own argument, and what else g returns
+            self.emit(F.RETPARAM, ret, f"{fn['id']}|{via[0]}", via[0])
+            self.flow(ret, f"{via[1]}|()")
+            return
+        self.flow(ret, self.key(value, item))
+
+    def param_read(self, value, fn: dict, item: dict | None) -> str | None:
+        """The name of `fn`'s parameter `value` reads (a bare name, not a method's self)."""
+        if value.type != "identifier":
+            return None
+        k = self.key(value, item)
+        if k is None or not k.startswith(fn["id"] + "|"):
+            return None
+        name = k[len(fn["id"]) + 1 :]
+        if self.is_param(fn, name) and self.self_class(value, fn) is None:
+            return name
+        return None
+
+    def pass_through(self, returns) -> None:
+        """Which returns hand back a parameter through another function of this file: `return
+        g(.., p, ..)` where g (a name bound to one function here) returns the parameter p is
+        passed to, directly or so again (to a fixpoint). A decorator written as `return
+        _apply(cls)` then gives each decorated class itself, not every class it decorates."""
+        calls, passes, defs = [], {}, {}
+        for node in returns:
+            item = self.scope_of(node.start_byte)
+            fn = self.function_of(item)
+            kids = node.named_children
+            if fn is None or not kids:
+                continue
+            defs[fn["id"]] = fn
+            name = self.param_read(kids[0], fn, item)
+            if name is not None:
+                passes.setdefault(fn["id"], set()).add(name)
+            elif kids[0].type == "call":
+                calls.append((node, fn, item, kids[0]))
+        if not calls or not passes:
+            return
+        bound: dict[str, list[dict]] = {}  # a binding: the functions with a return bound to it
+        for fn in defs.values():
+            if fn["kind"] != "lambda":
+                bound.setdefault(f"{self.sid(fn['parent'])}|{fn['name']}", []).append(fn)
+        changed = True
+        while changed:
+            changed = False
+            for node, fn, item, call in calls:
+                callee = call.child_by_field_name("function")
+                if node.start_byte in self.via or callee is None or callee.type != "identifier":
+                    continue
+                g = bound.get(self.lookup(self.txt(callee), item), ())
+                if len(g) != 1 or not passes.get(g[0]["id"]):
+                    continue
+                sig = self.signatures.get(g[0]["id"], {})
+                for q in sorted(passes[g[0]["id"]]):
+                    kind, pos = sig.get(q, ("", -1))
+                    arg = _argument(call.child_by_field_name("arguments"), q,
+                                    pos if kind == "pos" else -1)  # fmt: skip
+                    p = self.param_read(arg, fn, item) if arg is not None else None
+                    if p is not None:
+                        self.via[node.start_byte] = (p, g[0]["id"])
+                        passes.setdefault(fn["id"], set()).add(p)
+                        changed = True
+                        break
 
     def is_param(self, fn: dict, name: str) -> bool:
         params = fn["node"].child_by_field_name("parameters")
@@ -958,6 +1024,27 @@ def _lit(kind: str, text: str) -> str:
     """A literal as a key: its kind and a hash of its text (literal text is never stored: it
     may be a secret's value)."""
     return f"{kind}:{zlib.crc32(text.encode('utf-8', 'replace')):08x}"
+
+
+def _argument(args, name: str, pos: int):
+    """The argument a call passes to parameter `name` (at position `pos`, -1: by keyword
+    only), or None."""
+    if args is None or args.type != "argument_list":
+        return None
+    i = 0
+    for a in args.named_children:
+        t = a.type
+        if t == "keyword_argument":
+            key = a.child_by_field_name("name")
+            if key is not None and key.text.decode("utf-8", "replace") == name:
+                return a.child_by_field_name("value")
+        elif t == "list_splat":
+            i = -10_000  # positions after `*args` are unknown
+        elif t not in ("dictionary_splat", "comment"):
+            if i == pos:
+                return a
+            i += 1
+    return None
 
 
 def _param_name(p):
