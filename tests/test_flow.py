@@ -91,6 +91,27 @@ CASES = [
         [],
     ),
     (
+        "a registry method handing back what it registers keeps each function apart",
+        {
+            "lib.py": "class Library:\n    def __init__(self):\n        self.filters = {}\n\n"
+            "    def filter(self, name=None, func=None):\n"
+            "        if name is None:\n            def dec(func):\n"
+            "                return self.filter(func.__name__, func)\n            return dec\n"
+            "        if func is None:\n            return self.filter_function(name)\n"
+            "        self.filters[name] = func\n        return func\n\n"
+            "    def filter_function(self, func):\n"
+            "        return self.filter(func.__name__, func)\n\n\n"
+            "register = Library()\n\n\n@register.filter\ndef upper(v):\n    return v\n\n\n"
+            "@register.filter()\ndef lower(v):\n    return v\n\n\n"
+            "def use():\n    upper(1)\n    lower(2)\n",
+        },
+        [
+            ("lib.py::use", "lib.py::upper", "EXTRACTED"),
+            ("lib.py::use", "lib.py::lower", "EXTRACTED"),
+        ],
+        [],
+    ),
+    (
         "self attributes, the MRO, super(), raise and for",
         {
             "c.py": "class Base:\n    def __init__(self):\n        pass\n\n    def run(self):\n"
@@ -195,12 +216,27 @@ def test_stacked_alike_decorators_pass_both_arguments_in_any_order(tmp_path: Pat
     assert got[0].sort(pl.all(), nulls_last=True).equals(got[1].sort(pl.all(), nulls_last=True))
 
 
-def test_pass_through_decorators_give_each_call_site_one_class(tmp_path: Path) -> None:
-    """The classes a decorator hands back through a helper (`return apply(cls)`) are not
-    merged: each constructor call links to its own class only."""
-    files = next(c[1] for c in CASES if c[0].startswith("a decorator handing back"))
-    (tmp_path / "r.py").write_text(files["r.py"])
+PASS_THROUGH = [
+    ("a decorator handing back", "r.py::main",
+     [["r.py::A.__init__"], ["r.py::B.__init__"], ["r.py::C.__init__"]]),
+    ("a registry method handing back", "lib.py::use", [["lib.py::upper"], ["lib.py::lower"]]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("case", "caller", "want"), PASS_THROUGH, ids=["function", "method"])
+def test_pass_through_decorators_give_each_call_site_one_target(
+    tmp_path: Path, case, caller, want
+) -> None:
+    """What a decorator hands back through a helper (`return apply(cls)`, `return
+    self.filter(name, func)`) is not merged: each call links to its own definition and to no
+    other the decorator was given (a branch returning the decorator's closure may stay)."""
+    files = next(c[1] for c in CASES if c[0].startswith(case))
+    for rel, text in files.items():
+        (tmp_path / rel).write_text(text)
     g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
-    calls = g.edges.filter((pl.col("kind") == "calls") & (pl.col("src") == "r.py::main"))
+    calls = g.edges.filter((pl.col("kind") == "calls") & (pl.col("src") == caller))
     by_line = calls.group_by("line").agg(pl.col("dst").sort()).sort("line")["dst"].to_list()
-    assert by_line == [["r.py::A.__init__"], ["r.py::B.__init__"], ["r.py::C.__init__"]]
+    assert len(by_line) == len(want)
+    given = {d for line in want for d in line}
+    for got, own in zip(by_line, want, strict=True):
+        assert set(own) <= set(got) and not (given - set(own)) & set(got), (got, own)

@@ -801,23 +801,43 @@ class Facts:
         while changed:
             changed = False
             for node, fn, item, call in calls:
-                callee = call.child_by_field_name("function")
-                if node.start_byte in self.via or callee is None or callee.type != "identifier":
+                if node.start_byte in self.via:
                     continue
-                g = bound.get(self.lookup(self.txt(callee), item), ())
+                g = bound.get(self.callee_binding(call, item), ())
                 if len(g) != 1 or not passes.get(g[0]["id"]):
                     continue
                 sig = self.signatures.get(g[0]["id"], {})
+                # called as self.m(...): the bound first parameter is not in the arguments
+                shift = int(any(k in ("self", "cls") for k, _ in sig.values()))
                 for q in sorted(passes[g[0]["id"]]):
                     kind, pos = sig.get(q, ("", -1))
                     arg = _argument(call.child_by_field_name("arguments"), q,
-                                    pos if kind == "pos" else -1)  # fmt: skip
+                                    pos - shift if kind == "pos" else -1)  # fmt: skip
                     p = self.param_read(arg, fn, item) if arg is not None else None
                     if p is not None:
                         self.via[node.start_byte] = (p, g[0]["id"])
                         passes.setdefault(fn["id"], set()).add(p)
                         changed = True
                         break
+
+    def callee_binding(self, call, item: dict | None) -> str | None:
+        """The binding a call's callee names: `g(...)` its scope's slot for g, `self.m(...)` (in
+        a method, or a function nested in one) the slot of m in the method's class."""
+        callee = call.child_by_field_name("function")
+        if callee is None:
+            return None
+        if callee.type == "identifier":
+            return self.lookup(self.txt(callee), item)
+        obj, attr = callee.child_by_field_name("object"), callee.child_by_field_name("attribute")
+        if callee.type != "attribute" or obj is None or attr is None or obj.type != "identifier":
+            return None
+        k = self.lookup(self.txt(obj), item)
+        fn = self.function_of(item)
+        while fn is not None and not k.startswith(fn["id"] + "|"):
+            fn = self.function_of(fn["parent"])
+        if fn is None or self.self_class(obj, fn) is None:
+            return None
+        return f"{fn['parent']['id']}|{self.txt(attr)}"
 
     def is_param(self, fn: dict, name: str) -> bool:
         params = fn["node"].child_by_field_name("parameters")
