@@ -112,6 +112,24 @@ CASES = [
         [],
     ),
     (
+        "a test's patch of the code (`clock.now = lambda: 5`) stays out of the code's calls",
+        {
+            "pkg/__init__.py": "",
+            "pkg/clock.py": "def now():\n    return 1\n",
+            "pkg/use.py": "from pkg import clock\n\n\ndef stamp():\n    return clock.now()\n",
+            "pkg/speed.py": "from pkg import clock\n\n\ndef fast():\n    return 2\n\n\n"
+            "def install():\n    clock.now = fast\n",
+            "tests/test_clock.py": "from pkg import clock, use\n\n\n"
+            "def test_stamp():\n    clock.now = lambda: 5\n    use.stamp()\n",
+        },
+        [
+            ("pkg/use.py::stamp", "pkg/clock.py::now", "EXTRACTED"),
+            ("pkg/use.py::stamp", "pkg/speed.py::fast", "EXTRACTED"),  # the code's own patch
+            ("tests/test_clock.py::test_stamp", "pkg/use.py::stamp", "EXTRACTED"),
+        ],
+        [("pkg/use.py::stamp", "tests/test_clock.py::test_stamp.<lambda1>")],
+    ),
+    (
         "self attributes, the MRO, super(), raise and for",
         {
             "c.py": "class Base:\n    def __init__(self):\n        pass\n\n    def run(self):\n"

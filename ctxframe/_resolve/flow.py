@@ -173,6 +173,13 @@ class _Solver:
         self.bound, self.res = column("bound", V), column("res", V)
         self.ret, self.yld = column("ret", N), column("yld", N)
         self.kh = column("kh", K)
+        # a function or class a test file defines and stores into the tested code's modules,
+        # classes, objects or containers (`timezone.now = lambda: fixed`) is a patch for that
+        # test: it never reaches the code's own reads (`_edges`). Instances and containers
+        # pass: they carry the code's own classes (a test's migration with its operations).
+        self.of_tests = np.zeros(n_v, dtype=bool)  # defined or made in a test file
+        self.of_tests[v] = t.values["test"].to_numpy()
+        self.in_tests = self.of_tests & np.isin(self.vk, [FUNC, CLASS, BOUND, SUPER, GEN])
         self.ext = V.ids(pl.Series([_hash("x:")], dtype=_U))[0]
         # points: pair keys (node, value); constants: the seeds, by node
         self.points = KeySet()
@@ -182,6 +189,7 @@ class _Solver:
         self.flow_src, self.flow_dst = fs, fd
         self.copy = KeySet(pair(fs, fd))
         self.bcopy = KeySet()
+        self.tcopy = KeySet()  # a test's store into the tested code: no test's values pass
         self.inferred_src, self.inferred_dst = N.of("inferred.src"), N.of("inferred.dst")
         # the rules' tables, by the node they read
         self.attrs = Rel(N.of("attrs.base"), dense=n_nodes, name=K.of("attrs.name_h"),
@@ -198,12 +206,14 @@ class _Solver:
         self.iters = Rel(N.of("iters.base"), dense=n_nodes, dst=N.of("iters.dst"))
         self.instof = Rel(N.of("instof.base"), dense=n_nodes, dst=N.of("instof.dst"))
         self.stores = Rel(N.of("stores.base"), dense=n_nodes, name=K.of("stores"),
-                          val=N.of("stores.val"))  # fmt: skip
+                          val=N.of("stores.val"), test=t.stores["test"].to_numpy())  # fmt: skip
         ib, ikn = N.of("store_items.base"), N.of("store_items.keynode")
         ik, iv = K.of("items_key"), N.of("store_items.val")
-        self.items = Rel(ib, dense=n_nodes, key=ik, keynode=ikn, val=iv)
+        it = t.store_items["test"].to_numpy()
+        self.items = Rel(ib, dense=n_nodes, key=ik, keynode=ikn, val=iv, test=it)
         keyed = ikn >= 0
-        self.items_by_key = Rel(ikn[keyed], dense=n_nodes, base=ib[keyed], val=iv[keyed])
+        self.items_by_key = Rel(ikn[keyed], dense=n_nodes, base=ib[keyed], val=iv[keyed],
+                                test=it[keyed])  # fmt: skip
         self.args = Rel(N.of("args.call"), dense=n_nodes, arg=N.of("args.arg"),
                         pos=t.args["pos"].fill_null(-1).to_numpy().astype(I64),
                         kw=K.of("kw"))  # fmt: skip
@@ -332,7 +342,11 @@ class _Solver:
 
     def _step(self, n: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """What one round of the rules derives from the new pairs (n, v)."""
-        out = [self._along(n, v, self.copy), self._bound(*self._along(n, v, self.bcopy))]
+        out = [
+            self._along(n, v, self.copy),
+            self._bound(*self._along(n, v, self.bcopy)),
+            self._untested(*self._along(n, v, self.tcopy)),
+        ]
         copies, bcopies = [], []
         for rule in (self._stores, self._attrs, self._calls, self._subs, self._iters,
                      self._instof, self._decorators):  # fmt: skip
@@ -348,9 +362,17 @@ class _Solver:
         return dst, v[i]
 
     def _edges(self, copies: list, bcopies: list) -> tuple[np.ndarray, np.ndarray]:
-        """New flows join the tables and carry what their sources already hold."""
+        """New flows join the tables and carry what their sources already hold. A copy given
+        as (src, dst, tested) is, where `tested`, a test's store into the tested code: it
+        carries no value a test file defines."""
+        plain = [c[:2] for c in copies if len(c) == 2]
+        tested = [c for c in copies if len(c) == 3]
+        if tested:
+            plain += [(s[~t], d[~t]) for s, d, t in tested]
+            tested = [(s[t], d[t]) for s, d, t in tested]
         out = []
-        for new, table, bound in ((copies, self.copy, False), (bcopies, self.bcopy, True)):
+        for new, table, how in ((plain, self.copy, None), (bcopies, self.bcopy, self._bound),
+                                (tested, self.tcopy, self._untested)):  # fmt: skip
             if not new:
                 continue
             src = np.concatenate([s for s, _ in new])
@@ -361,8 +383,13 @@ class _Solver:
                 continue
             table.add(keys)
             carried = self._carry(high(keys), low(keys))
-            out.append(self._bound(*carried) if bound else carried)
+            out.append(how(*carried) if how else carried)
         return _cat(out)
+
+    def _untested(self, n: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs whose value no test file defines."""
+        keep = ~self.in_tests[v]
+        return n[keep], v[keep]
 
     def _values(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(index into nodes, value) of every value the nodes hold now."""
@@ -614,8 +641,9 @@ class _Solver:
             ok = np.isin(vk, [CLASS, MODULE, INST])
             owner = np.where(vk == INST, self.vt[sv], sv)[ok]
             name, val = self.stores["name"][r][ok], self.stores["val"][r][ok]
+            tested = self.stores["test"][r][ok] & ~self.of_tests[owner]  # a test's patch
             slot = self._slot_nodes(owner, name)
-            copies.append((val, slot))
+            copies.append((val, slot, tested))
             keys = pair(owner, name)
             at = self.slots.get(keys)
             new = at < 0
@@ -626,10 +654,10 @@ class _Solver:
                 c, b = self._late_lookups(o, nm, sl)
                 copies += c
                 bcopies += b
-        cont, key, val = self._item_stores(n, v)
+        cont, key, val, test = self._item_stores(n, v)
         if len(cont):
             slot = self._slot_nodes(cont, key)
-            copies.append((val, slot))
+            copies.append((val, slot, test & ~self.of_tests[cont]))
             copies.append(self._new_elems(cont, key, slot))
         return copies, bcopies, []
 
@@ -641,15 +669,16 @@ class _Solver:
         i, r = self.items.find(n[cm])
         cv = v[cm][i]
         it = self.items
-        key, keynode, val = it["key"][r], it["keynode"][r], it["val"][r]
+        key, keynode, val, test = it["key"][r], it["keynode"][r], it["val"][r], it["test"][r]
         fixed = key >= 0
-        conts, keys, vals = [cv[fixed]], [key[fixed]], [val[fixed]]
+        conts, keys, vals, tests = [cv[fixed]], [key[fixed]], [val[fixed]], [test[fixed]]
         dyn = keynode >= 0
         a, lit = self._values(keynode[dyn])
         ok = self.vk[lit] == LIT
         conts.append(cv[dyn][a[ok]])
         keys.append(self.kh[lit[ok]])
         vals.append(val[dyn][a[ok]])
+        tests.append(test[dyn][a[ok]])
         lm = vk == LIT
         i, r = self.items_by_key.find(n[lm])
         lv = v[lm][i]
@@ -658,7 +687,8 @@ class _Solver:
         conts.append(cont[ok])
         keys.append(self.kh[lv[b[ok]]])
         vals.append(self.items_by_key["val"][r][b[ok]])
-        return tuple(np.concatenate(x) for x in (conts, keys, vals))
+        tests.append(self.items_by_key["test"][r][b[ok]])
+        return tuple(np.concatenate(x) for x in (conts, keys, vals, tests))
 
     def _new_elems(self, cont, key, slot) -> tuple[np.ndarray, np.ndarray]:
         """Elements a store adds: later reads find them, and so do the reads made before."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from ctxframe._core import facts as F
+from ctxframe._core.paths import is_test_path_expr
 
 SEED = 0x5EED
 # value kinds
@@ -27,6 +28,13 @@ _BUILTIN_CONTAINERS = ["b:list", "b:dict", "b:set", "b:tuple"]  # containers of 
 def H(e: pl.Expr) -> pl.Expr:
     """The hash of a string column: a node's or a value's id."""
     return e.hash(SEED)
+
+
+def in_tests(key: pl.Expr) -> pl.Expr:
+    """Whether a node's or a value's string belongs to a test file: its path is the part
+    before `::`, `|`, `#` or a step, past a leading `=` and a one-letter kind (`i:`, `c:`)."""
+    bare = key.str.replace(r"^=?(?:[A-Za-z]:)?", "")
+    return is_test_path_expr(bare.str.extract(r"^([^|#\x1f(]+?)(?:::|[|#\x1f(]|$)", 1))
 
 
 def slot(owner: pl.Expr, name: pl.Expr) -> pl.Expr:
@@ -49,12 +57,12 @@ class Tables:
     args: pl.DataFrame  # call, arg, pos, kw
     params: pl.DataFrame  # f, node, pos, pname, pkind
     retparams: pl.DataFrame  # f, pname
-    stores: pl.DataFrame  # base, name, val
-    store_items: pl.DataFrame  # base, key, keynode, val
+    stores: pl.DataFrame  # base, name, val, test (the store is in a test file)
+    store_items: pl.DataFrame  # base, key, keynode, val, test
     decorated: pl.DataFrame  # call, arg
     sites: pl.DataFrame  # src, callee, call, name, line, path, alias, callee_key
     bases: pl.DataFrame  # cls, base, pos, name
-    values: pl.DataFrame  # v, vs, vk, vt
+    values: pl.DataFrame  # v, vs, vk, vt, test (defined in a test file), ...
     slots: pl.DataFrame  # owner, name_h, slot
     elems: pl.DataFrame  # cont, key, slot
     named: pl.DataFrame  # owner, name_h, node: every node `owner|name` of the facts
@@ -153,7 +161,12 @@ def _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows) 
             pkind="pkind",
         ),
         retparams=of[F.RETPARAM].select(f=H(pl.col("name").str.strip_suffix("|()")), pname="scope"),
-        stores=of[F.STORE].select(base=H(pl.col("name")), name="scope", val=H(pl.col("receiver"))),
+        stores=of[F.STORE].select(
+            base=H(pl.col("name")),
+            name="scope",
+            val=H(pl.col("receiver")),
+            test=is_test_path_expr("path"),
+        ),
         store_items=_keyed(of[F.STORE_ITEM]),
         decorated=of[F.DECORATED].select(call=H(pl.col("name")), arg=H(pl.col("receiver"))),
         sites=_sites(site_rows, exprs),
@@ -334,6 +347,7 @@ def _keyed(rows: pl.DataFrame) -> pl.DataFrame:
         key=pl.when(dyn).then(None).otherwise(key),
         keynode=pl.when(dyn).then(H(key.str.slice(1))),
         val=H(pl.col("receiver")),
+        test=is_test_path_expr("path"),
     )
 
 
@@ -434,6 +448,7 @@ def _values(
         .when(vk == EXT)
         .then(H(pl.lit(EXTERNAL))),
         kh=pl.when(vk == LIT).then(H(vs.str.slice(2))),
+        test=in_tests(vs),
     )
 
 
