@@ -130,6 +130,25 @@ CASES = [
         [("pkg/use.py::stamp", "tests/test_clock.py::test_stamp.<lambda1>")],
     ),
     (
+        "a decorator returning `wrapper = func` in one branch keeps each function apart",
+        {
+            "s.py": "import inspect\nfrom functools import wraps\n\n\n"
+            "def sensitive(*names):\n    def decorator(func):\n"
+            "        if inspect.iscoroutinefunction(func):\n            wrapper = func\n"
+            "        else:\n            @wraps(func)\n            def wrapper(*a, **k):\n"
+            "                return func(*a, **k)\n        return wrapper\n"
+            "    return decorator\n\n\n"
+            "@sensitive('p')\ndef login(p):\n    return p\n\n\n"
+            "@sensitive('q')\nasync def alogin(q):\n    return q\n\n\n"
+            "def use():\n    login(1)\n    alogin(2)\n",
+        },
+        [
+            ("s.py::use", "s.py::login", "EXTRACTED"),
+            ("s.py::use", "s.py::alogin", "EXTRACTED"),
+        ],
+        [],
+    ),
+    (
         "self attributes, the MRO, super(), raise and for",
         {
             "c.py": "class Base:\n    def __init__(self):\n        pass\n\n    def run(self):\n"
@@ -238,10 +257,13 @@ PASS_THROUGH = [
     ("a decorator handing back", "r.py::main",
      [["r.py::A.__init__"], ["r.py::B.__init__"], ["r.py::C.__init__"]]),
     ("a registry method handing back", "lib.py::use", [["lib.py::upper"], ["lib.py::lower"]]),
+    ("a decorator returning `wrapper = func`", "s.py::use", [["s.py::login"], ["s.py::alogin"]]),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("case", "caller", "want"), PASS_THROUGH, ids=["function", "method"])
+@pytest.mark.parametrize(
+    ("case", "caller", "want"), PASS_THROUGH, ids=["function", "method", "local"]
+)
 def test_pass_through_decorators_give_each_call_site_one_target(
     tmp_path: Path, case, caller, want
 ) -> None:

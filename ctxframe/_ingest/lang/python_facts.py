@@ -57,6 +57,8 @@ class Facts:
         self.starts = [it["start"] for it in items]
         self.by_start = {it["start"]: it for it in items}
         self.bound: dict[str | None, set[str]] = {None: set()}  # scope id -> local names
+        self.binders: dict[tuple[str | None, str], set[str]] = {}  # how a scope binds a name
+        self.def_value: dict[str, str] = {}  # a decorated definition's id -> what its name holds
         self.globals: dict[str, set[str]] = {}
         self.nonlocals: dict[str, set[str]] = {}
         self.stars = False  # a `from m import *` at module level
@@ -67,6 +69,8 @@ class Facts:
         self.params: list[tuple[str, list[str]]] = []
         self.signatures: dict[str, dict[str, tuple[str, int]]] = {}  # fid -> name: (kind, pos)
         self.via: dict[int, tuple[str, str]] = {}  # a `return g(.., p, ..)`: (p, g's id)
+        self.local_via: dict[int, tuple[list[str], list[str]]] = {}  # `return x`: see locals_
+        self._sources: dict | None = None
         self.done: set[tuple[int, int]] = set()  # calls already described (by `site`)
         self.caps = caps
         defs = [it for it in items if it["kind"] in ("function", "method", "lambda", "class")]
@@ -111,11 +115,12 @@ class Facts:
         return parent + STEP + step
 
     # -- scopes ------------------------------------------------------------------------------
-    def bind(self, name: str, item: dict | None) -> None:
+    def bind(self, name: str, item: dict | None, how: str = "other") -> None:
         sid = item["id"] if item is not None else None
         if sid is not None and name in self.globals.get(sid, ()):
             sid = None
         self.bound.setdefault(sid, set()).add(name)
+        self.binders.setdefault((sid, name), set()).add(how)
 
     def bind_target(self, node, item: dict | None) -> None:
         t = node.type
@@ -412,17 +417,19 @@ class Facts:
                 self.nonlocals.setdefault(owner["id"], set()).update(names)
         for it in defs:
             if it["kind"] != "lambda":
-                self.bind(it["name"], it["parent"])
+                self.bind(it["name"], it["parent"], "def")
             params = it["node"].child_by_field_name("parameters")
             if params is not None:
                 for p in params.named_children:
                     name = _param_name(p)
                     if name is not None:
-                        self.bind(self.txt(name), it)
+                        self.bind(self.txt(name), it, "param")
         for node in caps.get("assign", ()):
             item = self.scope_of(node.start_byte)
             left = node.child_by_field_name("left")
-            if left is not None:
+            if left is not None and left.type == "identifier":
+                self.bind(self.txt(left), item, "assign")
+            elif left is not None:
                 self.bind_target(left, item)
         for node in caps.get("augassign", ()):
             left = node.child_by_field_name("left")
@@ -576,6 +583,7 @@ class Facts:
             line = deco.start_point[0] + 1
             self.site_row(name, applied, line, self.sid(outer), "decorator", f"0{ARGSEP}{cur}")
             cur = applied
+        self.def_value[it["id"]] = cur
         self.flow(var, cur)
 
     def annotate(self, var: str, ann, item: dict | None) -> None:
@@ -754,6 +762,13 @@ class Facts:
         if name is not None:
             self.emit(F.RETPARAM, ret, f"{fn['id']}|{name}", name)
             return
+        local = self.local_via.get(node.start_byte)
+        if local is not None:  # `return x`, x bound to parameters and to other values
+            for p in local[0]:
+                self.emit(F.RETPARAM, ret, f"{fn['id']}|{p}", p)
+            for k in local[1]:
+                self.flow(ret, k)
+            return
         via = self.via.get(node.start_byte)
         if via is not None:  # each call returns its own argument, and what else g returns
             self.emit(F.RETPARAM, ret, f"{fn['id']}|{via[0]}", via[0])
@@ -791,6 +806,11 @@ class Facts:
                 passes.setdefault(fn["id"], set()).add(name)
             elif kids[0].type == "call":
                 calls.append((node, fn, item, kids[0]))
+            elif kids[0].type == "identifier":
+                local = self.locals_(kids[0], fn, item)
+                if local is not None:
+                    self.local_via[node.start_byte] = local
+                    passes.setdefault(fn["id"], set()).update(local[0])
         if not calls or not passes:
             return
         bound: dict[str, list[dict]] = {}  # a binding: the functions with a return bound to it
@@ -819,6 +839,50 @@ class Facts:
                         passes.setdefault(fn["id"], set()).add(p)
                         changed = True
                         break
+
+    def locals_(self, value, fn: dict, item: dict | None) -> tuple[list[str], list[str]] | None:
+        """For `return x` where x is a local name of `fn` bound only by plain assignments and
+        definitions, some of them `x = <parameter>`: (those parameters, the other values' nodes).
+        A decorator's `wrapper = func` in one branch and `def wrapper` in another then hands
+        back each call's own function, besides the wrapper."""
+        x = self.txt(value)
+        if item is not fn or self.lookup(x, item) != f"{fn['id']}|{x}" or self.is_param(fn, x):
+            return None
+        if not self.binders.get((fn["id"], x), set()) <= {"assign", "def"}:
+            return None
+        if self._sources is None:
+            self._sources = self.local_sources()
+        params, keys = [], []
+        for p, k in self._sources.get((fn["id"], x), ()):
+            if p is not None:
+                params.append(p)
+            elif k is not None:
+                keys.append(k)
+        return (sorted(set(params)), keys) if params else None
+
+    def local_sources(self) -> dict[tuple[str, str], list[tuple[str | None, str | None]]]:
+        """(function id, name) -> what each plain assignment or definition of that local name
+        binds it to: (a parameter's name, None) or (None, a node)."""
+        out: dict[tuple[str, str], list] = {}
+        for node in self.caps.get("assign", ()):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            while right is not None and right.type == "assignment":
+                right = right.child_by_field_name("right")
+            if left is None or left.type != "identifier" or right is None:
+                continue
+            item = self.scope_of(node.start_byte)
+            fn = self.function_of(item)
+            if fn is None or item is not fn:
+                continue
+            p = self.param_read(right, fn, item)
+            key = (fn["id"], self.txt(left))
+            out.setdefault(key, []).append((p, None if p else self.key(right, item)))
+        for it in self.defs:
+            parent = it["parent"]
+            if it["kind"] != "lambda" and parent is not None and parent["kind"] != "class":
+                value = self.def_value.get(it["id"], f"={it['id']}")
+                out.setdefault((parent["id"], it["name"]), []).append((None, value))
+        return out
 
     def callee_binding(self, call, item: dict | None) -> str | None:
         """The binding a call's callee names: `g(...)` its scope's slot for g, `self.m(...)` (in
