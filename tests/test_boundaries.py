@@ -268,6 +268,14 @@ ENV_READS = [
         ["A"],
     ),
     (
+        "javascript-destructuring",
+        "a.js",
+        "function f() { const { A_KEY, B: b, C = 'x' } = process.env; return b; }\n"
+        "const { not_env } = other;\n",
+        "a.js::f",
+        ["A_KEY", "B", "C"],
+    ),
+    (
         "go",
         "a.go",
         'package a\n\nimport "os"\n\nfunc F() string { return os.Getenv("A_DSN") }\n',
@@ -299,6 +307,7 @@ ENV_READS = [
 def test_env_reads_per_language(tmp_path, lang, name, src, fn, names) -> None:
     g = _index(tmp_path, {name: src})
     assert {(fn, f"env:{n}") for n in names} <= _edges(g, "reads")
+    assert "env:not_env" not in set(g.nodes["id"])
 
 
 # Python's environment is a mapping read by subscript, `.get` or `in`: os.environ, an alias of

@@ -84,6 +84,20 @@
   (#eq? @_process "process")
   (#eq? @_env "env")) @reference.env
 
+; const { NAME, OTHER: alias, THIRD = "default" } = process.env
+(variable_declarator
+  name: (object_pattern
+    [
+      (shorthand_property_identifier_pattern) @name
+      (pair_pattern key: (property_identifier) @name)
+      (object_assignment_pattern left: (shorthand_property_identifier_pattern) @name)
+    ])
+  value: (member_expression
+    object: (identifier) @_process
+    property: (property_identifier) @_env)
+  (#eq? @_process "process")
+  (#eq? @_env "env")) @reference.env
+
 ; `const x = new T()`: a call on x resolves in T.
 (variable_declarator
   name: (identifier) @typed.name
