@@ -149,6 +149,21 @@ CASES = [
         [],
     ),
     (
+        "`@overload` stubs are not what a call of the name runs: the implementation is",
+        {
+            "o.py": "from typing import overload\n\n\n@overload\ndef conv(x: int) -> int: ...\n\n\n"
+            "@overload\ndef conv(x: str) -> str: ...\n\n\ndef conv(x):\n    return x\n\n\n"
+            "class C:\n    @overload\n    def m(self, x: int) -> int: ...\n\n"
+            "    def m(self, x):\n        return x\n\n\n"
+            "def use():\n    conv(1)\n    C().m(2)\n",
+        },
+        [
+            ("o.py::use", "o.py::conv#3", "EXTRACTED"),
+            ("o.py::use", "o.py::C.m#2", "EXTRACTED"),
+        ],
+        [("o.py::use", "o.py::conv"), ("o.py::use", "o.py::conv#2"), ("o.py::use", "o.py::C.m")],
+    ),
+    (
         "self attributes, the MRO, super(), raise and for",
         {
             "c.py": "class Base:\n    def __init__(self):\n        pass\n\n    def run(self):\n"

@@ -71,6 +71,7 @@ class Facts:
         self.via: dict[int, tuple[str, str]] = {}  # a `return g(.., p, ..)`: (p, g's id)
         self.local_via: dict[int, tuple[list[str], list[str]]] = {}  # `return x`: see locals_
         self._sources: dict | None = None
+        self._implemented: set[tuple[str, str]] | None = None
         self.done: set[tuple[int, int]] = set()  # calls already described (by `site`)
         self.caps = caps
         defs = [it for it in items if it["kind"] in ("function", "method", "lambda", "class")]
@@ -584,7 +585,19 @@ class Facts:
             self.site_row(name, applied, line, self.sid(outer), "decorator", f"0{ARGSEP}{cur}")
             cur = applied
         self.def_value[it["id"]] = cur
+        if "overload" in names and (self.sid(outer), it["name"]) in self.implemented():
+            return  # a typing stub: the implementation that follows binds the name
         self.flow(var, cur)
+
+    def implemented(self) -> set[tuple[str, str]]:
+        """(scope, name) of every definition not decorated with `@overload`."""
+        if self._implemented is None:
+            self._implemented = {
+                (self.sid(it["parent"]), it["name"])
+                for it in self.defs
+                if it["kind"] != "lambda" and "overload" not in self.decorators(it)
+            }
+        return self._implemented
 
     def annotate(self, var: str, ann, item: dict | None) -> None:
         for t in _annotation_types(ann):
