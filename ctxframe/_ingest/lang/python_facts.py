@@ -13,6 +13,7 @@ import bisect
 import builtins
 import re
 import zlib
+from collections import deque
 from functools import lru_cache
 
 from ctxframe._core import facts as F
@@ -830,28 +831,36 @@ class Facts:
         for fn in defs.values():
             if fn["kind"] != "lambda":
                 bound.setdefault(f"{self.sid(fn['parent'])}|{fn['name']}", []).append(fn)
-        changed = True
-        while changed:
-            changed = False
-            for node, fn, item, call in calls:
-                if node.start_byte in self.via:
-                    continue
-                g = bound.get(self.callee_binding(call, item), ())
-                if len(g) != 1 or not passes.get(g[0]["id"]):
-                    continue
-                sig = self.signatures.get(g[0]["id"], {})
-                # called as self.m(...): the bound first parameter is not in the arguments
-                shift = int(any(k in ("self", "cls") for k, _ in sig.values()))
-                for q in sorted(passes[g[0]["id"]]):
-                    kind, pos = sig.get(q, ("", -1))
-                    arg = _argument(call.child_by_field_name("arguments"), q,
-                                    pos - shift if kind == "pos" else -1)  # fmt: skip
-                    p = self.param_read(arg, fn, item) if arg is not None else None
-                    if p is not None:
-                        self.via[node.start_byte] = (p, g[0]["id"])
-                        passes.setdefault(fn["id"], set()).add(p)
-                        changed = True
-                        break
+        # a worklist: a return waits on its callee until the callee hands back a parameter
+        queue, waiting = deque(calls), {}
+        while queue:
+            node, fn, item, call = entry = queue.popleft()
+            g = bound.get(self.callee_binding(call, item), ())
+            if node.start_byte in self.via or len(g) != 1:
+                continue
+            p = self.passed(call, g[0], passes.get(g[0]["id"], ()), fn, item)
+            if p is None:
+                waiting.setdefault(g[0]["id"], []).append(entry)
+                continue
+            self.via[node.start_byte] = (p, g[0]["id"])
+            if p not in passes.setdefault(fn["id"], set()):
+                passes[fn["id"]].add(p)
+                queue.extend(waiting.pop(fn["id"], ()))
+
+    def passed(self, call, g: dict, params, fn: dict, item: dict | None) -> str | None:
+        """The parameter of `fn` that `call` (a call of g) passes to one of g's `params`, the
+        parameters g hands back, or None."""
+        sig = self.signatures.get(g["id"], {})
+        # called as self.m(...): the bound first parameter is not in the arguments
+        shift = int(any(k in ("self", "cls") for k, _ in sig.values()))
+        for q in sorted(params):
+            kind, pos = sig.get(q, ("", -1))
+            arg = _argument(call.child_by_field_name("arguments"), q,
+                            pos - shift if kind == "pos" else -1)  # fmt: skip
+            p = self.param_read(arg, fn, item) if arg is not None else None
+            if p is not None:
+                return p
+        return None
 
     def locals_(self, value, fn: dict, item: dict | None) -> tuple[list[str], list[str]] | None:
         """For `return x` where x is a local name of `fn` bound only by plain assignments and
