@@ -311,6 +311,6 @@ def test_pass_through_chain_is_linear(tmp_path: Path) -> None:
     t0 = time.perf_counter()
     batch = extract_batch(str(tmp_path), [("chain.py", None)], packed=False)
     assert time.perf_counter() - t0 < 3.0
-    refs = pl.DataFrame(batch.refs) if not isinstance(batch.refs, pl.DataFrame) else batch.refs
+    refs = pl.DataFrame(batch.refs)
     handed = refs.filter(pl.col("kind") == "v.rp")["name"].to_list()
     assert "chain.py::f0|()" in handed and len(handed) == n + 1

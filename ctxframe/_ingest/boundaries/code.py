@@ -139,8 +139,7 @@ def from_refs(refs: pl.DataFrame | pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataF
         )
         .filter(
             (pl.col("family") != "python")
-            | ~pl.col("recv").is_in(["environ", "_environ"])
-            | (pl.col("recv") == "_environ")
+            | (pl.col("recv") != "environ")  # an `_environ` copy stands for the process's
             | pl.concat_str("path", "receiver", separator="\x00").is_in(environ.implode())
         )
     )

@@ -69,8 +69,8 @@ class Facts:
         self.counts: dict[str, int] = {}
         self.params: list[tuple[str, list[str]]] = []
         self.signatures: dict[str, dict[str, tuple[str, int]]] = {}  # fid -> name: (kind, pos)
-        self.via: dict[int, tuple[str, str]] = {}  # a `return g(.., p, ..)`: (p, g's id)
-        self.local_via: dict[int, tuple[list[str], list[str]]] = {}  # `return x`: see locals_
+        # a return that hands back parameters: (their names, the nodes of its other values)
+        self.handback: dict[int, tuple[list[str], list[str]]] = {}
         self._sources: dict | None = None
         self._implemented: set[tuple[str, str]] | None = None
         self.done: set[tuple[int, int]] = set()  # calls already described (by `site`)
@@ -776,17 +776,12 @@ class Facts:
         if name is not None:
             self.emit(F.RETPARAM, ret, f"{fn['id']}|{name}", name)
             return
-        local = self.local_via.get(node.start_byte)
-        if local is not None:  # `return x`, x bound to parameters and to other values
-            for p in local[0]:
+        handed = self.handback.get(node.start_byte)
+        if handed is not None:  # each call gets its own argument back, and the other values
+            for p in handed[0]:
                 self.emit(F.RETPARAM, ret, f"{fn['id']}|{p}", p)
-            for k in local[1]:
+            for k in handed[1]:
                 self.flow(ret, k)
-            return
-        via = self.via.get(node.start_byte)
-        if via is not None:  # each call returns its own argument, and what else g returns
-            self.emit(F.RETPARAM, ret, f"{fn['id']}|{via[0]}", via[0])
-            self.flow(ret, f"{via[1]}|()")
             return
         self.flow(ret, self.key(value, item))
 
@@ -823,7 +818,7 @@ class Facts:
             elif kids[0].type == "identifier":
                 local = self.locals_(kids[0], fn, item)
                 if local is not None:
-                    self.local_via[node.start_byte] = local
+                    self.handback[node.start_byte] = local
                     passes.setdefault(fn["id"], set()).update(local[0])
         if not calls or not passes:
             return
@@ -836,13 +831,13 @@ class Facts:
         while queue:
             node, fn, item, call = entry = queue.popleft()
             g = bound.get(self.callee_binding(call, item), ())
-            if node.start_byte in self.via or len(g) != 1:
+            if node.start_byte in self.handback or len(g) != 1:
                 continue
             p = self.passed(call, g[0], passes.get(g[0]["id"], ()), fn, item)
             if p is None:
                 waiting.setdefault(g[0]["id"], []).append(entry)
                 continue
-            self.via[node.start_byte] = (p, g[0]["id"])
+            self.handback[node.start_byte] = ([p], [f"{g[0]['id']}|()"])  # and what g returns
             if p not in passes.setdefault(fn["id"], set()):
                 passes[fn["id"]].add(p)
                 queue.extend(waiting.pop(fn["id"], ()))
