@@ -314,3 +314,50 @@ def test_pass_through_chain_is_linear(tmp_path: Path) -> None:
     refs = pl.DataFrame(batch.refs)
     handed = refs.filter(pl.col("kind") == "v.rp")["name"].to_list()
     assert "chain.py::f0|()" in handed and len(handed) == n + 1
+
+
+CLICK_LIKE = (
+    "class Command:\n    def __init__(self, f):\n        self.f = f\n\n"
+    "    def __call__(self):\n        return self.f()\n\n\n"
+    "def command(name=None, cls=None):\n    func = None\n    if callable(name):\n"
+    "        func = name\n        name = None\n    if cls is None:\n        cls = Command\n\n"
+    "    def decorator(f):\n        return cls(f)\n\n"
+    "    if func is not None:\n        return decorator(func)\n    return decorator\n\n\n"
+    "@command()\ndef hello():\n    pass\n\n\n"
+    "@command(cls=Command)\ndef bye():\n    pass\n\n\n"
+    "def main():\n    hello()\n"
+)
+REGISTER = (
+    "def register(maybe_cls=None, *, tag=None):\n    def wrap(cls):\n        cls.tag = tag\n"
+    "        return cls\n\n    if maybe_cls is None:\n        return wrap\n"
+    "    return wrap(maybe_cls)\n"
+)
+# (files, {caller: exactly the definitions it calls})
+BRANCHES = [
+    ({"c.py": CLICK_LIKE}, {
+        "c.py": {"c.py::command", "c.py::command.decorator"},
+        "c.py::main": {"c.py::Command.__call__"},
+    }),
+    ({"r.py": REGISTER,
+      "a.py": "from r import register\n\n\n@register\nclass A:\n    pass\n",
+      "b.py": "from r import register\n\n\n@register(tag='b')\nclass B:\n    pass\n",
+      "m.py": "from a import A\nfrom b import B\n\n\ndef main():\n    A()\n    B()\n"}, {
+        "a.py": {"r.py::register"},
+        "b.py": {"r.py::register", "r.py::register.wrap"},
+        "m.py::main": {"a.py::A", "b.py::B"},
+    }),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("files", "want"), BRANCHES, ids=["local", "first-parameter"])
+def test_decorator_factories_branches_apart(tmp_path: Path, files, want) -> None:
+    """A decorator factory's returns under `p is None` / `callable(p)` conditions: applied to
+    a definition (`@f`), it gives what the definition branch returns; called without a first
+    argument (`@f()`), what the other branch returns. Neither is linked where it cannot run."""
+    for rel, text in files.items():
+        (tmp_path / rel).write_text(text)
+    g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
+    calls = g.edges.filter((pl.col("kind") == "calls") & pl.col("dst").is_not_null())
+    for caller, targets in want.items():
+        got = set(calls.filter(pl.col("src") == caller)["dst"].to_list())
+        assert got == targets, caller

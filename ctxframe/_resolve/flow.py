@@ -118,6 +118,13 @@ class _Space:
         return np.where(ok, at, -1).astype(I64)
 
 
+def _at(col: np.ndarray, rows: np.ndarray, fill) -> np.ndarray:
+    """col[rows], `fill` where a row is -1."""
+    if len(col) == 0:
+        return np.full(len(rows), fill, dtype=col.dtype)
+    return np.where(rows >= 0, col[rows.clip(0)], fill)
+
+
 def _hashed(col: pl.Series) -> pl.Series:
     return pl.select(H(pl.lit(col))).to_series() if col.len() else col.cast(_U)
 
@@ -152,6 +159,7 @@ class _Solver:
             "params.node", "stores.base", "stores.val", "store_items.base",
             "store_items.keynode", "store_items.val", "decorated.call", "decorated.arg",
             "bases.base", "values.ret", "values.yld", "slots.slot", "elems.slot", "named.node",
+            "values.ret_d", "values.ret_a", "values.ret_da",
         ))  # fmt: skip
         self.N, self.V, self.K = N, V, K
         n_nodes = len(N)
@@ -172,6 +180,8 @@ class _Solver:
         self.vt, self.inst = column("vt", V), column("inst", V)
         self.bound, self.res = column("bound", V), column("res", V)
         self.ret, self.yld = column("ret", N), column("yld", N)
+        self.ret_by = {c: column(f"ret_{c}", N) for c in ("d", "a", "da")}
+        self.guarded = any((r >= 0).any() for r in self.ret_by.values())
         self.kh = column("kh", K)
         # a function or class a test file defines and stores into the tested code's modules,
         # classes, objects or containers (`timezone.now = lambda: fixed`) is a patch for that
@@ -221,10 +231,15 @@ class _Solver:
         ppos = t.params["pos"].fill_null(-1).to_numpy().astype(I64)
         pname = K.of("pname")
         at = ppos >= 0
-        self.params_pos = Rel(pair(pf[at], ppos[at]), node=pnode[at])
+        self.params_pos = Rel(pair(pf[at], ppos[at]), node=pnode[at], pname=pname[at])
         self.params_kw = Rel(pair(pf, pname), node=pnode, pos=ppos)
         self.retparams = Rel(V.of("retparams.f"), pname=K.of("rpname"))
         self.decorated = Rel(N.of("decorated.call"), dense=n_nodes, arg=N.of("decorated.arg"))
+        self.applied = KeySet(self.decorated.key)  # calls that apply a decorator
+        sh = t.shapes
+        self.shapes = Rel(N.ids(sh["call"]), passes=sh["passes"].to_numpy())
+        kws = sh.select("call", "kws").explode("kws").drop_nulls()
+        self.shape_kws = KeySet(pair(N.ids(kws["call"]), K.ids(_hashed(kws["kws"]))))
         # slots: (owner, name) -> the node lookups find; `named`: every node `owner|name`
         self.slots = Rel(pair(V.of("slots.owner"), K.of("slots.name_h")),
                          slot=N.of("slots.slot"))  # fmt: skip
@@ -539,6 +554,9 @@ class _Solver:
         called_f = np.concatenate([f_f[f_live], call_f[call_live]])
         called_dst = np.concatenate([f_dst[f_live], call_dst[call_live]])
         copies = [(self.ret[called_f], called_dst)]
+        if self.guarded:
+            shift = np.concatenate([f_shift[f_live], np.ones(call_live.sum(), I64)])
+            copies += self._guarded(called_f, called_dst, shift)
         copies += self._bind_args(
             np.concatenate([f_dst, init_dst, call_dst]),
             np.concatenate([f_f, init_f, call_f]),
@@ -548,6 +566,27 @@ class _Solver:
         other = np.isin(vk, [BFUNC, EXT]) & live
         consts = [(dst[lc], self.inst[v[lc]]), (dst[other], self.res[v[other]])]
         return copies, [], consts
+
+    def _guarded(self, f, dst, shift) -> list:
+        """The returns a decorator factory's conditions leave live for each call (see
+        ctxframe._ingest.lang.python_guards): not those dead when applied to a definition at
+        a decorator's application, nor those dead without a first argument at a call that
+        passes none (no positional argument, no splat, no keyword naming the parameter)."""
+        has = np.zeros(len(f), dtype=bool)
+        for r in self.ret_by.values():
+            has |= r[f] >= 0
+        f, dst, shift = f[has], dst[has], shift[has]
+        if len(f) == 0:
+            return []
+        applied = self.applied.has(dst)
+        passes = _at(self.shapes["passes"], self.shapes.get(dst), False)
+        pname = _at(self.params_pos["pname"], self.params_pos.get(pair(f, shift)), -1)
+        named = (pname >= 0) & self.shape_kws.has(pair(dst, pname))
+        bare = ~applied & ~passes & ~named
+        out = []
+        for c, skip in (("d", applied), ("a", bare), ("da", applied | bare)):
+            out.append((self.ret_by[c][f[~skip]], dst[~skip]))
+        return out
 
     def _method(self, cls, dst, live, name: int):
         """(dst, f, live) of the method `name` the classes find on their MRO."""

@@ -55,6 +55,7 @@ class Tables:
     iters: pl.DataFrame  # base, dst
     instof: pl.DataFrame  # base, dst
     args: pl.DataFrame  # call, arg, pos, kw
+    shapes: pl.DataFrame  # call, passes (a positional argument or splat), kws (keywords)
     params: pl.DataFrame  # f, node, pos, pname, pkind
     retparams: pl.DataFrame  # f, pname
     stores: pl.DataFrame  # base, name, val, test (the store is in a test file)
@@ -89,7 +90,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
     consts = pl.concat([imports.filter(pl.col("src").is_null()).select("dst", "value"),
                         _submodules(modules)])  # fmt: skip
     site_rows = pl.concat([of["call"], of[F.SITE]])
-    args = _args(site_rows)
+    args, shapes = _args(site_rows)
     read = pl.concat(
         [
             flows.select(s="src"),
@@ -122,6 +123,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
     exprs = exprs.with_columns(node=H(pl.col("node")), parent=H(pl.col("parent")))
     hashed = flows.select(src=H(pl.col("src")), dst=H(pl.col("dst"))).unique()
     args = args.select(call=H(pl.col("call")), arg=H(pl.col("arg")), pos="pos", kw="kw")
+    shapes = shapes.with_columns(call=H(pl.col("call")))
     named = pl.concat([roots, read, slot_keys.select(s="key"),
                        of[F.FLOW_INFERRED].select(s="name")])  # fmt: skip
     # Independent tables, made in threads while this one goes on (Polars lets go of the GIL).
@@ -133,7 +135,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
             "elems": pool.submit(_elems, slot_keys),
         }
         tables = _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows)
-    return Tables(**tables, **{name: job.result() for name, job in later.items()})
+    return Tables(**tables, shapes=shapes, **{name: job.result() for name, job in later.items()})
 
 
 def _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows) -> dict:
@@ -193,7 +195,7 @@ def _live(of: dict, exprs, flows, args, slot_keys, defs) -> pl.Series:
     slotted = keys.with_columns(owner=owner).filter(
         ~pl.col("owner").str.contains("::", literal=True)
         | pl.col("key").str.starts_with("c:")
-        | pl.col("key").str.ends_with("|()")
+        | pl.col("key").str.contains(r"\|\(\)d?a?$")
         | pl.col("key").str.ends_with("|*")
         | pl.col("owner").is_in(classes["owner"].implode())
     )
@@ -275,10 +277,12 @@ def _expressions(keys: pl.DataFrame) -> pl.DataFrame:
     ).unique("node")
 
 
-def _args(sites: pl.DataFrame) -> pl.DataFrame:
-    """(call, arg, pos, kw): the arguments packed on each call row (ctxframe._core.facts).
-    Sites that share a call node (a decorator written twice alike) pass each one's arguments:
-    all of them flow, whatever order the rows come in."""
+def _args(sites: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(call, arg, pos, kw): the arguments packed on each call row (ctxframe._core.facts),
+    and (call, passes, kws): whether a row passes a positional argument or a splat, and the
+    keywords given where none does (the `~` entry). Sites that share a call node
+    (a decorator written twice alike) pass each one's arguments: all of them flow, whatever
+    order the rows come in."""
     rows = (
         sites.filter(pl.col("candidates").is_not_null())
         .select(call="module", a=pl.col("candidates").str.split(F.ARGS))
@@ -291,13 +295,20 @@ def _args(sites: pl.DataFrame) -> pl.DataFrame:
         )
         .unique()
     )
+    shape = rows.filter(pl.col("head") == "~").select("call", p=pl.col("arg").str.split(","))
+    shapes = shape.group_by("call").agg(
+        passes=(pl.col("p").list.first() == "P").any(),
+        kws=pl.col("p").list.slice(1).list.explode(keep_nulls=False, empty_as_null=False).unique(),
+    )
+    rows = rows.filter(pl.col("head") != "~")
     kw = pl.col("head").str.starts_with("=")
-    return rows.select(
+    args = rows.select(
         "call",
         "arg",
         pos=pl.when(kw).then(-1).otherwise(pl.col("head").cast(pl.Int32, strict=False)),
         kw=pl.when(kw).then(pl.col("head").str.slice(1)),
     )
+    return args, shapes
 
 
 def _sites(rows: pl.DataFrame, exprs: pl.DataFrame) -> pl.DataFrame:
@@ -440,6 +451,13 @@ def _values(
         vk=vk.cast(pl.Int8),
         vt=H(t),
         ret=pl.when(vk.is_in([FUNC, BOUND])).then(H(t + "|()")),
+        # the returns a decorator factory's conditions leave out of some calls
+        # (ctxframe._ingest.lang.python_guards): dead when applied, without a first
+        # argument, or both
+        **{
+            f"ret_{c}": pl.when(vk.is_in([FUNC, BOUND])).then(H(t + f"|(){c}"))
+            for c in ("d", "a", "da")
+        },
         yld=pl.when(vk == GEN).then(H(t + "|*")),
         inst=pl.when(vk == CLASS).then(H(pl.lit("i:") + vs)),
         bound=pl.when((vk == FUNC) & has_bound).then(H(pl.lit("m:") + vs)),

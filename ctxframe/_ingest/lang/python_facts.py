@@ -18,6 +18,7 @@ from functools import lru_cache
 
 from ctxframe._core import facts as F
 from ctxframe._ingest.lang.python import absolute
+from ctxframe._ingest.lang.python_guards import Guards
 
 BUILTIN_NAMES = frozenset(n for n in dir(builtins) if not n.startswith("_")) | {"__import__"}
 _PROPERTY = {"property", "cached_property", "cached_classproperty", "classproperty"}
@@ -69,6 +70,9 @@ class Facts:
         self.counts: dict[str, int] = {}
         self.params: list[tuple[str, list[str]]] = []
         self.signatures: dict[str, dict[str, tuple[str, int]]] = {}  # fid -> name: (kind, pos)
+        self.guards: dict[str, Guards] = {}  # fid -> its returns' conditions
+        self.split: set[str] = set()  # functions with a return dead in some calls
+        self.return_types: list[tuple] = []  # (function, return annotation, scope)
         # a return that hands back parameters: (their names, the nodes of its other values)
         self.handback: dict[int, tuple[list[str], list[str]]] = {}
         self._sources: dict | None = None
@@ -386,6 +390,9 @@ class Facts:
             self.augmented(node)
         for node in caps.get("return", ()):
             self.returned(node)
+        for it, ann, outer in self.return_types:
+            if it["id"] not in self.split:  # a union over the conditions the returns split
+                self.annotate(f"{it['id']}|()", ann, outer)
         for node in caps.get("yield", ()):
             self.yielded(node)
         for node in caps.get("for", ()):
@@ -516,8 +523,8 @@ class Facts:
         if packed:
             self.params.append((fid, packed))
         ret = node.child_by_field_name("return_type")
-        if ret is not None:
-            self.annotate(f"{fid}|()", ret, outer)
+        if ret is not None:  # after the returns (`run`): a split one leaves it out
+            self.return_types.append((it, ret, outer))
         if it["kind"] == "lambda":
             body = node.child_by_field_name("body")
             if body is not None:
@@ -772,6 +779,7 @@ class Facts:
             return
         value = kids[0]
         ret = f"{fn['id']}|()"
+        guarded = ret + self.dead_in(node, fn)
         name = self.param_read(value, fn, item)
         if name is not None:
             self.emit(F.RETPARAM, ret, f"{fn['id']}|{name}", name)
@@ -781,9 +789,26 @@ class Facts:
             for p in handed[0]:
                 self.emit(F.RETPARAM, ret, f"{fn['id']}|{p}", p)
             for k in handed[1]:
-                self.flow(ret, k)
+                self.flow(guarded, k)
+                if k.endswith("|()"):  # what g returns: its guarded returns too
+                    for c in ("d", "a", "da"):
+                        self.flow(guarded, k + c)
             return
-        self.flow(ret, self.key(value, item))
+        self.flow(guarded, self.key(value, item))
+
+    def dead_in(self, node, fn: dict) -> str:
+        """Where a return's value goes: `d`, `a` or `da` after the return node when its
+        conditions make it dead in a decorator's application, in a call without a first
+        argument, or both (ctxframe._ingest.lang.python_guards); "" otherwise."""
+        if fn["kind"] == "lambda":
+            return ""
+        guards = self.guards.get(fn["id"])
+        if guards is None:
+            guards = self.guards[fn["id"]] = Guards(fn["node"], self.txt)
+        deco, bare = guards.dead(node)
+        if deco or bare:
+            self.split.add(fn["id"])
+        return ("d" if deco else "") + ("a" if bare else "")
 
     def param_read(self, value, fn: dict, item: dict | None) -> str | None:
         """The name of `fn`'s parameter `value` reads (a bare name, not a method's self)."""
@@ -1109,12 +1134,34 @@ class Facts:
             self.memo[(start, end, "call")] = called
         else:
             called = self.key(node, item)
-        if called is None or called[0] == "=" or called in self.sites:
+        if called is None or called[0] == "=":
             return called, None
+        shape = self.arg_shape(args)
+        if called in self.sites:  # its arguments are on the first row: what it passes
+            return called, shape
         self.sites.add(called)
         if name in _FILLERS and receiver is not None and args is not None:
             self.fill(node.child_by_field_name("function"), name, args, item)
-        return called, self.packed_args(args, item)
+        packed = self.packed_args(args, item)
+        return called, ARGS.join(x for x in (packed, shape) if x) or None
+
+    def arg_shape(self, args) -> str | None:
+        """What tells a call without a first argument (ctxframe._resolve.flow): `~<ARGSEP>P`
+        when it passes a positional argument (a literal too) or a splat, else `,KEYWORD` for
+        each keyword it gives; None for no argument. Adding a literal argument next to others
+        leaves it as it was, so such an edit still keeps the value flow."""
+        if args is None or args.end_byte - args.start_byte <= 2:
+            return None
+        if args.type != "argument_list":  # f(x for x in y)
+            return f"~{ARGSEP}P"
+        kws = ""
+        for a in args.named_children:
+            t = a.type
+            if t == "keyword_argument":
+                kws += "," + self.txt(a.children[0])
+            elif t != "comment":
+                return f"~{ARGSEP}P"
+        return f"~{ARGSEP}{kws}" if kws else None
 
 
 _FILLERS = {"update", "append", "add", "insert", "setdefault"}
