@@ -3,6 +3,7 @@
 Usage::
 
     python bench/edges_diff.py --before REV [--corpus django] [--sample 10] [--seed 1] [--out FILE]
+                               [--edges-out DIR]
 
 Not part of CI. The corpus sdist (Django 5.1 by default) is fetched by package name into the
 bench cache. It is indexed from scratch (``index --rebuild --no-cache``) twice, each in a child
@@ -21,7 +22,9 @@ It prints, for EXTRACTED + INFERRED ``calls`` edges with a target:
 
 PyCG's micro-benchmark (``callgraph_bench.py``) and ``httpx_calls.py`` score recall and
 precision on labelled calls; this shows what a change does to a large project nobody labelled.
-Prints tables; JSON goes to ``--out`` or ``bench/results/edges-diff-<date>.json``.
+Prints tables; JSON goes to ``--out`` or ``bench/results/edges-diff-<date>.json``; with
+``--edges-out DIR`` every removed and added edge goes to ``DIR/removed.parquet`` and
+``DIR/added.parquet``.
 """
 
 from __future__ import annotations
@@ -128,6 +131,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         edges = {k: call_edges(tree, s) for k, s in stores.items()}
         removed = difference(edges["before"], edges["after"])
         added = difference(edges["after"], edges["before"])
+    if args.edges_out is not None:  # every edge of the difference, to read beyond the samples
+        args.edges_out.mkdir(parents=True, exist_ok=True)
+        removed.write_parquet(args.edges_out / "removed.parquet")
+        added.write_parquet(args.edges_out / "added.parquet")
     res: dict[str, Any] = {
         "corpus": corpus.key,
         "before": args.before,
@@ -184,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=10, help="edges printed per side (default 10)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None, help="JSON output path")
+    ap.add_argument("--edges-out", type=Path, default=None,
+                    help="write removed.parquet and added.parquet (every edge) to DIR")  # fmt: skip
     args = ap.parse_args(argv)
     try:
         res = run(args)

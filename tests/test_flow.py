@@ -361,3 +361,25 @@ def test_decorator_factories_branches_apart(tmp_path: Path, files, want) -> None
     for caller, targets in want.items():
         got = set(calls.filter(pl.col("src") == caller)["dst"].to_list())
         assert got == targets, caller
+
+
+BUILDER = (
+    "class _Builder:\n    def __init__(self, cls):\n        self._cls = cls\n\n"
+    "    def build(self):\n        return self._cls\n\n\n"
+    "def attrs(maybe_cls=None):\n    def wrap(cls):\n        return _Builder(cls).build()\n\n"
+    "    if maybe_cls is None:\n        return wrap\n    return wrap(maybe_cls)\n\n\n"
+    "@attrs\nclass A:\n    def __init__(self):\n        pass\n\n\n"
+    "@attrs()\nclass B:\n    def __init__(self):\n        pass\n\n\n"
+    "def main():\n    A()\n    B()\n"
+)
+
+
+def test_class_decorator_through_a_builder_keeps_each_class(tmp_path: Path) -> None:
+    """A class decorator that keeps each class in one builder object (`self._cls = cls`)
+    merges them all in its return value; a decorated class's name still holds only its own
+    class, so `A()` runs A's `__init__` and nothing of B."""
+    (tmp_path / "b.py").write_text(BUILDER)
+    g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
+    calls = g.edges.filter((pl.col("kind") == "calls") & (pl.col("src") == "b.py::main"))
+    got = {n: set(calls.filter(pl.col("name") == n)["dst"].to_list()) for n in ("A", "B")}
+    assert got == {"A": {"b.py::A.__init__"}, "B": {"b.py::B.__init__"}}

@@ -240,6 +240,15 @@ class _Solver:
         self.shapes = Rel(N.ids(sh["call"]), passes=sh["passes"].to_numpy())
         kws = sh.select("call", "kws").explode("kws").drop_nulls()
         self.shape_kws = KeySet(pair(N.ids(kws["call"]), K.ids(_hashed(kws["kws"]))))
+        # a decorated class's name holds no other decorated definition (flow_tables)
+        var, own = N.ids(t.kept["var"]), V.ids(t.kept["own"])
+        ok = (var >= 0) & (own >= 0)
+        self.kept_var = np.zeros(n_nodes, dtype=bool)
+        self.kept_var[var[ok]] = True
+        self.kept_own = KeySet(pair(var[ok], own[ok]))
+        self.decorated_value = np.zeros(n_v, dtype=bool)
+        dv = V.ids(t.decorated_values["v"])
+        self.decorated_value[dv[dv >= 0]] = True
         # slots: (owner, name) -> the node lookups find; `named`: every node `owner|name`
         self.slots = Rel(pair(V.of("slots.owner"), K.of("slots.name_h")),
                          slot=N.of("slots.slot"))  # fmt: skip
@@ -345,15 +354,27 @@ class _Solver:
             keys = self._new(*step)
 
     def _new(self, n: np.ndarray, v: np.ndarray) -> np.ndarray:
-        """The pairs not known yet (as sorted keys), but none for a node past CAP values."""
+        """The pairs not known yet (as sorted keys), but none for a node past CAP values, and
+        none giving a decorated class's name another decorated definition."""
         keys = self.points.new(pair(n, v))
         if len(keys) == 0:
             return keys
+        keys = self._kept(keys)
         nodes = high(keys)
         starts = np.flatnonzero(first_of_runs(nodes))
         fresh = np.diff(np.append(starts, len(nodes)))
         ok = self.points.count_high(nodes[starts]) + fresh <= CAP
         return keys if ok.all() else keys[np.repeat(ok, fresh)]
+
+    def _kept(self, keys: np.ndarray) -> np.ndarray:
+        n, v = high(keys), low(keys)
+        at = n < len(self.kept_var)
+        drop = np.zeros(len(keys), dtype=bool)
+        drop[at] = self.kept_var[n[at]] & self.decorated_value[v[at]]
+        if not drop.any():
+            return keys
+        drop[drop] = ~self.kept_own.has(keys[drop])
+        return keys[~drop]
 
     def _step(self, n: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """What one round of the rules derives from the new pairs (n, v)."""

@@ -596,6 +596,8 @@ class Facts:
         if "overload" in names and (self.sid(outer), it["name"]) in self.implemented():
             return  # a typing stub: the implementation that follows binds the name
         self.flow(var, cur)
+        if it["kind"] == "class":  # handed back, or one made from it with its methods
+            self.flow(var, f"={it['id']}")
 
     def implemented(self) -> set[tuple[str, str]]:
         """(scope, name) of every definition not decorated with `@overload`."""
