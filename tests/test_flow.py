@@ -383,3 +383,17 @@ def test_class_decorator_through_a_builder_keeps_each_class(tmp_path: Path) -> N
     calls = g.edges.filter((pl.col("kind") == "calls") & (pl.col("src") == "b.py::main"))
     got = {n: set(calls.filter(pl.col("name") == n)["dst"].to_list()) for n in ("A", "B")}
     assert got == {"A": {"b.py::A.__init__"}, "B": {"b.py::B.__init__"}}
+
+
+def test_decorated_class_keeps_its_other_definitions(tmp_path: Path) -> None:
+    """A name a decorated class shares with another definition of its scope (one per branch
+    of a version check) holds both: only other classes' definitions are kept out."""
+    (tmp_path / "v.py").write_text(
+        "import sys\nfrom typing import final\n\n\nif sys.version_info >= (3, 11):\n"
+        "    @final\n    class R:\n        def __init__(self):\n            pass\n"
+        "else:\n    class R:\n        def __init__(self):\n            pass\n\n\n"
+        "def make():\n    return R()\n"
+    )
+    g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
+    calls = g.edges.filter((pl.col("kind") == "calls") & (pl.col("src") == "v.py::make"))
+    assert set(calls["dst"].to_list()) == {"v.py::R.__init__", "v.py::R.__init__#2"}

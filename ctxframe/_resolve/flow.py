@@ -240,15 +240,13 @@ class _Solver:
         self.shapes = Rel(N.ids(sh["call"]), passes=sh["passes"].to_numpy())
         kws = sh.select("call", "kws").explode("kws").drop_nulls()
         self.shape_kws = KeySet(pair(N.ids(kws["call"]), K.ids(_hashed(kws["kws"]))))
-        # a decorated class's name holds no other decorated definition (flow_tables)
+        # a decorated class's name holds no definition or instance but its class (flow_tables)
         var, own = N.ids(t.kept["var"]), V.ids(t.kept["own"])
         ok = (var >= 0) & (own >= 0)
         self.kept_var = np.zeros(n_nodes, dtype=bool)
         self.kept_var[var[ok]] = True
         self.kept_own = KeySet(pair(var[ok], own[ok]))
-        self.decorated_value = np.zeros(n_v, dtype=bool)
-        dv = V.ids(t.decorated_values["v"])
-        self.decorated_value[dv[dv >= 0]] = True
+        self.definition = np.isin(self.vk, [FUNC, CLASS, INST, BOUND, SUPER, GEN])
         # slots: (owner, name) -> the node lookups find; `named`: every node `owner|name`
         self.slots = Rel(pair(V.of("slots.owner"), K.of("slots.name_h")),
                          slot=N.of("slots.slot"))  # fmt: skip
@@ -355,7 +353,7 @@ class _Solver:
 
     def _new(self, n: np.ndarray, v: np.ndarray) -> np.ndarray:
         """The pairs not known yet (as sorted keys), but none for a node past CAP values, and
-        none giving a decorated class's name another decorated definition."""
+        none giving a decorated class's name another definition."""
         keys = self.points.new(pair(n, v))
         if len(keys) == 0:
             return keys
@@ -370,7 +368,7 @@ class _Solver:
         n, v = high(keys), low(keys)
         at = n < len(self.kept_var)
         drop = np.zeros(len(keys), dtype=bool)
-        drop[at] = self.kept_var[n[at]] & self.decorated_value[v[at]]
+        drop[at] = self.kept_var[n[at]] & self.definition[v[at]]
         if not drop.any():
             return keys
         drop[drop] = ~self.kept_own.has(keys[drop])

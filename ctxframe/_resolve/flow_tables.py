@@ -57,7 +57,6 @@ class Tables:
     args: pl.DataFrame  # call, arg, pos, kw
     shapes: pl.DataFrame  # call, passes (a positional argument or splat), kws (keywords)
     kept: pl.DataFrame  # var, own: a decorated class's name and the class (`_decorated_classes`)
-    decorated_values: pl.DataFrame  # v: decorated definitions and their classes' instances
     params: pl.DataFrame  # f, node, pos, pname, pkind
     retparams: pl.DataFrame  # f, pname
     stores: pl.DataFrame  # base, name, val, test (the store is in a test file)
@@ -137,23 +136,24 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
             "elems": pool.submit(_elems, slot_keys),
         }
         tables = _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows)
-    kept, subjects = _decorated_classes(defs, of[F.REBOUND])
-    return Tables(**tables, shapes=shapes, kept=kept, decorated_values=subjects,
+    kept = _decorated_classes(defs, of[F.REBOUND])
+    return Tables(**tables, shapes=shapes, kept=kept,
                   **{name: job.result() for name, job in later.items()})  # fmt: skip
 
 
-def _decorated_classes(defs: pl.DataFrame, rebound: pl.DataFrame):
-    """(var, own) for each decorated class: its name's node and the class, and (v) every
-    decorated definition and every instance of a decorated class. A class decorator hands
-    back the class it is given or one made from it, never another decorated definition: those
-    reach its name only because the decorator's values are merged over all its calls (a
-    builder object keeping each class it was given), so the solver keeps them out."""
-    dec = defs.join(rebound.select(id="name").unique(), on="id")
-    classes = dec.filter(pl.col("kind") == "class")
-    kept = classes.select(var=H(pl.col("parent") + "|" + pl.col("label")), own=H(pl.col("id")))
-    values = pl.concat([dec.select(v=H(pl.col("id"))),
-                        classes.select(v=H(pl.lit("i:") + pl.col("id")))])  # fmt: skip
-    return kept, values
+def _decorated_classes(defs: pl.DataFrame, rebound: pl.DataFrame) -> pl.DataFrame:
+    """(var, own) for each decorated class: its name's node and the class (and any other
+    definition of that name in that scope). A class decorator
+    hands back the class it is given or one made from it: other classes, instances and
+    functions reach its name only because the decorator's values are merged over all its
+    calls (a builder object keeping each class it was given), so the solver keeps every
+    definition but the class itself out of that name."""
+    var = pl.col("parent") + "|" + pl.col("label")
+    named = defs.filter(pl.col("kind").is_in(["class", "function"])).with_columns(var=var)
+    dec = named.filter(pl.col("kind") == "class").join(rebound.select(id="name"), on="id")
+    # every definition of that name in that scope is its own (`if ...: class C` / `else:`)
+    return named.join(dec.select("var").unique(), on="var").select(H(pl.col("var")),
+                                                                   own=H(pl.col("id")))  # fmt: skip
 
 
 def _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows) -> dict:
