@@ -40,6 +40,14 @@ CASES = [
      "def f(cls=None):\n    if isinstance(cls, type):\n        return a\n"
      "    if cls.x is None:\n        return b\n    return c\n",
      [(False, False), (False, False), (False, False)]),
+    ("a first `*args`: the definition in it, or nothing",
+     "def f(*args, path=None):\n    if not args:\n        return a\n    return a(*args)\n",
+     [(True, False), (False, True)]),
+    ("a local unpacked from `*args` under a condition",
+     "class G:\n    def f(self, *args, **kw):\n        func = None\n"
+     "        if args and callable(args[0]):\n            (func,) = args\n            args = ()\n"
+     "        if func is not None:\n            return a(func)\n        return a\n",
+     [(False, True), (False, False)]),
     ("a nested function's returns are its own",
      "def f(cls=None):\n    def g(x):\n        if x is None:\n            return 1\n"
      "        return 2\n    return g\n",

@@ -15,10 +15,16 @@ return live; a parameter the body assigns is unknown too.
 from __future__ import annotations
 
 DEF, NONE = "def", "none"  # a parameter's state: holds a definition / holds None
+ITEMS, EMPTY = "items", "empty"  # a first `*args`: holds the definition / holds nothing
+_TRUE = {DEF: True, NONE: False, ITEMS: True, EMPTY: False}  # `if p:`
+_IS_NONE = {DEF: False, NONE: True, ITEMS: False, EMPTY: False}  # `p is None`
+_CALLABLE = {DEF: True, NONE: False, ITEMS: False, EMPTY: False}  # `callable(p)`
 _NESTED = {"function_definition", "class_definition", "lambda", "decorated_definition"}
 _TARGETS = {"assignment", "augmented_assignment", "for_statement", "named_expression",
             "with_item", "as_pattern", "for_in_clause"}  # fmt: skip
 _DEPTH = 3  # locals whose condition reads locals: followed this deep
+_UNPACK = {"tuple_pattern", "list_pattern", "pattern_list"}
+_SPLATS = ("list_splat_pattern", "dictionary_splat_pattern")
 
 
 class Guards:
@@ -31,9 +37,10 @@ class Guards:
         self.scan: _Scan | None = None
 
     def _setup(self) -> None:
-        first, none_default, names = _parameters(self.fn, self.txt)
-        deco = {**{p: NONE for p in none_default}, first: DEF}  # applied to a definition
-        bare = {first: NONE} if first in none_default else None  # no first argument
+        first, none_default, names, star = _parameters(self.fn, self.txt)
+        # applied to a definition; called without a first argument
+        deco = {**{p: NONE for p in none_default}, first: ITEMS if star else DEF}
+        bare = {first: EMPTY} if star else {first: NONE} if first in none_default else None
         self.envs = [deco, bare] if first is not None else [None, None]
         self.scan = _Scan(self.body, self.txt, names)
 
@@ -54,14 +61,21 @@ class Guards:
         return out[0], out[1]
 
 
-def _parameters(fn_node, txt) -> tuple[str | None, set[str], set[str]]:
-    """(the first parameter a call passes, the parameters whose default is None, all)."""
+def _parameters(fn_node, txt) -> tuple[str | None, set[str], set[str], bool]:
+    """(the first parameter a call passes, the parameters whose default is None, all, whether
+    the first is a `*args` that positional arguments go to)."""
     params = fn_node.child_by_field_name("parameters")
     skip = int(_in_class(fn_node) and not _static(fn_node, txt))  # a bound self or cls
-    first, none_default, names, positional = None, set(), set(), True
+    first, none_default, names, positional, is_star = None, set(), set(), True, False
     for p in params.named_children if params is not None else ():
         t = p.type
-        if t in ("list_splat_pattern", "dictionary_splat_pattern", "keyword_separator"):
+        if t == "typed_parameter" and p.named_child_count and p.named_children[0].type in _SPLATS:
+            p = p.named_children[0]  # `*args: Any`
+            t = p.type
+        if t in _SPLATS or t == "keyword_separator":
+            if t == "list_splat_pattern" and positional and first is None and not skip:
+                star = _identifiers(p, txt)
+                first, is_star = (star[0], True) if len(star) == 1 else (None, False)
             positional = False
             names.update(_identifiers(p, txt))
             continue
@@ -82,7 +96,7 @@ def _parameters(fn_node, txt) -> tuple[str | None, set[str], set[str]]:
             skip -= 1
         elif positional and first is None:
             first = txt(name)
-    return first, none_default, names
+    return first, none_default, names, is_star
 
 
 def _in_class(fn_node) -> bool:
@@ -141,6 +155,10 @@ class _Scan:
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if left is not None and left.type == "identifier" and right is not None:
                 self._plain.setdefault(self.txt(left), []).append((right, node))
+                return
+            if left is not None and right is not None and left.type in _UNPACK:
+                for name in _identifiers(left, self.txt):  # `(func,) = args`: some value
+                    self._plain.setdefault(name, []).append((right, node))
                 return
             target = left
         elif node.type in ("augmented_assignment", "for_statement", "for_in_clause"):
@@ -227,8 +245,7 @@ def _truth(expr, env: dict[str, str], scan: _Scan, depth: int, raw: bool = False
             return False if False in (a, b) else (True if a and b else None)
         return True if True in (a, b) else (False if a is False and b is False else None)
     if t == "identifier":
-        state = _state(scan.txt(expr), env, scan, depth, raw)
-        return {DEF: True, NONE: False}.get(state)
+        return _TRUE.get(_state(scan.txt(expr), env, scan, depth, raw))
     if t == "call":
         fn, args = expr.child_by_field_name("function"), expr.child_by_field_name("arguments")
         if fn is None or scan.txt(fn) != "callable" or args is None:
@@ -236,16 +253,14 @@ def _truth(expr, env: dict[str, str], scan: _Scan, depth: int, raw: bool = False
         kids = args.named_children
         if len(kids) != 1 or kids[0].type != "identifier":
             return None
-        state = _state(scan.txt(kids[0]), env, scan, depth, raw)
-        return {DEF: True, NONE: False}.get(state)
+        return _CALLABLE.get(_state(scan.txt(kids[0]), env, scan, depth, raw))
     if t == "comparison_operator" and expr.named_child_count == 2:
         left, right = expr.named_children
         ops = [c.type for c in expr.children if not c.is_named]
         if right.type != "none" or left.type != "identifier" or len(ops) != 1:
             return None
         op = ops[0]
-        state = _state(scan.txt(left), env, scan, depth, raw)
-        is_none = {DEF: False, NONE: True}.get(state)
+        is_none = _IS_NONE.get(_state(scan.txt(left), env, scan, depth, raw))
         if is_none is None or op not in ("is", "==", "is not", "!="):
             return None
         return is_none if op in ("is", "==") else not is_none
