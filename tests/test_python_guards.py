@@ -82,3 +82,13 @@ def test_dead_returns(name: str, src: str, want: list[tuple[bool, bool]]) -> Non
     body = fn.child_by_field_name("body")
     got = [guards.dead(r) for r in _returns(body, fn)]
     assert got == want, name
+
+
+def test_a_condition_too_deep_to_read_keeps_the_return() -> None:
+    """Generated code with a condition of thousands of terms: the return stays live."""
+    cond = " and ".join(f"x{i}" for i in range(5000))
+    data = f"def f(cls=None):\n    if cls is None and {cond}:\n        return a\n".encode()
+    fn = get_parser("python").parse(data).root_node.children[0]
+    guards = Guards(fn, lambda n: data[n.start_byte : n.end_byte].decode())
+    ret = fn.child_by_field_name("body").children[0].child_by_field_name("consequence").children[0]
+    assert guards.dead(ret) == (False, False)
