@@ -11,7 +11,6 @@ import contextlib
 import glob
 import os
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Collection
@@ -45,6 +44,7 @@ from ctxframe._store import parts as _parts
 from ctxframe._store import tables as _store
 from ctxframe._store import tokenparts as _tokenparts
 from ctxframe._store import xcache as _xcache
+from ctxframe._store.githead import git_head
 
 _POOL_MIN_FILES = 150
 _CHUNK = 32
@@ -168,17 +168,6 @@ class IndexReport:
             *([f"repaired: {self.repaired}"] if self.repaired else []),
         ]
         return text + "".join(f"\n{line}" for line in extra)
-
-
-def git_head(root: str) -> str | None:
-    """The commit HEAD points at, or None outside a git work tree."""
-    try:
-        out = subprocess.run(
-            ["git", "-C", root, "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() if out.returncode == 0 else None
 
 
 def _empty(schema: dict) -> pl.DataFrame:

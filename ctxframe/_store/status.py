@@ -12,7 +12,7 @@ from ctxframe._core.config import load_config
 from ctxframe._ingest.walk import walk
 from ctxframe._render.html import render
 from ctxframe._store import tables as _store
-from ctxframe._store.build import git_head
+from ctxframe._store.githead import git_head
 
 
 @dataclass
