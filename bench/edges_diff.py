@@ -115,6 +115,14 @@ def samples(diff, root: Path, n: int, seed: int) -> list[dict[str, Any]]:
     return out
 
 
+def write_difference(out: Path, removed, added) -> None:
+    """Every edge of the difference (`removed.parquet`, `added.parquet` in `out`), to read
+    beyond the samples."""
+    out.mkdir(parents=True, exist_ok=True)
+    removed.write_parquet(out / "removed.parquet")
+    added.write_parquet(out / "added.parquet")
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     import polars as pl
 
@@ -131,10 +139,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         edges = {k: call_edges(tree, s) for k, s in stores.items()}
         removed = difference(edges["before"], edges["after"])
         added = difference(edges["after"], edges["before"])
-    if args.edges_out is not None:  # every edge of the difference, to read beyond the samples
-        args.edges_out.mkdir(parents=True, exist_ok=True)
-        removed.write_parquet(args.edges_out / "removed.parquet")
-        added.write_parquet(args.edges_out / "added.parquet")
+    if args.edges_out is not None:
+        write_difference(args.edges_out, removed, added)
     res: dict[str, Any] = {
         "corpus": corpus.key,
         "before": args.before,

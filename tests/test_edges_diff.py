@@ -36,3 +36,15 @@ def test_summary_directions_and_difference(tmp_path: Path) -> None:
         ("app.py::run", "app.py::helper", "code -> code")
     ]
     assert edges_diff.difference(after, before).is_empty()
+
+
+def test_difference_written_for_reading(tmp_path: Path) -> None:
+    """`--edges-out`: every removed and added edge as Parquet, the columns of the diff."""
+    import polars as pl
+
+    before = _edges(tmp_path, "a", CODE)
+    after = _edges(tmp_path, "b", CODE.replace("    helper()\n", "    pass\n"))
+    removed, added = edges_diff.difference(before, after), edges_diff.difference(after, before)
+    edges_diff.write_difference(tmp_path / "out", removed, added)
+    assert pl.read_parquet(tmp_path / "out" / "removed.parquet").equals(removed)
+    assert pl.read_parquet(tmp_path / "out" / "added.parquet").height == 0

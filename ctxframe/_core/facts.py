@@ -30,7 +30,8 @@ STEP = "\x1f"  # starts each step of an expression node: its parent is the key b
 FLOW = "v.f"  # name ⊇ receiver
 FLOW_INFERRED = "v.fi"  # the same, from a type annotation (solved after the rest: INFERRED)
 ARGS, ARGSEP = "\x1d", "\x1e"  # a call row's `candidates`: its arguments, `POS<ARGSEP>NODE`
-# or `=KEYWORD<ARGSEP>NODE`, joined by ARGS
+# or `=KEYWORD<ARGSEP>NODE`, and what it passes, `~<ARGSEP>P` (a positional argument or a
+# splat) or `~<ARGSEP>,KW,...` (only keywords), joined by ARGS
 PARAM = "v.p"  # src: function, name: its parameters, NAME<ARGSEP>KIND<ARGSEP>POS joined by
 # ARGS; KIND is pos, kw, *, ** or self/cls (a method's bound first parameter: an instance of
 # its class, the class), POS -1 for keyword-only and starred ones
