@@ -8,8 +8,9 @@ parameter holds its default, None).
 `wrap`, where one return node for both gave every decorated class `wrap` and `wrap` every
 class. Conditions are read three-valued over the parameters: `p is None`, `p is not None`,
 `p`, `callable(p)`, `not`, `and`, `or`, and a local that is None unless a condition holds
-(`func = None` ... `if callable(name): func = name`). Anything else is unknown and keeps the
-return live; a parameter the body assigns is unknown too.
+(`func = None` ... `if callable(name): func = name`, `(func,) = args`). A first `*args` holds
+the definition, or nothing. Anything else is unknown and keeps the return live; so is a
+parameter the body may assign another value.
 """
 
 from __future__ import annotations
