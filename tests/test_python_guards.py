@@ -5,6 +5,8 @@ parses. Each case lists every return of the function, in order, as (deco dead, b
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tree_sitter_language_pack import get_parser
 
 from ctxframe._ingest.lang.python_guards import Guards
@@ -92,3 +94,55 @@ def test_a_condition_too_deep_to_read_keeps_the_return() -> None:
     guards = Guards(fn, lambda n: data[n.start_byte : n.end_byte].decode())
     ret = fn.child_by_field_name("body").children[0].child_by_field_name("consequence").children[0]
     assert guards.dead(ret) == (False, False)
+
+
+def _world_values(state: str | None, star: bool) -> list:
+    """Every concrete value a parameter in `state` may hold (None: anything)."""
+    definition = _returns  # any function stands for a decorated definition
+    if star:
+        return {"items": [(definition,)], "empty": [()]}.get(state, [(), (definition,)])
+    return {"def": [definition], "none": [None]}.get(state, [None, definition])
+
+
+_ATOMS = st.sampled_from(["{x} is None", "{x} is not None", "{x}", "callable({x})", "flag"])
+_NAMES = st.sampled_from(["P", "q"])
+
+
+@st.composite
+def _conditions(draw, depth: int = 3):
+    if depth == 0 or draw(st.booleans()):
+        return draw(_ATOMS).format(x=draw(_NAMES))
+    op = draw(st.sampled_from(["not", "and", "or"]))
+    if op == "not":
+        return f"not ({draw(_conditions(depth - 1))})"
+    return f"({draw(_conditions(depth - 1))}) {op} ({draw(_conditions(depth - 1))})"
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(cond=_conditions(), star=st.booleans(), in_else=st.booleans())
+def test_a_return_read_dead_never_runs(cond: str, star: bool, in_else: bool) -> None:
+    """Whatever the condition, a return read as dead in a call cannot run there: its
+    condition, evaluated by Python in every state that call allows, never lets it through."""
+    first = "*P" if star else "P=None"
+    body = "    if {c}:\n        pass\n    else:\n        return 1\n" if in_else else (
+        "    if {c}:\n        return 1\n")  # fmt: skip
+    src = f"def f({first}, q=None):\n" + body.format(c=cond)
+    data = src.encode()
+    fn = get_parser("python").parse(data).root_node.children[0]
+    guards = Guards(fn, lambda n: data[n.start_byte : n.end_byte].decode())
+    ret = next(_returns(fn.child_by_field_name("body"), fn))
+    deco, bare = guards.dead(ret)
+    states = {  # per call: the states `dead` assumes for P and q
+        "deco": ("items" if star else "def", "none"),
+        "bare": ("empty" if star else "none", None),
+    }
+    for call, dead in (("deco", deco), ("bare", bare)):
+        if not dead:
+            continue
+        p_state, q_state = states[call]
+        for p in _world_values(p_state, star):
+            for q in _world_values(q_state, False):
+                for flag in (True, False):
+                    env = {"P": p, "q": q, "flag": flag}
+                    holds = bool(eval(cond, {"callable": callable}, env))
+                    assert holds is in_else, (src, call, p, q, flag)  # the return cannot run
