@@ -90,7 +90,7 @@ _PY_FACTS = pl.col("language") == "python"
 
 
 def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_changed, moved,
-                   old_nodes, near):  # fmt: skip
+                   old_nodes, near, old_own):  # fmt: skip
     """How the changed files' Python edges are made: None (no Python file changed), "keep"
     (a Python file changed but no fact did — same rows, same lines — and no definition it
     added or removed is a name any fact reads: every Python edge stands), a line map (the
@@ -102,7 +102,8 @@ def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_c
     py = _PY_FACTS & (pl.col("kind").str.starts_with("v.") | (pl.col("kind") == "call"))
     if _unread(near, moved):
         old_facts, new_facts = old_refs.filter(py), refs.filter(py)
-        if _same(old_facts, new_facts) and _same(_class_lines(old_nodes), _class_lines(defs)):
+        same = _same(old_facts, new_facts) or _shapes_only(old_facts, new_facts, old_own, refs0)
+        if same and _same(_class_lines(old_nodes), _class_lines(defs)):
             return "keep"
         moved_lines = _line_map(old_facts, new_facts, old_nodes, defs)
         if moved_lines is not None:
@@ -111,6 +112,34 @@ def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_c
     code = ~pl.col("kind").is_in(["file", "module"]) & pl.col("transport").is_null()
     every = pl.concat([rest_nodes.filter(code).select(defs.columns), defs])
     return facts, every
+
+
+_SHAPE_ENTRY = f"(?:{F.ARGS})?~{F.ARGSEP}[^{F.ARGS}]*$"  # a call row's last entry
+_GUARDED = r"\|\(\)(?:d|a|da)$"  # a return node only some calls read
+
+
+def _shapes_only(old: pl.DataFrame, new: pl.DataFrame, old_own, refs0: pl.LazyFrame) -> bool:
+    """The facts differ only in what some calls pass (the `~` entry: a literal keyword added,
+    a first literal argument), and none of those calls reaches a function whose returns
+    depend on it (python_guards): the value flow would find the same values."""
+    if old.height != new.height:
+        return False
+    bare = pl.col("candidates").str.replace(_SHAPE_ENTRY, "")
+    shapeless = bare.replace("", None).alias("candidates")
+    if not _same(old.with_columns(shapeless), new.with_columns(shapeless)):
+        return False
+    cols = old.columns
+    changed = pl.concat([new.join(old, on=cols, how="anti", nulls_equal=True),
+                         old.join(new, on=cols, how="anti", nulls_equal=True)])  # fmt: skip
+    sites = changed.select("src", "name").unique()
+    flow_made = (pl.col("kind") == "calls") & (pl.col("confidence") != "AMBIGUOUS")  # not names
+    called = old_own.filter(flow_made).join(sites, on=["src", "name"])["dst"]
+    called = called.drop_nulls().unique()
+    if called.is_empty():
+        return True
+    split = refs0.filter((pl.col("kind") == F.FLOW) & pl.col("name").str.contains(_GUARDED))
+    split = split.select(f=pl.col("name").str.replace(_GUARDED, "")).unique().collect()
+    return not split["f"].is_in(called.implode()).any()
 
 
 def _near(refs0: pl.LazyFrame, moved: list[str]) -> pl.DataFrame:
@@ -310,7 +339,7 @@ def update(
     rest_nodes = _without(nodes0, own.node_spans)
     python = _python_inputs(
         refs0, refs, own.old_refs, own.in_changed, rest_nodes, defs, own.python, moved,
-        own.old_nodes, near,
+        own.old_nodes, near, own.old_own,
     )  # fmt: skip
     lines = python if isinstance(python, pl.DataFrame) else None
     keep_py = lines is not None or (isinstance(python, str) and python == "keep")
