@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from ctxframe._core.facts import GUARDED
 from ctxframe._resolve.flow_index import (
     EMPTY,
     I64,
@@ -159,7 +160,7 @@ class _Solver:
             "params.node", "stores.base", "stores.val", "store_items.base",
             "store_items.keynode", "store_items.val", "decorated.call", "decorated.arg",
             "bases.base", "values.ret", "values.yld", "slots.slot", "elems.slot", "named.node",
-            "values.ret_d", "values.ret_a", "values.ret_da",
+            *(f"values.ret_{c}" for c in GUARDED),
         ))  # fmt: skip
         self.N, self.V, self.K = N, V, K
         n_nodes = len(N)
@@ -180,7 +181,7 @@ class _Solver:
         self.vt, self.inst = column("vt", V), column("inst", V)
         self.bound, self.res = column("bound", V), column("res", V)
         self.ret, self.yld = column("ret", N), column("yld", N)
-        self.ret_by = {c: column(f"ret_{c}", N) for c in ("d", "a", "da")}
+        self.ret_by = {c: column(f"ret_{c}", N) for c in GUARDED}
         self.guarded = any((r >= 0).any() for r in self.ret_by.values())
         self.kh = column("kh", K)
         # a function or class a test file defines and stores into the tested code's modules,

@@ -213,7 +213,8 @@ def _live(of: dict, exprs, flows, args, slot_keys, defs) -> pl.Series:
     slotted = keys.with_columns(owner=owner).filter(
         ~pl.col("owner").str.contains("::", literal=True)
         | pl.col("key").str.starts_with("c:")
-        | pl.col("key").str.contains(r"\|\(\)d?a?$")
+        | pl.col("key").str.ends_with("|()")
+        | pl.col("key").str.contains(F.GUARDED_RETURN)
         | pl.col("key").str.ends_with("|*")
         | pl.col("owner").is_in(classes["owner"].implode())
     )
@@ -313,12 +314,12 @@ def _args(sites: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         )
         .unique()
     )
-    shape = rows.filter(pl.col("head") == "~").select("call", p=pl.col("arg").str.split(","))
+    shape = rows.filter(pl.col("head") == F.SHAPE).select("call", p=pl.col("arg").str.split(","))
     shapes = shape.group_by("call").agg(
         passes=(pl.col("p").list.first() == "P").any(),
         kws=pl.col("p").list.slice(1).list.explode(keep_nulls=False, empty_as_null=False).unique(),
     )
-    rows = rows.filter(pl.col("head") != "~")
+    rows = rows.filter(pl.col("head") != F.SHAPE)
     kw = pl.col("head").str.starts_with("=")
     args = rows.select(
         "call",
@@ -469,13 +470,8 @@ def _values(
         vk=vk.cast(pl.Int8),
         vt=H(t),
         ret=pl.when(vk.is_in([FUNC, BOUND])).then(H(t + "|()")),
-        # the returns a decorator factory's conditions leave out of some calls
-        # (ctxframe._ingest.lang.python_guards): dead when applied, without a first
-        # argument, or both
-        **{
-            f"ret_{c}": pl.when(vk.is_in([FUNC, BOUND])).then(H(t + f"|(){c}"))
-            for c in ("d", "a", "da")
-        },
+        # the returns a decorator factory's conditions leave out of some calls (F.GUARDED)
+        **{f"ret_{c}": pl.when(vk.is_in([FUNC, BOUND])).then(H(t + f"|(){c}")) for c in F.GUARDED},
         yld=pl.when(vk == GEN).then(H(t + "|*")),
         inst=pl.when(vk == CLASS).then(H(pl.lit("i:") + vs)),
         bound=pl.when((vk == FUNC) & has_bound).then(H(pl.lit("m:") + vs)),

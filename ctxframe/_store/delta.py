@@ -114,8 +114,7 @@ def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_c
     return facts, every
 
 
-_SHAPE_ENTRY = f"(?:{F.ARGS})?~{F.ARGSEP}[^{F.ARGS}]*$"  # a call row's last entry
-_GUARDED = r"\|\(\)(?:d|a|da)$"  # a return node only some calls read
+_SHAPE_ENTRY = f"(?:{F.ARGS})?{F.SHAPE}{F.ARGSEP}[^{F.ARGS}]*$"  # a call row's last entry
 
 
 def _shapes_only(old: pl.DataFrame, new: pl.DataFrame, old_own, refs0: pl.LazyFrame) -> bool:
@@ -137,8 +136,9 @@ def _shapes_only(old: pl.DataFrame, new: pl.DataFrame, old_own, refs0: pl.LazyFr
     called = called.drop_nulls().unique()
     if called.is_empty():
         return True
-    split = refs0.filter((pl.col("kind") == F.FLOW) & pl.col("name").str.contains(_GUARDED))
-    split = split.select(f=pl.col("name").str.replace(_GUARDED, "")).unique().collect()
+    guarded = pl.col("name").str.contains(F.GUARDED_RETURN)
+    split = refs0.filter((pl.col("kind") == F.FLOW) & guarded)
+    split = split.select(f=pl.col("name").str.replace(F.GUARDED_RETURN, "")).unique().collect()
     return not split["f"].is_in(called.implode()).any()
 
 

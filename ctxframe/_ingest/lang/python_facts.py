@@ -793,7 +793,7 @@ class Facts:
             for k in handed[1]:
                 self.flow(guarded, k)
                 if k.endswith("|()"):  # what g returns: its guarded returns too
-                    for c in ("d", "a", "da"):
+                    for c in F.GUARDED:
                         self.flow(guarded, k + c)
             return
         self.flow(guarded, self.key(value, item))
@@ -1154,16 +1154,17 @@ class Facts:
         leaves it as it was, so such an edit still keeps the value flow."""
         if args is None or args.end_byte - args.start_byte <= 2:
             return None
+        passes = f"{F.SHAPE}{ARGSEP}P"
         if args.type != "argument_list":  # f(x for x in y)
-            return f"~{ARGSEP}P"
+            return passes
         kws = ""
         for a in args.named_children:
             t = a.type
             if t == "keyword_argument":
                 kws += "," + self.txt(a.children[0])
             elif t != "comment":
-                return f"~{ARGSEP}P"
-        return f"~{ARGSEP}{kws}" if kws else None
+                return passes
+        return f"{F.SHAPE}{ARGSEP}{kws}" if kws else None
 
 
 _FILLERS = {"update", "append", "add", "insert", "setdefault"}
