@@ -35,6 +35,7 @@ def _tables(store: Path) -> dict[str, pl.DataFrame]:
         ("plain(a=1)", "plain(1)", 0),
         ("register(tag=1)", "register(tag=1, key=2)", 1),  # keywords only, still no first
         ("register(tag=1)", "register(None, tag=1)", 1),  # a first argument now
+        ("register(tag=1)", 'register("x", tag=1)', 1),  # a literal first argument now
     ],
 )
 def test_call_shape_edit(tmp_path: Path, monkeypatch, before: str, after: str, solves: int):

@@ -316,14 +316,16 @@ def test_pass_through_chain_is_linear(tmp_path: Path) -> None:
     assert "chain.py::f0|()" in handed and len(handed) == n + 1
 
 
-CLICK_LIKE = (
+COMMAND = (  # a click-like decorator factory
     "class Command:\n    def __init__(self, f):\n        self.f = f\n\n"
     "    def __call__(self):\n        return self.f()\n\n\n"
     "def command(name=None, cls=None):\n    func = None\n    if callable(name):\n"
     "        func = name\n        name = None\n    if cls is None:\n        cls = Command\n\n"
     "    def decorator(f):\n        return cls(f)\n\n"
     "    if func is not None:\n        return decorator(func)\n    return decorator\n\n\n"
-    "@command()\ndef hello():\n    pass\n\n\n"
+)
+CLICK_LIKE = (
+    COMMAND + "@command()\ndef hello():\n    pass\n\n\n"
     "@command(cls=Command)\ndef bye():\n    pass\n\n\n"
     "def main():\n    hello()\n"
 )
@@ -361,6 +363,41 @@ def test_decorator_factories_branches_apart(tmp_path: Path, files, want) -> None
     for caller, targets in want.items():
         got = set(calls.filter(pl.col("src") == caller)["dst"].to_list())
         assert got == targets, caller
+
+
+LITERAL_FIRST = (
+    COMMAND + "class Group:\n    def command(self, *args, **kwargs):\n        func = None\n"
+    "        if args and callable(args[0]):\n            (func,) = args\n            args = ()\n\n"
+    "        def decorator(f):\n            return command(*args, **kwargs)(f)\n\n"
+    "        if func is not None:\n            return decorator(func)\n"
+    "        return decorator\n\n\n"
+    'def main(cli: Group):\n    @command("hello")\n    def hello():\n        pass\n\n'
+    "    @command()\n    def bye():\n        pass\n\n"
+    '    @cli.command("sync")\n    def sync():\n        pass\n\n'
+    "    hello()\n"
+)
+
+
+def test_a_literal_first_argument_picks_the_factory_branch(tmp_path: Path) -> None:
+    """`@command("name")` passes a string where `callable(name)` chooses the branch: the
+    factory gives its decorator, never a command object, so applying it runs no
+    `Command.__call__`; nor does `@command()` beside it, nor `@cli.command("sync")` whose
+    decorator calls `command(*args, **kwargs)` (each call shape has its own node)."""
+    (tmp_path / "c.py").write_text(LITERAL_FIRST)
+    g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
+    calls = g.edges.filter(
+        (pl.col("kind") == "calls") & (pl.col("src") == "c.py::main") & pl.col("dst").is_not_null()
+    )
+    lines = LITERAL_FIRST.splitlines()
+    runs = calls.filter(pl.col("dst") == "c.py::Command.__call__")["line"].to_list()
+    assert [lines[n - 1].strip() for n in runs] == ["hello()"]
+    assert set(calls["dst"].to_list()) == {
+        "c.py::command",
+        "c.py::command.decorator",
+        "c.py::Group.command",
+        "c.py::Group.command.decorator",
+        "c.py::Command.__call__",
+    }
 
 
 BUILDER = (

@@ -1,6 +1,7 @@
-"""Which returns of a decorator factory cannot run when it is applied to a definition (`@f`)
-or called without its first argument (`@f()`): ctxframe._ingest.lang.python_guards on real
-parses. Each case lists every return of the function, in order, as (deco dead, bare dead)."""
+"""Which returns of a decorator factory cannot run when it is applied to a definition (`@f`),
+called without its first argument (`@f()`) or with a literal one (`@f("name")`):
+ctxframe._ingest.lang.python_guards on real parses. Each case lists every return of the
+function, in order, as (deco dead, bare dead, literal dead)."""
 
 from __future__ import annotations
 
@@ -15,45 +16,45 @@ CASES = [
     ("first parameter is None",
      "def f(cls=None, *, tag=None):\n    if cls is None:\n        return wrap\n"
      "    return wrap(cls)\n",
-     [(True, False), (False, True)]),
+     [(True, False, True), (False, True, False)]),
     ("conjunctions, elif and else on two parameters",
      "def f(name=None, func=None):\n    if name is None and func is None:\n        return a\n"
      "    elif name is not None and func is None:\n        if callable(name):\n"
      "            return b\n        else:\n            return c\n"
      "    elif name is not None and func is not None:\n        return d\n",
-     [(True, False), (False, True), (True, True), (True, True)]),
+     [(True, False, True), (False, True, True), (True, True, False), (True, True, False)]),
     ("a local that is None unless a condition holds",
      "def f(name=None, cls=None):\n    func = None\n    if callable(name):\n"
      "        func = name\n        name = None\n    if func is not None:\n"
      "        return a(func)\n    return a\n",
-     [(False, True), (False, False)]),
+     [(False, True, True), (False, False, False)]),
     ("a method: the first parameter after self",
      "class C:\n    def f(self, name=None):\n        if not name:\n            return a\n"
      "        return b\n",
-     [(True, False), (False, True)]),
+     [(True, False, False), (False, True, False)]),
     ("a parameter assigned where it may run is unknown",
      "def f(cls=None):\n    if flag:\n        cls = make()\n    if cls is None:\n"
      "        return a\n    return b\n",
-     [(False, False), (False, False)]),
+     [(False, False, False), (False, False, False)]),
     ("no default: a call without it says nothing",
      "def f(cls, other=None):\n    if cls is None:\n        return a\n    return b\n",
-     [(True, False), (False, False)]),
+     [(True, False, True), (False, False, False)]),
     ("conditions on other things are unknown",
      "def f(cls=None):\n    if isinstance(cls, type):\n        return a\n"
      "    if cls.x is None:\n        return b\n    return c\n",
-     [(False, False), (False, False), (False, False)]),
+     [(False, False, False), (False, False, False), (False, False, False)]),
     ("a first `*args`: the definition in it, or nothing",
      "def f(*args, path=None):\n    if not args:\n        return a\n    return a(*args)\n",
-     [(True, False), (False, True)]),
+     [(True, False, True), (False, True, False)]),
     ("a local unpacked from `*args` under a condition",
      "class G:\n    def f(self, *args, **kw):\n        func = None\n"
      "        if args and callable(args[0]):\n            (func,) = args\n            args = ()\n"
      "        if func is not None:\n            return a(func)\n        return a\n",
-     [(False, True), (False, False)]),
+     [(False, True, True), (False, False, False)]),
     ("a nested function's returns are its own",
      "def f(cls=None):\n    def g(x):\n        if x is None:\n            return 1\n"
      "        return 2\n    return g\n",
-     [(False, False)]),
+     [(False, False, False)]),
 ]  # fmt: skip
 
 
@@ -66,7 +67,7 @@ def _returns(node, fn):
 
 
 @pytest.mark.parametrize(("name", "src", "want"), CASES, ids=[c[0] for c in CASES])
-def test_dead_returns(name: str, src: str, want: list[tuple[bool, bool]]) -> None:
+def test_dead_returns(name: str, src: str, want: list[tuple[bool, bool, bool]]) -> None:
     data = src.encode()
     tree = get_parser("python").parse(data)
     fns, stack = [], [tree.root_node]
@@ -93,18 +94,22 @@ def test_a_condition_too_deep_to_read_keeps_the_return() -> None:
     fn = get_parser("python").parse(data).root_node.children[0]
     guards = Guards(fn, lambda n: data[n.start_byte : n.end_byte].decode())
     ret = fn.child_by_field_name("body").children[0].child_by_field_name("consequence").children[0]
-    assert guards.dead(ret) == (False, False)
+    assert guards.dead(ret) == (False, False, False)
 
 
 def _world_values(state: str | None, star: bool) -> list:
     """Every concrete value a parameter in `state` may hold (None: anything)."""
     definition = _returns  # any function stands for a decorated definition
     if star:
-        return {"items": [(definition,)], "empty": [()]}.get(state, [(), (definition,)])
-    return {"def": [definition], "none": [None]}.get(state, [None, definition])
+        known = {"items": [(definition,)], "empty": [()], "litems": [("x",), ("", 1)]}
+        return known.get(state, [(), (definition,), ("x",)])
+    known = {"def": [definition], "none": [None], "lit": ["", "x", 0, 2.5]}
+    return known.get(state, [None, definition, "", "x"])
 
 
-_ATOMS = st.sampled_from(["{x} is None", "{x} is not None", "{x}", "callable({x})", "flag"])
+_ATOMS = st.sampled_from(
+    ["{x} is None", "{x} is not None", "{x}", "callable({x})", "callable({x}[0])", "flag"]
+)
 _NAMES = st.sampled_from(["P", "q"])
 
 
@@ -131,12 +136,13 @@ def test_a_return_read_dead_never_runs(cond: str, star: bool, in_else: bool) -> 
     fn = get_parser("python").parse(data).root_node.children[0]
     guards = Guards(fn, lambda n: data[n.start_byte : n.end_byte].decode())
     ret = next(_returns(fn.child_by_field_name("body"), fn))
-    deco, bare = guards.dead(ret)
+    deco, bare, lit = guards.dead(ret)
     states = {  # per call: the states `dead` assumes for P and q
         "deco": ("items" if star else "def", "none"),
         "bare": ("empty" if star else "none", None),
+        "lit": ("litems" if star else "lit", None),
     }
-    for call, dead in (("deco", deco), ("bare", bare)):
+    for call, dead in (("deco", deco), ("bare", bare), ("lit", lit)):
         if not dead:
             continue
         p_state, q_state = states[call]
@@ -144,5 +150,8 @@ def test_a_return_read_dead_never_runs(cond: str, star: bool, in_else: bool) -> 
             for q in _world_values(q_state, False):
                 for flag in (True, False):
                     env = {"P": p, "q": q, "flag": flag}
-                    holds = bool(eval(cond, {"callable": callable}, env))
+                    try:
+                        holds = bool(eval(cond, {"callable": callable}, env))
+                    except (IndexError, TypeError):  # `None[0]`: the return cannot run either
+                        continue
                     assert holds is in_else, (src, call, p, q, flag)  # the return cannot run

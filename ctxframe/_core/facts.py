@@ -30,8 +30,9 @@ STEP = "\x1f"  # starts each step of an expression node: its parent is the key b
 FLOW = "v.f"  # name ⊇ receiver
 FLOW_INFERRED = "v.fi"  # the same, from a type annotation (solved after the rest: INFERRED)
 ARGS, ARGSEP = "\x1d", "\x1e"  # a call row's `candidates`: its arguments, `POS<ARGSEP>NODE`
-# or `=KEYWORD<ARGSEP>NODE`, and what it passes, `~<ARGSEP>P` (a positional argument or a
-# splat) or `~<ARGSEP>,KW,...` (only keywords), joined by ARGS
+# or `=KEYWORD<ARGSEP>NODE`, and what it passes, `~<ARGSEP>L` (a literal first argument: a
+# string or number), `~<ARGSEP>P` (another positional argument or a splat) or
+# `~<ARGSEP>,KW,...` (only keywords), joined by ARGS
 SHAPE = "~"  # the head of that last entry
 PARAM = "v.p"  # src: function, name: its parameters, NAME<ARGSEP>KIND<ARGSEP>POS joined by
 # ARGS; KIND is pos, kw, *, ** or self/cls (a method's bound first parameter: an instance of
@@ -39,10 +40,11 @@ PARAM = "v.p"  # src: function, name: its parameters, NAME<ARGSEP>KIND<ARGSEP>PO
 REBOUND = "v.rb"  # name: a decorated definition, whose name's binding is in the flows (an
 # undecorated definition's name holds the definition itself: the resolver adds that flow)
 # A function's return node is `<id>|()`; a return its conditions leave out of some calls
-# (ctxframe._ingest.lang.python_guards) goes to `<id>|()` + one of these: dead when applied as a
-# decorator (d), when called without a first argument (a), or both.
-GUARDED = ("d", "a", "da")
-GUARDED_RETURN = r"\|\(\)(?:d|a|da)$"  # such a node, in a regex
+# (ctxframe._ingest.lang.python_guards) goes to `<id>|()` + the calls it is dead in, in this
+# order: applied as a decorator (d), called without a first argument (a), called with a literal
+# first argument (l).
+GUARDED = ("d", "a", "l", "da", "dl", "al", "dal")
+GUARDED_RETURN = r"\|\(\)(?:dal|da|dl|al|d|a|l)$"  # such a node, in a regex
 RETPARAM = "v.rp"  # name: return node, receiver: parameter node (`return param`), scope: name
 STORE = "v.s"  # name: base node, scope: attribute, receiver: value node (`base.attr = value`)
 STORE_ITEM = "v.ss"  # name: base node, scope: key, receiver: value node (`base[key] = value`)

@@ -238,7 +238,9 @@ class _Solver:
         self.decorated = Rel(N.of("decorated.call"), dense=n_nodes, arg=N.of("decorated.arg"))
         self.applied = KeySet(self.decorated.key)  # calls that apply a decorator
         sh = t.shapes
-        self.shapes = Rel(N.ids(sh["call"]), passes=sh["passes"].to_numpy())
+        self.shapes = Rel(
+            N.ids(sh["call"]), passes=sh["passes"].to_numpy(), literal=sh["literal"].to_numpy()
+        )
         kws = sh.select("call", "kws").explode("kws").drop_nulls()
         self.shape_kws = KeySet(pair(N.ids(kws["call"]), K.ids(_hashed(kws["kws"]))))
         # a decorated class's name holds no definition or instance but its class (flow_tables)
@@ -591,7 +593,8 @@ class _Solver:
         """The returns a decorator factory's conditions leave live for each call (see
         ctxframe._ingest.lang.python_guards): not those dead when applied to a definition at
         a decorator's application, nor those dead without a first argument at a call that
-        passes none (no positional argument, no splat, no keyword naming the parameter)."""
+        passes none (no positional argument, no splat, no keyword naming the parameter), nor
+        those dead with a literal first argument at a call passing one."""
         has = np.zeros(len(f), dtype=bool)
         for r in self.ret_by.values():
             has |= r[f] >= 0
@@ -599,12 +602,16 @@ class _Solver:
         if len(f) == 0:
             return []
         applied = self.applied.has(dst)
-        passes = _at(self.shapes["passes"], self.shapes.get(dst), False)
+        at = self.shapes.get(dst)
+        passes = _at(self.shapes["passes"], at, False)
+        literal = ~applied & _at(self.shapes["literal"], at, False)
         pname = _at(self.params_pos["pname"], self.params_pos.get(pair(f, shift)), -1)
         named = (pname >= 0) & self.shape_kws.has(pair(dst, pname))
         bare = ~applied & ~passes & ~named
+        kinds = {"d": applied, "a": bare, "l": literal}
         out = []
-        for c, skip in (("d", applied), ("a", bare), ("da", applied | bare)):
+        for c in GUARDED:
+            skip = np.logical_or.reduce([kinds[k] for k in c])
             out.append((self.ret_by[c][f[~skip]], dst[~skip]))
         return out
 

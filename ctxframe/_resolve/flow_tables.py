@@ -55,7 +55,7 @@ class Tables:
     iters: pl.DataFrame  # base, dst
     instof: pl.DataFrame  # base, dst
     args: pl.DataFrame  # call, arg, pos, kw
-    shapes: pl.DataFrame  # call, passes (a positional argument or splat), kws (keywords)
+    shapes: pl.DataFrame  # call, passes (a positional argument or splat), literal, kws
     kept: pl.DataFrame  # var, own: a decorated class's name and the class (`_decorated_classes`)
     params: pl.DataFrame  # f, node, pos, pname, pkind
     retparams: pl.DataFrame  # f, pname
@@ -298,8 +298,9 @@ def _expressions(keys: pl.DataFrame) -> pl.DataFrame:
 
 def _args(sites: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(call, arg, pos, kw): the arguments packed on each call row (ctxframe._core.facts),
-    and (call, passes, kws): whether a row passes a positional argument or a splat, and the
-    keywords given where none does (the `~` entry). Sites that share a call node
+    and (call, passes, literal, kws): whether a row passes a positional argument or a splat,
+    whether every row's first argument is a literal, and the keywords given where none does
+    (the `~` entry). Sites that share a call node
     (a decorator written twice alike) pass each one's arguments: all of them flow, whatever
     order the rows come in."""
     rows = (
@@ -315,8 +316,10 @@ def _args(sites: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         .unique()
     )
     shape = rows.filter(pl.col("head") == F.SHAPE).select("call", p=pl.col("arg").str.split(","))
+    first = pl.col("p").list.first()
     shapes = shape.group_by("call").agg(
-        passes=(pl.col("p").list.first() == "P").any(),
+        passes=first.is_in(["P", "L"]).any(),
+        literal=(first == "L").all(),
         kws=pl.col("p").list.slice(1).list.explode(keep_nulls=False, empty_as_null=False).unique(),
     )
     rows = rows.filter(pl.col("head") != F.SHAPE)

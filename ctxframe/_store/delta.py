@@ -115,17 +115,25 @@ def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_c
 
 
 _SHAPE_ENTRY = f"(?:{F.ARGS})?{F.SHAPE}{F.ARGSEP}[^{F.ARGS}]*$"  # a call row's last entry
+_SHAPE_MARK = f"({F.STEP}\\((?:[0-9a-f]{{8}})?)[lp]\\)"  # a call node's shape mark
 
 
 def _shapes_only(old: pl.DataFrame, new: pl.DataFrame, old_own, refs0: pl.LazyFrame) -> bool:
-    """The facts differ only in what some calls pass (the `~` entry: a literal keyword added,
-    a first literal argument), and none of those calls reaches a function whose returns
-    depend on it (python_guards): the value flow would find the same values."""
+    """The facts differ only in what some calls pass (the `~` entry and the call node's mark:
+    a literal keyword added, a first literal argument), and none of those calls reaches a
+    function whose returns depend on it (python_guards): the value flow would find the same
+    values."""
     if old.height != new.height:
         return False
     bare = pl.col("candidates").str.replace(_SHAPE_ENTRY, "")
+    text = [c for c, t in old.schema.items() if t == pl.String]
+    unmarked = [pl.col(c).str.replace_all(_SHAPE_MARK, "${1})") for c in text]
     shapeless = bare.replace("", None).alias("candidates")
-    if not _same(old.with_columns(shapeless), new.with_columns(shapeless)):
+
+    def plain(frame: pl.DataFrame) -> pl.DataFrame:
+        return frame.with_columns(unmarked).with_columns(shapeless)
+
+    if not _same(plain(old), plain(new)):
         return False
     cols = old.columns
     changed = pl.concat([new.join(old, on=cols, how="anti", nulls_equal=True),

@@ -42,6 +42,8 @@ _LITERAL_ARGS = {"string", "concatenated_string", "integer", "float", "true", "f
                  "list_comprehension", "generator_expression", "dictionary_comprehension",
                  "set_comprehension"}  # fmt: skip
 _LITERAL_DEFAULTS = _LITERAL_ARGS - {"string", "integer"}  # a short literal may be a key
+_FIRST_LITERALS = {"string", "concatenated_string", "integer", "float"}  # never None, never
+# callable
 _CONST_ARGS = ("=b:", "=k:", "=B:", "=x:")
 _LITERAL = re.compile(r"""('''|\"\"\"|'|")(?:\\.|(?!\1).)*\1""", re.S)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
@@ -255,9 +257,11 @@ class Facts:
 
     def tag(self, args, item) -> str:
         """What tells textually different calls of one callee apart: a hash of their
-        arguments' nodes (literals left out: a changed message is the same call)."""
+        arguments' nodes (literals left out: a changed message is the same call), and what
+        python_guards tells apart after it (`f("name")`, `f(*args)` and `f()` are three)."""
         packed = self.packed_args(args, item)
-        return format(zlib.crc32(packed.encode("utf-8", "replace")), "08x") if packed else ""
+        crc = format(zlib.crc32(packed.encode("utf-8", "replace")), "08x") if packed else ""
+        return crc + self.shape_mark(args)
 
     def packed_args(self, args, item) -> str | None:
         """A call's arguments as stored on its row (`POS<ARGSEP>NODE`, `=KW<ARGSEP>NODE`
@@ -799,18 +803,18 @@ class Facts:
         self.flow(guarded, self.key(value, item))
 
     def dead_in(self, node, fn: dict) -> str:
-        """Where a return's value goes: `d`, `a` or `da` after the return node when its
-        conditions make it dead in a decorator's application, in a call without a first
-        argument, or both (ctxframe._ingest.lang.python_guards); "" otherwise."""
+        """Where a return's value goes: after the return node, the calls its conditions make
+        it dead in (F.GUARDED: `d` a decorator's application, `a` a call without a first
+        argument, `l` one with a literal first; ctxframe._ingest.lang.python_guards)."""
         if fn["kind"] == "lambda":
             return ""
         guards = self.guards.get(fn["id"])
         if guards is None:
             guards = self.guards[fn["id"]] = Guards(fn["node"], self.txt)
-        deco, bare = guards.dead(node)
-        if deco or bare:
+        dead = "".join(c for c, d in zip("dal", guards.dead(node), strict=True) if d)
+        if dead:
             self.split.add(fn["id"])
-        return ("d" if deco else "") + ("a" if bare else "")
+        return dead
 
     def param_read(self, value, fn: dict, item: dict | None) -> str | None:
         """The name of `fn`'s parameter `value` reads (a bare name, not a method's self)."""
@@ -1147,13 +1151,31 @@ class Facts:
         packed = self.packed_args(args, item)
         return called, ARGS.join(x for x in (packed, shape) if x) or None
 
+    @staticmethod
+    def shape_mark(args) -> str:
+        """`l` when a call's first argument is a literal string or number, `p` when it passes
+        another positional argument or a splat, else "": calls python_guards reads apart
+        get their own nodes."""
+        if args is None or not args.named_child_count:
+            return ""
+        if args.type != "argument_list":  # f(x for x in y)
+            return "p"
+        first = args.named_children[0]
+        if first.type in _FIRST_LITERALS:
+            return "l"
+        kinds = {a.type for a in args.named_children}
+        return "" if kinds <= {"keyword_argument", "comment"} else "p"
+
     def arg_shape(self, args) -> str | None:
-        """What tells a call without a first argument (ctxframe._resolve.flow): `~<ARGSEP>P`
-        when it passes a positional argument (a literal too) or a splat, else `,KEYWORD` for
-        each keyword it gives; None for no argument. Adding a literal argument next to others
-        leaves it as it was, so such an edit still keeps the value flow."""
+        """What tells a call without a first argument (ctxframe._resolve.flow): `~<ARGSEP>L`
+        when its first argument is a literal string or number, `~<ARGSEP>P` when it passes
+        another positional argument or a splat, else `,KEYWORD` for each keyword it gives;
+        None for no argument. Adding a literal argument next to others leaves it as it was,
+        so such an edit still keeps the value flow."""
         if args is None or args.end_byte - args.start_byte <= 2:
             return None
+        if self.shape_mark(args) == "l":
+            return f"{F.SHAPE}{ARGSEP}L"
         passes = f"{F.SHAPE}{ARGSEP}P"
         if args.type != "argument_list":  # f(x for x in y)
             return passes

@@ -1,7 +1,8 @@
-"""Which `return` statements of a function cannot run in the two calls a decorator factory
+"""Which `return` statements of a function cannot run in the three calls a decorator factory
 tells apart: applied to a definition (`@dec`: its first parameter holds that definition, the
-others their defaults) and called without its first argument (`@dec(...)`: the first
-parameter holds its default, None).
+others their defaults), called without its first argument (`@dec(...)`: the first parameter
+holds its default, None), and called with a literal first argument (`@dec("name")`: a string
+or number, neither None nor callable).
 
 `def attrs(maybe_cls=None, ...)` returns `wrap` under `if maybe_cls is None` and
 `wrap(maybe_cls)` after it: read per return, `@attrs` gives the class and `@attrs()` gives
@@ -15,11 +16,14 @@ parameter the body may assign another value.
 
 from __future__ import annotations
 
-DEF, NONE = "def", "none"  # a parameter's state: holds a definition / holds None
-ITEMS, EMPTY = "items", "empty"  # a first `*args`: holds the definition / holds nothing
-_TRUE = {DEF: True, NONE: False, ITEMS: True, EMPTY: False}  # `if p:`
-_IS_NONE = {DEF: False, NONE: True, ITEMS: False, EMPTY: False}  # `p is None`
-_CALLABLE = {DEF: True, NONE: False, ITEMS: False, EMPTY: False}  # `callable(p)`
+DEF, NONE, LIT = "def", "none", "lit"  # a parameter holds a definition / None / a literal
+ITEMS, EMPTY, LITEMS = "items", "empty", "litems"  # a first `*args`: holds the definition /
+# nothing / a literal first
+_TRUE = {DEF: True, NONE: False, ITEMS: True, EMPTY: False, LITEMS: True}  # `if p:` ("" is
+# a literal too: LIT's truth is unknown)
+_IS_NONE = {DEF: False, NONE: True, LIT: False, ITEMS: False, EMPTY: False, LITEMS: False}
+_CALLABLE = {DEF: True, NONE: False, LIT: False, ITEMS: False, EMPTY: False, LITEMS: False}
+_FIRST_CALLABLE = {ITEMS: True, LITEMS: False}  # `callable(args[0])`
 _NESTED = {"function_definition", "class_definition", "lambda", "decorated_definition"}
 _TARGETS = {"assignment", "augmented_assignment", "for_statement", "named_expression",
             "with_item", "as_pattern", "for_in_clause"}  # fmt: skip
@@ -29,7 +33,7 @@ _SPLATS = ("list_splat_pattern", "dictionary_splat_pattern")
 
 
 class Guards:
-    """One function's returns, read against the two calls (`dead`)."""
+    """One function's returns, read against the three calls (`dead`)."""
 
     def __init__(self, fn_node, txt):
         self.fn, self.txt = fn_node, txt
@@ -39,19 +43,21 @@ class Guards:
 
     def _setup(self) -> None:
         first, none_default, names, star = _parameters(self.fn, self.txt)
-        # applied to a definition; called without a first argument
+        # applied to a definition; called without a first argument; with a literal first
         deco = {**{p: NONE for p in none_default}, first: ITEMS if star else DEF}
         bare = {first: EMPTY} if star else {first: NONE} if first in none_default else None
-        self.envs = [deco, bare] if first is not None else [None, None]
+        lit = {first: LITEMS if star else LIT}
+        self.envs = [deco, bare, lit] if first is not None else [None, None, None]
         self.scan = _Scan(self.body, self.txt, names)
 
-    def dead(self, ret) -> tuple[bool, bool]:
-        """(dead when applied as a decorator, dead when called without a first argument)."""
+    def dead(self, ret) -> tuple[bool, bool, bool]:
+        """(dead when applied as a decorator, dead when called without a first argument,
+        dead when called with a literal first argument)."""
         if self.body is None:
-            return False, False
+            return False, False, False
         conds = _conditions(ret, self.body)
         if not conds:
-            return False, False
+            return False, False, False
         if self.envs is None:
             self._setup()
         try:
@@ -61,8 +67,8 @@ class Guards:
                 for env in self.envs
             ]
         except RecursionError:  # a generated condition thousands of terms long: unknown
-            return False, False
-        return out[0], out[1]
+            return False, False, False
+        return out[0], out[1], out[2]
 
 
 def _parameters(fn_node, txt) -> tuple[str | None, set[str], set[str], bool]:
@@ -255,9 +261,16 @@ def _truth(expr, env: dict[str, str], scan: _Scan, depth: int, raw: bool = False
         if fn is None or scan.txt(fn) != "callable" or args is None:
             return None
         kids = args.named_children
-        if len(kids) != 1 or kids[0].type != "identifier":
+        if len(kids) != 1:
             return None
-        return _CALLABLE.get(_state(scan.txt(kids[0]), env, scan, depth, raw))
+        arg = kids[0]
+        if arg.type == "identifier":
+            return _CALLABLE.get(_state(scan.txt(arg), env, scan, depth, raw))
+        base, index = arg.child_by_field_name("value"), arg.child_by_field_name("subscript")
+        if arg.type == "subscript" and base is not None and base.type == "identifier" and (
+                index is not None and scan.txt(index) == "0"):  # fmt: skip
+            return _FIRST_CALLABLE.get(_state(scan.txt(base), env, scan, depth, raw))
+        return None
     if t == "comparison_operator" and expr.named_child_count == 2:
         left, right = expr.named_children
         ops = [c.type for c in expr.children if not c.is_named]
