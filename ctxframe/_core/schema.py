@@ -27,6 +27,7 @@ NODE_KINDS = (
     "document",  # one per Markdown / reStructuredText file
     "section",  # a heading, nested by level
     "bucket",  # `ctxframe index --dial`: an S3 bucket an env var points at (tables/views too)
+    "script",  # a Python `if __name__ == "__main__":` block
 )
 EDGE_KINDS = (
     "contains", "imports", "calls", "extends", "implements", "declares", "mentions",

@@ -874,7 +874,9 @@ def explain(lk: Lookups, name: str) -> Explanation:
 
 
 def hubs(lk: Lookups, limit: int = 10) -> Hubs:
-    """Most depended-on symbols, largest files, entry points and directories by size."""
+    """Most depended-on symbols, largest files, entry points and directories by size. Entry
+    points: CLI commands' and routes' handlers, `main`, `__main__` blocks (run as a script)
+    and what module-level code calls (run at import)."""
     dep = lk.edges.filter(
         pl.col("kind").is_in(["calls", "imports"])
         & pl.col("dst").is_not_null()
@@ -917,6 +919,9 @@ def hubs(lk: Lookups, limit: int = 10) -> Hubs:
                     on="id",
                 ),
                 lk.nodes.filter(pl.col("label") == "main").with_columns(why=pl.lit("main")),
+                lk.nodes.filter(pl.col("kind") == "script").with_columns(
+                    why=pl.lit("run as a script")
+                ),
                 lk.nodes.join(
                     toplevel_callers.select(pl.col("dst").alias("id")).unique(), on="id"
                 ).with_columns(why=pl.lit("run at import")),

@@ -18,7 +18,8 @@ CONTENT_COLUMNS = ("node_id", "text")
 MAX_CHARS = 200_000  # a node's own text beyond this (generated tables) adds nothing to ranking
 
 # Positions in an extraction definition row (ctxframe._ingest.extract.DEF_COLUMNS).
-_ID, _START, _END = 0, 6, 7
+_ID, _KIND, _START, _END = 0, 1, 6, 7
+_SHARED = frozenset({"script"})  # a `__main__` block's lines stay its file's text
 
 
 def own_text(defs: list[tuple], path: str, data: bytes) -> list[tuple[str, str]]:
@@ -32,7 +33,10 @@ def own_text(defs: list[tuple], path: str, data: bytes) -> list[tuple[str, str]]
     n = len(lines)
     if not defs:
         return [(path, text[:MAX_CHARS])] if text.strip() else []
-    spans = sorted(((d[_START], -d[_END], d[_ID]) for d in defs if d[_START]), key=lambda s: s[:2])
+    spans = sorted(
+        ((d[_START], -d[_END], d[_ID]) for d in defs if d[_START] and d[_KIND] not in _SHARED),
+        key=lambda s: s[:2],
+    )
     parts: dict[str, list[str]] = {}
     stack: list[tuple[str, int]] = [(path, n)]  # (owner, last line)
     pos = 1  # the next line to hand out

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
+from ctxframe._core import facts as F
 from ctxframe._core.languages import BY_NAME, Language, language_for, query_source
 from ctxframe._ingest import isolate
 from ctxframe._ingest.boundaries.calls import CALL_NAMES
@@ -308,6 +309,38 @@ def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None
     python_ = pack is None and lang.name == "python"
     decorators = _has_decorators(parser.language)
     _Builder(res, lang, data, python=python_, decorators=decorators).build(defs, refs, flows)
+    if python_:
+        _scripts(res, root, data)
+
+
+_SCRIPT_REFS = frozenset({"call", "env", F.SITE})  # references whose `src` is the caller
+
+
+def _scripts(res: FileResult, root, data: bytes) -> None:
+    """A node of kind `script` for each `if __name__ == "__main__":` block, and the calls
+    and reads in it made from that node instead of the file: they run when the file is
+    executed, not when it is imported. Not a scope: names it binds stay the module's; its
+    lines stay the file's text (no signature either: the ranker reads no words of it)."""
+    blocks = python.script_blocks(root, data.decode("latin-1"))
+    if not blocks:
+        return
+    path, taken = res.path, {d[0] for d in res.defs}
+    spans = []
+    for n, (start, end) in enumerate(blocks, 1):
+        node_id = f"{path}::{python.SCRIPT_LABEL}" + (f"#{n}" if n > 1 else "")
+        if node_id in taken:
+            continue
+        label = python.SCRIPT_LABEL
+        res.defs.append((node_id, "script", label, label, "python", path, start, end,
+                         None, None, path))  # fmt: skip
+        spans.append((start, end, node_id))
+    refs = res.refs
+    for i, row in enumerate(refs):
+        if row[0] == path and row[3] in _SCRIPT_REFS and row[7] is not None:
+            for start, end, node_id in spans:
+                if start <= row[7] <= end:
+                    refs[i] = (node_id, *row[1:])
+                    break
 
 
 @cache

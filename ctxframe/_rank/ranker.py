@@ -57,6 +57,7 @@ SCORE_DECIMALS = 6
 DOC_KINDS = ("section", "document")
 LINK_KINDS = ("calls", "reads", "uses", "extends", "implements")  # what graph evidence follows
 KNOWN_KINDS = frozenset(NODE_KINDS) | frozenset(BOUNDARY_KINDS) | {"command"}
+UNRANKED = ("script",)  # no words of their own (a `__main__` block's are its file's)
 STUB_PREFIX = "module://"
 
 DEFAULT_DEPRIORITIZE_FACTOR = 0.5
@@ -247,6 +248,7 @@ class RankIndex:
         self.n_nodes = nodes.height
         self._ids, self._labels, self._paths = nodes["id"], nodes["label"], nodes["path"]
         self._kinds = nodes["kind"]
+        self._unranked = [k for k in UNRANKED if (self._kinds == k).any()]
 
     @staticmethod
     def _node_attrs(nodes: pl.DataFrame, name_len: pl.Series, field_len: pl.Series) -> pl.DataFrame:
@@ -870,7 +872,11 @@ class RankIndex:
     def _scope(
         self, cand: pl.LazyFrame, within: str | None, kinds: Sequence[str] | None
     ) -> pl.LazyFrame:
-        """Stage 4: ``within`` (a path glob) and ``kinds`` keep only what they name."""
+        """Stage 4: ``within`` (a path glob) and ``kinds`` keep only what they name; nodes of
+        an UNRANKED kind only when ``kinds`` names it."""
+        hidden = [k for k in self._unranked if k not in (kinds or ())]
+        if hidden:
+            cand = cand.filter(~self._flag(self._kinds).is_in(hidden))
         if within:
             path = self._flag(self._paths)
             cand = cand.filter(path.str.contains(glob_to_regex(within)).fill_null(False))

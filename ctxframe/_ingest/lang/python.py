@@ -1,4 +1,5 @@
-"""Python: relative imports to module names, module names to candidate files, decorators."""
+"""Python: relative imports to module names, module names to candidate files, decorators,
+`if __name__ == "__main__":` blocks."""
 
 from __future__ import annotations
 
@@ -50,3 +51,25 @@ def candidates(module: str) -> tuple[str, ...]:
         return ()
     base = module.replace(".", "/")
     return (f"{base}.py", f"{base}/__init__.py", f"src/{base}.py", f"src/{base}/__init__.py")
+
+
+SCRIPT_LABEL = "__main__"
+_MAIN = {'"__main__"', "'__main__'"}
+
+
+def script_blocks(root, text: str) -> list[tuple[int, int]]:
+    """(first line, last line) of each module-level `if __name__ == "__main__":` block
+    (either operand order): code that runs when the file is executed, not imported. An
+    `else:` after it runs at import and stays out; lines are 1-based."""
+    out = []
+    for stmt in root.named_children:
+        if stmt.type != "if_statement":
+            continue
+        cond, body = stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence")
+        if cond is None or body is None or cond.type != "comparison_operator":
+            continue
+        ops = [c.type for c in cond.children if not c.is_named]
+        sides = {text[n.start_byte : n.end_byte] for n in cond.named_children}
+        if ops == ["=="] and len(sides) == 2 and "__name__" in sides and sides & _MAIN:
+            out.append((stmt.start_point[0] + 1, body.end_point[0] + 1))
+    return out
