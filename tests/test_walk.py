@@ -29,6 +29,8 @@ def _paths(root: Path, **kw) -> set[str]:
         ({"sub/.gitignore": "gen/\n"}, ["sub/gen/m.py"], ["gen/m.py", "a.py"]),
         # a deeper .gitignore can re-include what a higher one ignored
         ({".gitignore": "*.txt\n", "sub/.gitignore": "!keep.txt\n"}, ["n.txt"], ["sub/keep.txt"]),
+        # a line git does not read as a pattern (a lone `!`) is skipped, the others hold
+        ({".gitignore": "!\n*.log\n", "sub/.gitignore": "!\n"}, ["debug.log"], ["sub/a.py"]),
         # .git/info/exclude
         ({".git/info/exclude": "secret_dir/\n"}, ["secret_dir/a.py"], ["a.py"]),
         # .ctxframeignore

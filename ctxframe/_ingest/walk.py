@@ -75,12 +75,27 @@ class WalkResult:
 
 
 def _spec(lines: list[str]) -> pathspec.PathSpec | None:
+    """The patterns of one ignore file; a line git would not read as a pattern (a lone `!`)
+    is skipped, as git skips it, instead of failing the whole walk."""
     lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         return None
     import pathspec  # only when some ignore file has a pattern
 
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except ValueError:
+        return pathspec.GitIgnoreSpec.from_lines([ln for ln in lines if _pattern(ln)])
+
+
+def _pattern(line: str) -> bool:
+    import pathspec
+
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except ValueError:
+        return False
+    return True
 
 
 def _read_lines(path: str) -> list[str]:
