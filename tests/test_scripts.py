@@ -23,7 +23,10 @@ BLOCKS = [
      'def f():\n    if __name__ == "__main__":\n        g()\n', []),
     ("another comparison", 'if __name__ != "__main__":\n    a()\n', []),
     ("another module name", 'if __name__ == "app":\n    a()\n', []),
-    ("a longer condition", 'if __name__ == "__main__" and DEBUG:\n    a()\n', []),
+    ("and another test", 'if sys.platform != "win32" and __name__ == "__main__":\n    a()\n',
+     [(1, 2)]),
+    ("and, parenthesized", 'if (DEBUG and (__name__ == "__main__")):\n    a()\n', [(1, 2)]),
+    ("or another test runs at import too", 'if __name__ == "__main__" or DEBUG:\n    a()\n', []),
 ]  # fmt: skip
 
 
@@ -43,9 +46,12 @@ TOOL = (
 
 def test_a_main_block_is_a_script_node(tmp_path: Path) -> None:
     """The block is a `script` node of the file; its calls and env reads come from it, the
-    file's own top-level calls still from the file; `hubs` says which runs how."""
+    file's own top-level calls still from the file; `hubs` says which runs how (a
+    `__main__.py`'s top level runs as a script too)."""
     (tmp_path / "tool.py").write_text(TOOL)
     (tmp_path / "use.py").write_text("from tool import main\n\n\ndef go():\n    main()\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__main__.py").write_text("from use import go\n\ngo()\n")
     g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
     node = g.nodes.filter(pl.col("kind") == "script").row(0, named=True)
     want = ("tool.py::__main__", "__main__", "tool.py", 15, 18)
@@ -59,6 +65,7 @@ def test_a_main_block_is_a_script_node(tmp_path: Path) -> None:
     why = dict(g.hubs().entry_points.select("id", "why").iter_rows())
     assert why["tool.py::__main__"] == "run as a script"
     assert why["tool.py::setup"] == "run at import"
+    assert why["use.py::go"] == "run as a script"  # `python -m pkg` runs pkg/__main__.py
     assert "tool.py::main" not in why or why["tool.py::main"] == "main"
 
 

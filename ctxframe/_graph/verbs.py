@@ -875,8 +875,9 @@ def explain(lk: Lookups, name: str) -> Explanation:
 
 def hubs(lk: Lookups, limit: int = 10) -> Hubs:
     """Most depended-on symbols, largest files, entry points and directories by size. Entry
-    points: CLI commands' and routes' handlers, `main`, `__main__` blocks (run as a script)
-    and what module-level code calls (run at import)."""
+    points: CLI commands' and routes' handlers, `main`, `__main__` blocks and what a
+    `__main__.py` calls at its top level (run as a script), and what other module-level code
+    calls (run at import)."""
     dep = lk.edges.filter(
         pl.col("kind").is_in(["calls", "imports"])
         & pl.col("dst").is_not_null()
@@ -923,8 +924,20 @@ def hubs(lk: Lookups, limit: int = 10) -> Hubs:
                     why=pl.lit("run as a script")
                 ),
                 lk.nodes.join(
-                    toplevel_callers.select(pl.col("dst").alias("id")).unique(), on="id"
-                ).with_columns(why=pl.lit("run at import")),
+                    toplevel_callers.select(
+                        pl.col("dst").alias("id"),
+                        # `python -m pkg` runs pkg/__main__.py: its top level is a script's
+                        why=pl.when(
+                            (pl.col("path") == "__main__.py")
+                            | pl.col("path").str.ends_with("/__main__.py")
+                        )
+                        .then(pl.lit("run as a script"))
+                        .otherwise(pl.lit("run at import")),
+                    )
+                    .sort("id", "why")
+                    .unique(maintain_order=True),
+                    on="id",
+                ),
             ]
         )
         .filter(~is_test_path())

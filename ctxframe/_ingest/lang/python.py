@@ -59,17 +59,31 @@ _MAIN = {'"__main__"', "'__main__'"}
 
 def script_blocks(root, text: str) -> list[tuple[int, int]]:
     """(first line, last line) of each module-level `if __name__ == "__main__":` block
-    (either operand order): code that runs when the file is executed, not imported. An
-    `else:` after it runs at import and stays out; lines are 1-based."""
+    (either operand order, or that test and others: `if sys.platform != "win32" and
+    __name__ == "__main__":`): code that runs only when the file is executed, not imported.
+    An `else:` after it runs at import and stays out; lines are 1-based."""
     out = []
     for stmt in root.named_children:
         if stmt.type != "if_statement":
             continue
         cond, body = stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence")
-        if cond is None or body is None or cond.type != "comparison_operator":
-            continue
-        ops = [c.type for c in cond.children if not c.is_named]
-        sides = {text[n.start_byte : n.end_byte] for n in cond.named_children}
-        if ops == ["=="] and len(sides) == 2 and "__name__" in sides and sides & _MAIN:
+        if cond is not None and body is not None and _runs_as_main(cond, text):
             out.append((stmt.start_point[0] + 1, body.end_point[0] + 1))
     return out
+
+
+def _runs_as_main(cond, text: str) -> bool:
+    """The condition holds only when `__name__ == "__main__"` does."""
+    if cond.type == "parenthesized_expression" and cond.named_child_count == 1:
+        return _runs_as_main(cond.named_children[0], text)
+    if cond.type == "boolean_operator":
+        op = cond.child_by_field_name("operator")
+        if op is None or text[op.start_byte : op.end_byte] != "and":
+            return False
+        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        return any(c is not None and _runs_as_main(c, text) for c in (left, right))
+    if cond.type != "comparison_operator":
+        return False
+    ops = [c.type for c in cond.children if not c.is_named]
+    sides = {text[n.start_byte : n.end_byte] for n in cond.named_children}
+    return ops == ["=="] and len(sides) == 2 and "__name__" in sides and bool(sides & _MAIN)
