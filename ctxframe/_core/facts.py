@@ -34,6 +34,9 @@ ARGS, ARGSEP = "\x1d", "\x1e"  # a call row's `candidates`: its arguments, `POS<
 # string or number), `~<ARGSEP>P` (another positional argument or a splat) or
 # `~<ARGSEP>,KW,...` (only keywords), joined by ARGS
 SHAPE = "~"  # the head of that last entry
+# A call's node is `<callee><STEP>(<tag>)`: the tag is a hash of its non-literal arguments
+# (8 hex digits, none without) and `l` or `p` when the entry above is `L` or `P`
+SHAPE_MARK = f"({STEP}\\((?:[0-9a-f]{{8}})?)[lp]\\)"  # in a regex; group 1: what precedes it
 PARAM = "v.p"  # src: function, name: its parameters, NAME<ARGSEP>KIND<ARGSEP>POS joined by
 # ARGS; KIND is pos, kw, *, ** or self/cls (a method's bound first parameter: an instance of
 # its class, the class), POS -1 for keyword-only and starred ones

@@ -927,10 +927,7 @@ def hubs(lk: Lookups, limit: int = 10) -> Hubs:
                     toplevel_callers.select(
                         pl.col("dst").alias("id"),
                         # `python -m pkg` runs pkg/__main__.py: its top level is a script's
-                        why=pl.when(
-                            (pl.col("path") == "__main__.py")
-                            | pl.col("path").str.ends_with("/__main__.py")
-                        )
+                        why=pl.when(pl.col("path").str.contains(r"(?:^|/)__main__\.py$"))
                         .then(pl.lit("run as a script"))
                         .otherwise(pl.lit("run at import")),
                     )

@@ -324,13 +324,12 @@ def _scripts(res: FileResult, root, data: bytes) -> None:
     blocks = python.script_blocks(root, data.decode("latin-1"))
     if not blocks:
         return
-    path, taken = res.path, {d[0] for d in res.defs}
+    path, taken, label = res.path, {d[0] for d in res.defs}, python.SCRIPT_LABEL
     spans = []
     for n, (start, end) in enumerate(blocks, 1):
-        node_id = f"{path}::{python.SCRIPT_LABEL}" + (f"#{n}" if n > 1 else "")
+        node_id = f"{path}::{label}" + (f"#{n}" if n > 1 else "")
         if node_id in taken:
             continue
-        label = python.SCRIPT_LABEL
         res.defs.append((node_id, "script", label, label, "python", path, start, end,
                          None, None, path))  # fmt: skip
         spans.append((start, end, node_id))

@@ -115,7 +115,6 @@ def _python_inputs(refs0, refs, old_refs, in_changed, rest_nodes, defs, python_c
 
 
 _SHAPE_ENTRY = f"(?:{F.ARGS})?{F.SHAPE}{F.ARGSEP}[^{F.ARGS}]*$"  # a call row's last entry
-_SHAPE_MARK = f"({F.STEP}\\((?:[0-9a-f]{{8}})?)[lp]\\)"  # a call node's shape mark
 
 
 def _shapes_only(old: pl.DataFrame, new: pl.DataFrame, old_own, refs0: pl.LazyFrame) -> bool:
@@ -127,7 +126,7 @@ def _shapes_only(old: pl.DataFrame, new: pl.DataFrame, old_own, refs0: pl.LazyFr
         return False
     bare = pl.col("candidates").str.replace(_SHAPE_ENTRY, "")
     text = [c for c, t in old.schema.items() if t == pl.String]
-    unmarked = [pl.col(c).str.replace_all(_SHAPE_MARK, "${1})") for c in text]
+    unmarked = [pl.col(c).str.replace_all(F.SHAPE_MARK, "${1})") for c in text]
     shapeless = bare.replace("", None).alias("candidates")
 
     def plain(frame: pl.DataFrame) -> pl.DataFrame:

@@ -1155,7 +1155,7 @@ class Facts:
     def shape_mark(args) -> str:
         """`l` when a call's first argument is a literal string or number, `p` when it passes
         another positional argument or a splat, else "": calls python_guards reads apart
-        get their own nodes."""
+        get their own nodes (F.SHAPE_MARK)."""
         if args is None or not args.named_child_count:
             return ""
         if args.type != "argument_list":  # f(x for x in y)
@@ -1172,20 +1172,11 @@ class Facts:
         another positional argument or a splat, else `,KEYWORD` for each keyword it gives;
         None for no argument. Adding a literal argument next to others leaves it as it was,
         so such an edit still keeps the value flow."""
-        if args is None or args.end_byte - args.start_byte <= 2:
-            return None
-        if self.shape_mark(args) == "l":
-            return f"{F.SHAPE}{ARGSEP}L"
-        passes = f"{F.SHAPE}{ARGSEP}P"
-        if args.type != "argument_list":  # f(x for x in y)
-            return passes
-        kws = ""
-        for a in args.named_children:
-            t = a.type
-            if t == "keyword_argument":
-                kws += "," + self.txt(a.children[0])
-            elif t != "comment":
-                return passes
+        mark = self.shape_mark(args)
+        if mark:
+            return f"{F.SHAPE}{ARGSEP}{mark.upper()}"
+        kws = "".join("," + self.txt(a.children[0]) for a in args.named_children
+                      if a.type == "keyword_argument") if args is not None else ""  # fmt: skip
         return f"{F.SHAPE}{ARGSEP}{kws}" if kws else None
 
 
