@@ -290,9 +290,10 @@ class Snapshot:
 
     def verify(self, name: str) -> None:
         """Check one table's parts (size and hash) without decoding them; a part this
-        snapshot checked already (through the same descriptor) is not read again."""
+        snapshot checked already (through the same descriptor), or whose decoded frame the
+        memo serves (it vouches for that hash, see `_Memo`), is not read again."""
         for rel in self.files_of(name):
-            if rel not in self._checked:
+            if rel not in self._checked and self._memo_part(rel) is None:
                 self._bytes(rel)
 
     def _remembered(self, name: str, rechunk: bool = True) -> pl.DataFrame | None:
