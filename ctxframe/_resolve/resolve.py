@@ -599,12 +599,17 @@ def _enclosing_type(rows: pl.DataFrame, targets: pl.DataFrame) -> pl.DataFrame:
     return scoped.with_columns(_confidence("EXTRACTED"))
 
 
+def _bare_callable() -> pl.Expr:
+    """A bare call `f()` in JavaScript/TypeScript never calls a method (no implicit `this`)."""
+    return ~((pl.col("family") == "js") & (pl.col("kind") == "method"))
+
+
 def _same_file(rows: pl.DataFrame, targets: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:
     """A bare name defined in the same file (package, for Go): unique match only."""
     local = (
         rows.filter(pl.col("receiver").is_null())
         .join(
-            targets.filter(pl.col("kind").is_in(kinds)).select(
+            targets.filter(pl.col("kind").is_in(kinds) & _bare_callable()).select(
                 "ctx", pl.col("label").alias("name"), "dst", "top"
             ),
             on=["ctx", "name"],
@@ -720,15 +725,16 @@ def _by_name(
         ~(pl.col("receiver").is_null() & builtin) & (pl.col("receiver") != "super").fill_null(True)
     )
 
-    def by_name(rows: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:
-        key = ("by_name", *kinds)
+    def by_name(rows: pl.DataFrame, kinds: list[str], bare: bool = False) -> pl.DataFrame:
+        key = ("by_name", bare, *kinds)
         if key not in memo:
-            memo[key] = _name_candidates(targets, kinds)
+            memo[key] = _name_candidates(targets.filter(_bare_callable()) if bare else targets,
+                                         kinds)  # fmt: skip
         return rows.join(memo[key], on=["family", "name"], how="inner")
 
     cands = pl.concat(
         [
-            by_name(rest.filter(pl.col("receiver").is_null()), bare_kinds),
+            by_name(rest.filter(pl.col("receiver").is_null()), bare_kinds, bare=True),
             by_name(rest.filter(pl.col("receiver").is_not_null()), recv_kinds),
         ]
     )
