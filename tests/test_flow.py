@@ -197,6 +197,58 @@ CASES = [
         [("a.py::f", "a.py::Store.get", "INFERRED")],
         [],
     ),
+    (
+        "star imports: a bare-tuple `__all__`, and a module without one exports its definitions",
+        {
+            "pkg/__init__.py": "from .a import *\nfrom .b import *\n",
+            "pkg/a.py": "__all__ = 'Model', 'make'\n\n\nclass Model:\n    def __init__(self):\n"
+            "        pass\n\n\ndef make():\n    return Model()\n",
+            "pkg/b.py": "class Other:\n    def run(self):\n        pass\n\n\n"
+            "def helper():\n    return Other()\n",
+            "pkg/c.py": "class Model:\n    def __init__(self):\n        pass\n",
+            "t.py": "from pkg import Model, helper, make\n\n\ndef test():\n    Model()\n"
+            "    make()\n    helper().run()\n",
+        },
+        [
+            ("t.py::test", "pkg/a.py::Model.__init__", "EXTRACTED"),
+            ("t.py::test", "pkg/a.py::make", "EXTRACTED"),
+            ("t.py::test", "pkg/b.py::helper", "EXTRACTED"),
+            ("t.py::test", "pkg/b.py::Other.run", "EXTRACTED"),
+        ],
+        [("t.py::test", "pkg/c.py::Model.__init__")],
+    ),
+    (
+        "`-> Self` on a method holds an instance of the receiver's class (INFERRED)",
+        {
+            "m.py": "from typing import Self\n\n\nclass Base:\n    @classmethod\n"
+            "    def make(cls) -> Self:\n        return cls.__new__(cls)\n\n"
+            "    def copy(self) -> 'Self':\n        return type(self).__new__(type(self))\n\n"
+            "    def dump(self):\n        return 1\n\n\nclass Child(Base):\n"
+            "    def extra(self):\n        return 2\n\n\n"
+            "def use():\n    c = Child.make()\n    c.extra()\n    c.copy().dump()\n",
+        },
+        [
+            ("m.py::use", "m.py::Base.make", "EXTRACTED"),
+            ("m.py::use", "m.py::Child.extra", "INFERRED"),
+            ("m.py::use", "m.py::Base.dump", "INFERRED"),
+        ],
+        [],
+    ),
+    (
+        "`*args` holds a tuple and `**kwargs` a dict: their methods are never matched by name",
+        {
+            "k.py": "class Conf:\n    def update(self, other):\n        pass\n\n"
+            "    def index(self, x):\n        return x\n\n\n"
+            "def render(*args, **kwargs):\n    for d in args:\n        kwargs.update(d)\n"
+            "    return args.index(1)\n\n\ndef use(c: Conf):\n    c.update({})\n"
+            "    render({}, a=1)\n",
+        },
+        [
+            ("k.py::use", "k.py::Conf.update", "INFERRED"),
+            ("k.py::use", "k.py::render", "EXTRACTED"),
+        ],
+        [("k.py::render", "k.py::Conf.update"), ("k.py::render", "k.py::Conf.index")],
+    ),
 ]
 
 

@@ -78,7 +78,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
     of = {kind: parts.get((kind,), empty) for kind in (*F.KINDS, "call")}
     modules = _modules(files)
     params = _params(of[F.PARAM])
-    imports, star_flows = _imports(of[F.IMPORT], of[F.ALL], of[F.FLOW], modules)
+    imports, star_flows = _imports(of[F.IMPORT], of[F.ALL], of[F.FLOW], modules, defs)
     flows = pl.concat(
         [
             of[F.FLOW].select(src="receiver", dst="name"),
@@ -535,7 +535,11 @@ def _submodules(modules: pl.DataFrame) -> pl.DataFrame:
 
 
 def _imports(
-    imports: pl.DataFrame, alls: pl.DataFrame, flows: pl.DataFrame, modules: pl.DataFrame
+    imports: pl.DataFrame,
+    alls: pl.DataFrame,
+    flows: pl.DataFrame,
+    modules: pl.DataFrame,
+    defs: pl.DataFrame,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Import bindings as flows (src: a module's slot) and constants (value: a module, or
     `x:` for one outside the repository), and `from m import *` as flows per exported name."""
@@ -561,17 +565,28 @@ def _imports(
     stars = rows.filter((pl.col("iname") == "*") & pl.col("mpath").is_not_null()).select(
         importer="scope", exporter="mpath"
     )
-    return out, _star_flows(stars, alls, flows, out)
+    return out, _star_flows(stars, alls, flows, out, defs)
 
 
 def _star_flows(
-    stars: pl.DataFrame, alls: pl.DataFrame, flows: pl.DataFrame, imports: pl.DataFrame
+    stars: pl.DataFrame,
+    alls: pl.DataFrame,
+    flows: pl.DataFrame,
+    imports: pl.DataFrame,
+    defs: pl.DataFrame,
 ) -> pl.DataFrame:
     """`from m import *`: the importer's slot of each name m exports (its `__all__`, else its
-    public names, including those it star-imports itself) takes m's slot."""
+    public names: what it assigns, imports, defines or star-imports itself) takes m's slot."""
     if stars.is_empty():
         return pl.DataFrame(schema={"src": pl.String, "dst": pl.String})
-    keys = pl.concat([flows.select(key="name"), imports.select(key="dst")]).unique()
+    top = defs.filter(~pl.col("parent").str.contains("::", literal=True))
+    keys = pl.concat(
+        [
+            flows.select(key="name"),
+            imports.select(key="dst"),
+            top.select(key=pl.col("parent") + "|" + pl.col("label")),
+        ]
+    ).unique()
     own = keys.select(
         module=pl.col("key").str.extract(r"^([^|:]+\.pyi?)\|", 1),
         name=pl.col("key").str.extract(r"^[^|:]+\.pyi?\|([A-Za-z_]\w*)$", 1),

@@ -396,7 +396,7 @@ class Facts:
             self.returned(node)
         for it, ann, outer in self.return_types:
             if it["id"] not in self.split:  # a union over the conditions the returns split
-                self.annotate(f"{it['id']}|()", ann, outer)
+                self.annotate(f"{it['id']}|()", ann, outer, self.bound_first(it["id"]))
         for node in caps.get("yield", ()):
             self.yielded(node)
         for node in caps.get("for", ()):
@@ -514,6 +514,8 @@ class Facts:
                 kind = "pos"
             at = pos if kind[0] not in "k*" else -1
             packed.append(f"{name}{ARGSEP}{kind}{ARGSEP}{at}")
+            if kind in ("*", "**"):  # a tuple, a dict of its own: builtin methods, unknown items
+                self.flow(f"{fid}|{name}", f"=c:{fid}#{kind}")
             self.signatures.setdefault(fid, {})[name] = (kind, at)
             if kind not in ("kw", "*", "**"):
                 pos += 1
@@ -613,8 +615,21 @@ class Facts:
             }
         return self._implemented
 
-    def annotate(self, var: str, ann, item: dict | None) -> None:
+    def bound_first(self, fid: str) -> tuple[str, str] | None:
+        """A method's bound first parameter: (name, `self` or `cls`), else None."""
+        first = next(iter(self.signatures.get(fid, {}).items()), None)
+        return first if first is not None and first[1][0] in ("self", "cls") else None
+
+    def annotate(self, var: str, ann, item: dict | None, bound=None) -> None:
+        """`var` may hold an instance of each type the annotation names (INFERRED); `Self`
+        on a method (`bound`: its first parameter) names the receiver's own class."""
         for t in _annotation_types(ann):
+            if _names_self(self.txt(t)):
+                if bound is not None:
+                    own = f"{var.rpartition('|')[0]}|{bound[0]}"
+                    self.flow(var, self.step(own, "!") if bound[1][0] == "cls" else own,
+                              F.FLOW_INFERRED)  # fmt: skip
+                continue
             if t.type == "string":
                 name = self.txt(t)[1:-1].strip()
                 parts = name.split(".")
@@ -652,7 +667,7 @@ class Facts:
             for field in ("left", "right"):
                 self.exports(value.child_by_field_name(field))
             return
-        if value.type in ("list", "tuple"):
+        if value.type in ("list", "tuple", "expression_list"):  # `__all__ = "a", "b"` too
             for c in value.named_children:
                 if c.type == "string":
                     name = self.txt(c)[1:-1]
@@ -1229,6 +1244,11 @@ def _param_name(p):
             if c.type == "identifier":
                 return c
     return None
+
+
+def _names_self(text: str) -> bool:
+    """`Self`, `typing.Self`, `"Self"`: the type of the receiver."""
+    return text.strip("'\"").rpartition(".")[2] == "Self"
 
 
 def _annotation_types(ann) -> list:
