@@ -11,6 +11,7 @@ from __future__ import annotations
 import polars as pl
 
 DEPENDENCY_KINDS = ["calls", "imports", "extends", "implements", "contains"]
+_RUNS_NESTED = ["function", "method", "lambda", "script"]
 
 
 class _Adjacency:
@@ -54,6 +55,8 @@ class Traversal:
     def __init__(self, nodes: pl.DataFrame, edges: pl.DataFrame):
         self.ids = nodes["id"]
         self._n = nodes.height
+        # a body that runs the definitions nested in it: what changes them changes it
+        self._runs_nested = nodes["kind"].is_in(_RUNS_NESTED)
         rows = nodes.select("id", r=pl.int_range(pl.len(), dtype=pl.Int32))
         every = (
             edges.filter(pl.col("dst").is_not_null() & pl.col("kind").is_in(DEPENDENCY_KINDS))
@@ -68,6 +71,8 @@ class Traversal:
         dep = every.unique()
         del every
         self._kinds = dep["kind"].unique().sort()
+        at = self._kinds.index_of("contains")
+        self._contains = None if at is None else at
         self._confs = dep["confidence"].drop_nulls().unique().sort()
         self._dep = dep.select(
             "s",
@@ -109,12 +114,16 @@ class Traversal:
         undirected: bool = False,
         stop_at: int | None = None,
         kinds: list[str] | None = None,
+        past_containers: bool = True,
     ) -> pl.DataFrame:
         """Rows reachable from `start` within `depth` hops: (row, depth, prev, via, confidence).
 
         reverse=True walks edges backwards (who depends on the start); `stop_at` ends the walk
         at the first depth that reaches that row. A row is reached once, at its first depth,
-        through the smallest (prev, via, confidence) of the edges that reach it there.
+        through the smallest (prev, via, confidence) of the edges that reach it there. Without
+        `past_containers`, a file or class reached through `contains` (it holds what changed)
+        is walked on from only through `contains`: what imports a module, or calls a class,
+        does not use all of it.
         """
         way = "both" if undirected else ("reverse" if reverse else "forward")
         adj = self._adjacency(include_ambiguous, way)
@@ -128,10 +137,14 @@ class Traversal:
                 depth=pl.lit(0, pl.Int32),
             )
         ]
+        held = frontier.clear()  # rows walked on from through `contains` only
         for level in range(1, depth + 1):
-            if frontier.is_empty() or (stop_at is not None and seen[stop_at]):
+            if (frontier.is_empty() and held.is_empty()) or (stop_at is not None and seen[stop_at]):
                 break
             step = adj.step(frontier, kinds)
+            if not held.is_empty() and (kinds is None or "contains" in kinds):
+                up = adj.step(held, ["contains"])
+                step = pl.concat([step, up]).sort("prev", "row", "kind", "confidence")
             # Steps come in (prev, row, kind, confidence) order, so a row's first is its least.
             new = (
                 step.filter(~seen.gather(step["row"]))
@@ -141,6 +154,9 @@ class Traversal:
             seen = seen.scatter(new["row"], True)
             levels.append(new.with_columns(depth=pl.lit(level, pl.Int32)))
             frontier = new["row"]
+            if not past_containers and self._contains is not None:
+                up = (new["kind"] == self._contains) & ~self._runs_nested.gather(frontier)
+                held, frontier = frontier.filter(up), frontier.filter(~up)
         out = pl.concat(levels, how="diagonal")
         return out.select(
             "row",

@@ -622,7 +622,8 @@ def explain_text(card: Card, tests: list[str]) -> str:
     if callees:
         parts.append(f"It calls {_list(callees)} in the repo.")
     if external:
-        parts.append(f"It also calls {_list(external)}, which resolve outside the repo.")
+        verb = "resolves" if len(external) == 1 else "resolve"
+        parts.append(f"It also calls {_list(external)}, which {verb} outside the repo.")
     if members:
         parts.append(f"It contains {_list(members)}.")
     bases = [
@@ -653,7 +654,7 @@ class Hubs(VerbResult):
     noun = "tables"
 
     def blocks(self) -> list[list[str]]:
-        out = [["most depended-on (in-degree over calls + imports, PageRank):"]]
+        out = [["most depended-on (in-degree over calls, imports and bases, PageRank):"]]
         for r in self.depended.iter_rows(named=True):
             out[-1].append(
                 f"  {r['in_degree']:>5}  {r['pagerank']:.4f}  {r['kind']:<9} {name_of(r)}  "
@@ -747,13 +748,17 @@ def start_ids(lk: Lookups, name: str) -> tuple[list[str], Card | None]:
 def affected(
     lk: Lookups, name: str, *, depth: int = 3, include_ambiguous: bool = False
 ) -> Affected:
-    """Reverse transitive closure over calls/imports/extends/implements/contains."""
+    """Reverse transitive closure over calls/imports/extends/implements/contains; the file or
+    class holding a changed symbol is affected, but not everything that imports or calls it
+    (a function holding a nested one is walked on from: it runs it)."""
     ids, c = start_ids(lk, name)
     if not ids:
         return Affected(name=name, depth=depth, nodes=_empty_nodes(), centre=[], card=c)
     t = lk.traversal
     rows = lk.rows(ids).to_list()
-    reach = t.reach(rows, reverse=True, depth=depth, include_ambiguous=include_ambiguous)
+    reach = t.reach(
+        rows, reverse=True, depth=depth, include_ambiguous=include_ambiguous, past_containers=False
+    )
     r = t.with_ids(reach)
     # the traversal's rows are the rows of `lk.nodes`: a gather, not a join on ids
     columns = lk.nodes.select(_NODE_COLS).drop("id")[reach["row"]]
@@ -854,8 +859,12 @@ TEST_DEPTH = 6
 def _tests(lk: Lookups, c: Card, depth: int) -> list[str]:
     """The test files whose code calls the symbol, directly or through other calls: a test
     exercises code several calls down (`client.get` reaches the redirect handling four calls
-    in), so deeper than the blast radius — along calls only, not the imports every test has."""
-    ids = [c.node["id"], *([init] if (init := _constructor(lk, c.node)) else [])]
+    in), so deeper than the blast radius — along calls only, not the imports every test has.
+    A file's tests are its symbols'."""
+    if c.node["kind"] == "file":
+        ids, _ = start_ids(lk, c.node["id"])
+    else:
+        ids = [c.node["id"], *([init] if (init := _constructor(lk, c.node)) else [])]
     t = lk.traversal
     rows = t.reach(
         lk.rows(ids).to_list(), reverse=True, depth=max(depth, TEST_DEPTH), kinds=["calls"]
@@ -869,17 +878,18 @@ def explain(lk: Lookups, name: str) -> Explanation:
     c = card(lk, name.strip().removeprefix("./"))
     if c.status != OK:
         return Explanation(card=c)
-    tests = affected(lk, c.node["id"], depth=3).tests
+    tests = _tests(lk, c, 3)  # the tests change-plan names
     return Explanation(card=c, text=explain_text(c, tests), tests=tests)
 
 
 def hubs(lk: Lookups, limit: int = 10) -> Hubs:
-    """Most depended-on symbols, largest files, entry points and directories by size. Entry
-    points: CLI commands' and routes' handlers, `main`, `__main__` blocks and what a
-    `__main__.py` calls at its top level (run as a script), and what other module-level code
-    calls (run at import)."""
+    """Most depended-on symbols, largest files, entry points and directories by size. The
+    depended-on are the code's, not the tests' (a test helper is not a hub of the code); a
+    subclass depends on its base. Entry points: CLI commands' and routes' handlers, `main`,
+    `__main__` blocks and what a `__main__.py` calls at its top level (run as a script), and
+    what other module-level code calls (run at import). AMBIGUOUS edges count for neither."""
     dep = lk.edges.filter(
-        pl.col("kind").is_in(["calls", "imports"])
+        pl.col("kind").is_in(["calls", "imports", "extends", "implements"])
         & pl.col("dst").is_not_null()
         & (pl.col("confidence") != "AMBIGUOUS")
     )
@@ -893,7 +903,7 @@ def hubs(lk: Lookups, limit: int = 10) -> Hubs:
     ranked = (
         indeg.join(pagerank(dep), on="id", how="left")
         .join(lk.nodes.select(_NODE_COLS), on="id", how="inner")
-        .filter(pl.col("kind") != "module")
+        .filter((pl.col("kind") != "module") & ~is_test_path())
         .sort(["in_degree", "pagerank", "id"], descending=[True, True, False])
         .head(limit)
     )
@@ -905,6 +915,7 @@ def hubs(lk: Lookups, limit: int = 10) -> Hubs:
         (pl.col("kind") == "calls")
         & (pl.col("src") == pl.col("path"))
         & pl.col("dst").is_not_null()
+        & (pl.col("confidence") != "AMBIGUOUS")
         & ~is_test_path()
     )
     entries = (
