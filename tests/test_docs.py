@@ -112,3 +112,40 @@ def test_rst_headings_and_literal_blocks(tmp_path: Path) -> None:
     secs = g.nodes.filter(pl.col("kind") == "section").sort("line_start")
     assert secs["qualname"].to_list() == ["Title", "Title > Part", "Title > Part > Sub"]
     assert secs["line_start"].to_list() == [1, 7, 15]
+
+
+RST_MENTIONS = [
+    # (section text, mentioned id or None)
+    ("Use `.Context.sudo` to escalate.", "invoke/context.py::Context.sudo"),  # default role
+    ("Call `~.Context.run` or :meth:`Context.run`.", "invoke/context.py::Context.run"),
+    ("See `~invoke.context.Context.run`.", "invoke/context.py::Context.run"),  # module path
+    ("See :meth:`~invoke.context.Context.sudo()`.", "invoke/context.py::Context.sudo"),
+    ("See :ref:`deduping`.", None),  # a label, not code
+    ("Type ``deduping`` here.", None),  # a bare word never names a test's own definition
+    ("Set :envvar:`run` here.", None),
+    ("Edit :file:`invoke/context.py`.", "invoke/context.py"),  # a file, by path
+    ("Read `the guide`_ first.", None),  # a hyperlink reference
+    ("Type ``Context`` for the class.", "invoke/context.py::Context"),
+]
+
+
+def test_rst_mentions_follow_sphinx_roles(tmp_path: Path) -> None:
+    """Sphinx cross-references: the default role's `interpreted text`, `.`/`~` prefixes and
+    module paths; roles naming labels or terms are not code; a test class named after the
+    code never takes its place."""
+    (tmp_path / "invoke").mkdir()
+    (tmp_path / "invoke" / "context.py").write_text(
+        "class Context:\n    def sudo(self):\n        pass\n\n    def run(self):\n        pass\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "context.py").write_text(
+        "class Context:\n    def run(self):\n        pass\n\n\nclass Other:\n"
+        "    def deduping(self):\n        pass\n\n    def run(self):\n        pass\n"
+    )
+    doc = "".join(f"Part {i}\n======\n\n{text}\n\n" for i, (text, _) in enumerate(RST_MENTIONS))
+    (tmp_path / "guide.rst").write_text(doc)
+    g = cf.index(str(tmp_path), store=str(tmp_path / "store"), progress=False)
+    m = g.edges.filter(pl.col("kind") == "mentions")
+    got = {s: set(d["dst"]) for (s,), d in m.group_by("src")}
+    for i, (text, want) in enumerate(RST_MENTIONS):
+        assert got.get(f"guide.rst::Part {i}", set()) == ({want} if want else set()), text

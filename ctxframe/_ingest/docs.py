@@ -25,7 +25,12 @@ _CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _MD_LINK = re.compile(r"\[([^\]\n]+)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'(][^)]*)?\)")
 _RST_ADORN = re.compile(r"^([!-/:-@\[-`{-~])\1{2,}[ \t]*$")
 _RST_LITERAL = re.compile(r"``(.+?)``")
-_RST_ROLE = re.compile(r":[\w:.+-]+:`([^`]+)`")
+_RST_ROLE = re.compile(r":([\w:.+-]+):`([^`]+)`")
+# Sphinx roles whose target is neither code nor a file: a label, a term, an option, a document
+_RST_NOT_CODE = {"ref", "numref", "term", "option", "doc", "envvar", "keyword", "abbr",
+                 "command", "dfn", "guilabel", "kbd", "samp", "pep", "rfc"}  # fmt: skip
+# `interpreted text` (Sphinx's default role, often `obj`), not ``literal`` nor `a link`_
+_RST_DEFAULT = re.compile(r"(?<![`:\w])`([^`\s][^`]*)`(?![`_\w])")
 _SYMBOL = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$~][\w$]*)*(?:\(.*\))?$")
 _PATHLIKE = re.compile(r"^[\w.@~+-]*(?:/[\w.@~+-]+)+/?$|^[\w@~+-]+\.[A-Za-z][\w]{0,5}$")
 _FILE_EXTS = set(
@@ -229,11 +234,14 @@ def _mentions(line: str, path: str, rst: bool):
     """(name as written, path candidates) for each code span / link of one line of text."""
     if rst:
         spans = [m.group(1) for m in _RST_LITERAL.finditer(line)]
-        for m in _RST_ROLE.finditer(line):
-            target = m.group(1)
+        bare = _RST_LITERAL.sub("", _RST_ROLE.sub("", line))
+        roles = [(m.group(1), m.group(2)) for m in _RST_ROLE.finditer(line)]
+        for role, target in [*roles, *(("", m.group(1)) for m in _RST_DEFAULT.finditer(bare))]:
+            if role.rpartition(":")[2] in _RST_NOT_CODE:
+                continue
             if "<" in target and target.endswith(">"):
                 target = target[target.rindex("<") + 1 : -1]
-            spans.append(target.lstrip("~!"))
+            spans.append(target.lstrip("~!.").removesuffix("()"))
         links: list[str] = []
     else:
         spans = [m.group(2).strip() for m in _CODE_SPAN.finditer(line)]

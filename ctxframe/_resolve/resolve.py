@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from ctxframe._core.languages import LANGUAGES
+from ctxframe._core.paths import is_test_path_expr
 from ctxframe._core.schema import EDGES, NODES, PRODUCER
 from ctxframe._core.trace import mark
 
@@ -1014,7 +1015,10 @@ def _mentions(refs: pl.DataFrame, targets: pl.DataFrame, indexed: pl.DataFrame) 
     )
     sym = m.filter(pl.col("candidates").is_null()).with_columns(key=key)
     sym = sym.with_columns(tail=pl.col("key").str.extract(r"([^.]+(?:\.[^.]+)?)$", 1))
-    tier = pl.when(pl.col("kind").is_in(_TYPES)).then(0).otherwise(1)
+    # the code's own definitions before the tests' (a test class named after what it tests),
+    # then types before members of the same name
+    in_tests = is_test_path_expr(pl.col("dst").str.split("::").list.first())
+    tier = 2 * in_tests.cast(pl.Int8) + pl.when(pl.col("kind").is_in(_TYPES)).then(0).otherwise(1)
     cand = targets.filter(pl.col("kind").is_in(_MENTIONABLE)).select(
         "dst",
         "qualname",
@@ -1025,14 +1029,14 @@ def _mentions(refs: pl.DataFrame, targets: pl.DataFrame, indexed: pl.DataFrame) 
         .otherwise(pl.col("qualname")),
     )
     dotted = sym.filter(pl.col("key").str.contains(".", literal=True)).join(cand, on="tail")
-    dotted = dotted.filter(
-        (pl.col("qualname") == pl.col("key"))
-        | pl.col("qualname").str.ends_with("." + pl.col("key"))
-    )
-    plain = (
+    # `Cls.meth`, or the module's dotted path before it (`pkg.mod.Cls.meth`, Sphinx style)
+    module = pl.col("dst").str.split("::").list.first().str.replace(r"(?:/__init__)?\.\w+$", "")
+    full = pl.lit(".") + module.str.replace_all("/", ".", literal=True) + "." + pl.col("qualname")
+    dotted = dotted.filter(full.str.ends_with(pl.lit(".") + pl.col("key")))
+    plain = (  # a bare word names the code, not a test's helper that happens to share it
         sym.filter(~pl.col("key").str.contains(".", literal=True))
         .drop("tail")
-        .join(cand.drop("tail"), left_on="key", right_on="label")
+        .join(cand.drop("tail").filter(pl.col("tier") < 2), left_on="key", right_on="label")
     )
     hits = pl.concat([dotted.select(plain.columns), plain])
     hits = hits.filter(pl.col("tier") == pl.col("tier").min().over("ref_id"))
