@@ -54,6 +54,21 @@ ROUTES = [
         "bp.py::add",
     ),
     (
+        "bottle-bare",
+        {
+            "web.py": "from bottle import route\n\n\n"
+            '@route("/hello/<name>")\ndef hello(name):\n    return name\n'
+        },
+        "route:ANY /hello/{name}",
+        "web.py::hello",
+    ),
+    (
+        "bottle-module",
+        {"web.py": 'import bottle\n\n\n@bottle.post("/login")\ndef login():\n    return ""\n'},
+        "route:POST /login",
+        "web.py::login",
+    ),
+    (
         "express",
         {
             "server.js": "const express = require('express');\nconst { list } = require('./h');\n"

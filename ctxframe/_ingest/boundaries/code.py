@@ -14,7 +14,7 @@ from ctxframe._ingest.boundaries._rows import is_secret_name
 from ctxframe._ingest.boundaries.calls import CALL_NAMES, CHILD_PROCESS, ROUTE_NAMES, RULES
 
 _FAMILY = {lang.name: lang.family for lang in LANGUAGES}
-_ROUTE_RECEIVERS = r"^(app|router|api|server|bp|blueprint|\w*[Rr]outer|\w*_bp)$"
+_ROUTE_RECEIVERS = r"^(\w*app|router|api|server|bp|blueprint|bottle|\w*[Rr]outer|\w*_bp)$"
 
 BOUNDARY_NODE_COLS = {
     "id": pl.String,
@@ -55,12 +55,20 @@ def _route_path(expr: pl.Expr) -> pl.Expr:
     )
 
 
-# A route registration: `app.get("/x", handler)`, `@router.post("/x")` (`recv`: the receiver's
-# last part, see from_refs).
+# A route registration: `app.get("/x", handler)`, `@router.post("/x")`, `@route("/x")` (`recv`:
+# the receiver's last part, see from_refs).
 _ROUTE_CALL = (
     (pl.col("kind") == "call")
     & pl.col("name").is_in(ROUTE_NAMES)
-    & pl.col("recv").str.contains(_ROUTE_RECEIVERS)
+    & (
+        pl.col("recv").str.contains(_ROUTE_RECEIVERS)
+        # bottle's `@route("/x")`, `@get("/x")`: the module's default app, imported bare
+        | (
+            (pl.col("recv") == "")
+            & (pl.col("family") == "python")
+            & pl.col("decorates").is_not_null()
+        )
+    )
     & pl.col("arg").str.starts_with("/")
     & (pl.col("decorates").is_not_null() | pl.col("arg_name").is_not_null())
 )
