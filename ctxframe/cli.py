@@ -21,10 +21,21 @@ def _add_repo(p: argparse.ArgumentParser, *, positional: bool = False) -> None:
         p.add_argument("old_path", nargs="?", default=None, help=argparse.SUPPRESS)
 
 
+def _tokens(text: str) -> int:
+    """A `--budget`: a whole number of tokens, at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 token, not {n}")
+    return n
+
+
 def _add_budget(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--budget",
-        type=int,
+        type=_tokens,
         default=None,
         metavar="N",
         help=f"text output budget in tokens (default {DEFAULT_BUDGET_TOKENS})",

@@ -53,7 +53,8 @@ def test_query_json(capsys, indexed_shop: Path) -> None:
     [
         (["index", "--repo", "/definitely/not/here"], "not a directory"),
         (["status", "--repo", "/definitely/not/here"], "ctxframe index"),
-        (["query", "x", "--repo", "/definitely/not/here"], "ctxframe index"),
+        (["query", "x", "--repo", "/definitely/not/here"], "not a directory"),
+        (["hubs", "--repo", "/definitely/not/here"], "not a directory"),
     ],
 )
 def test_bad_input_is_one_line(capsys, argv: list[str], needle: str) -> None:
@@ -61,6 +62,25 @@ def test_bad_input_is_one_line(capsys, argv: list[str], needle: str) -> None:
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("ctxframe: error:") and needle in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["query", ""], "the question is empty"),
+        (["query", "   "], "the question is empty"),
+        (["context", ""], "the question is empty"),
+        (["query", "refund", "--budget", "0"], "at least 1 token"),
+        (["card", "PaymentGateway", "--budget", "-5"], "at least 1 token"),
+        (["hubs", "--budget", "many"], "not a whole number"),
+    ],
+)
+def test_bad_question_or_budget_exits_2(capsys, indexed_shop: Path, argv, needle) -> None:
+    try:
+        code, out, err = run(capsys, *argv, "--repo", str(indexed_shop))
+    except SystemExit as exc:  # argparse refuses the argument: usage and the error line
+        (out, err), code = capsys.readouterr(), exc.code
+    assert code == 2 and not out and needle in err and "Traceback" not in err
 
 
 def test_module_entry_point(tmp_path: Path) -> None:

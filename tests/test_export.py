@@ -58,7 +58,7 @@ def test_cli_json_and_text(indexed_shop: Path, tmp_path: Path, capsys) -> None:
     ("args", "says"),
     [
         (["--format", "xlsx"], "use one of parquet, csv, ndjson"),
-        (["--repo", "NOWHERE"], "run `ctxframe index` first"),
+        (["--repo", "NOWHERE"], "nowhere is not a directory"),
     ],
 )
 def test_bad_input_is_one_line(indexed_shop, tmp_path, capsys, args, says) -> None:

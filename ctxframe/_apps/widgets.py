@@ -17,14 +17,15 @@ from datetime import datetime
 from typing import Any
 
 from ctxframe._render.html import render
-from ctxframe._render.text import location
+from ctxframe._render.text import location, name_of
 
 HINT = "where is refund processing implemented"
 
 
 def _hit_label(hit: dict) -> str:
     loc = location(hit) if hit.get("path") else hit["id"]
-    return f"{hit['rank']:>2}. {hit['label']}  [{hit['kind']}]  {loc}"
+    name = hit["label"] if hit["kind"] == "file" else name_of(hit)
+    return f"{hit['rank']:>2}. {name}  [{hit['kind']}]  {loc}"
 
 
 class Explorer:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from ctxframe._core.config import Config, load_config
+from ctxframe._core.errors import BadInput
 from ctxframe._core.inputs import clean_int, clean_text
 from ctxframe._graph import verbs
 from ctxframe._graph.context import DEFAULT_BUDGET_TOKENS as CONTEXT_BUDGET
@@ -39,6 +40,13 @@ if TYPE_CHECKING:
 
 def _text(value, what: str) -> str:
     return clean_text(value, what)
+
+
+def _question(value) -> str:
+    text = clean_text(value, "query")
+    if not text.strip():
+        raise BadInput("the question is empty: say in words what to look for")
+    return text
 
 
 def _opt_text(value, what: str) -> str | None:
@@ -524,7 +532,7 @@ class Graph:
         """Only the ranking of `query` (no neighbourhoods): one row per hit, best first, with
         `rank`, `id`, `kind`, `path`, `score` and `tier` — what rule experiments compare.
         `kinds` keeps only those node kinds (``["function", "method", "class"]``)."""
-        text, within = _text(text, "query"), _opt_text(within, "within")
+        text, within = _question(text), _opt_text(within, "within")
         return self._ranking(text, limit=_limit(limit), rule=rule, within=within, kinds=kinds).hits
 
     def _ranking(
@@ -559,7 +567,7 @@ class Graph:
         ``abstain=True`` (hooks, agents): when the best match is weak — only common tokens and
         no path or name of this graph in the text — return no hits and say "no structural
         match" (``result.abstained`` holds why; see ctxframe._rank.abstain)."""
-        text, within, limit = _text(text, "query"), _opt_text(within, "within"), _limit(limit)
+        text, within, limit = _question(text), _opt_text(within, "within"), _limit(limit)
         ranking = self._ranking(
             text, limit=limit, rule=rule, within=within, deprioritize=deprioritize, kinds=kinds
         )
@@ -754,6 +762,10 @@ class Graph:
 
 def open_graph(path: str = ".", store: str | None = None) -> Graph:
     """Open the index of the repository (or store directory) at `path`."""
+    if store is None and not os.path.isdir(path):
+        from ctxframe._core.errors import RepoNotFound
+
+        raise RepoNotFound(f"{path} is not a directory: pass the root of an indexed repository")
     return Graph(path, store=store)
 
 

@@ -133,9 +133,11 @@ class IndexReport:
             f"indexed {self.files} files ({self.parsed} parsed"
             + (f" ({self.cached} from the extraction cache)" if self.cached else "")
             + f", {self.reused} unchanged, "
-            f"{self.deleted} removed) in {self.seconds:.2f}s · {self.nodes} nodes "
-            f"({fmt(self.nodes_by_kind)}) · {self.edges} edges ({fmt(self.edges_by_kind)}; "
-            f"{fmt(self.edges_by_confidence)}) · {skipped} skipped"
+            f"{self.deleted} removed) in {self.seconds:.2f}s · {self.nodes} nodes"
+            + (f" ({fmt(self.nodes_by_kind)})" if self.nodes else "")
+            + f" · {self.edges} edges"
+            + (f" ({fmt(self.edges_by_kind)}; {fmt(self.edges_by_confidence)})" * bool(self.edges))
+            + f" · {skipped} skipped"
             + (f" ({fmt(self.skipped_by_reason)})" if skipped else "")
             + (f" · {self.parse_errors} parse errors" if self.parse_errors else "")
             + self._coverage_text()
