@@ -213,6 +213,7 @@ def resolve(
         gomods,
         namespaces,
     )
+    interfaces = defs.filter(pl.col("kind") == "interface")["id"].implode()
     targets = defs.with_columns(family=_family(), dir=_dirname("path")).select(
         pl.col("id").alias("dst"),
         "kind",
@@ -222,6 +223,12 @@ def resolve(
         pl.col("dir").alias("ddir"),
         "family",
         (pl.col("parent") == pl.col("path")).alias("top"),
+        # a TypeScript interface's method, a `.d.ts` declaration: what a typed receiver names,
+        # never a match by name alone (the implementation is elsewhere, if in the repository)
+        (
+            (pl.col("family") == "js")
+            & (pl.col("parent").is_in(interfaces) | pl.col("path").str.ends_with(".d.ts"))
+        ).alias("declared"),
     )
     # imports in the order the edge table gives them (uses_edges keeps the first per file)
     edges_imports = edges_imports.sort("src", "line", "dst", "name", nulls_last=True)
@@ -747,7 +754,7 @@ def _by_name(
 def _name_candidates(targets: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:
     """(family, name, dst, n): definitions of these kinds by label, names with more than
     AMBIGUOUS_CAP definitions left out (counted first, so they never join)."""
-    cand = targets.filter(pl.col("kind").is_in(kinds)).select(
+    cand = targets.filter(pl.col("kind").is_in(kinds) & ~pl.col("declared")).select(
         "family", pl.col("label").alias("name"), "dst", "kind"
     )
     # Java/C#/C++…: `new Item()` names the class, not also its constructor `Item.Item`.

@@ -17,6 +17,13 @@
 (type_alias_declaration
   name: (type_identifier) @name) @definition.type
 
+; Members declared without a body: an interface's methods, a `.d.ts` class's, abstract ones.
+(method_signature
+  name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+
+(abstract_method_signature
+  name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+
 ; tree-sitter-typescript parses `await f<T>(x)` with the await inside the callee (grammar #282).
 (call_expression
   function: (await_expression (identifier) @name)) @reference.call
