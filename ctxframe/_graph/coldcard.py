@@ -16,7 +16,7 @@ import zlib
 from typing import Any
 
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
-from ctxframe._render.text import location, name_of
+from ctxframe._render.text import card_section, location, name_of
 from ctxframe._store import cardcache
 
 CANDIDATE_COLS = ("id", "kind", "label", "qualname", "path", "line_start", "line_end")
@@ -151,11 +151,7 @@ def _ok_text(node: dict, arrows: list[dict]) -> tuple[list[str], list[list[str]]
     for title, rows, arrow in sections:
         if not rows:
             continue
-        blocks.append([f"  {title} ({len(rows)}):"])
-        for r in rows:
-            conf = r["confidence"]
-            tag = "" if conf == "EXTRACTED" else f" ({(conf or 'unresolved').lower()})"
-            blocks.append([f"    {arrow} {r['edge_kind']} {r['other_label']}{tag}"])
+        blocks += card_section(title, rows, arrow)
     return lines, blocks
 
 

@@ -18,7 +18,7 @@ from ctxframe._graph.traverse import pagerank
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
 from ctxframe._render.html import render
 from ctxframe._render.picture import DEFAULT_CAP, Picture, arrows_picture, picture
-from ctxframe._render.text import location, name_of
+from ctxframe._render.text import card_section, location, name_of
 
 OK, NOT_FOUND, AMBIGUOUS, NOT_INDEXED = "ok", "not-found", "ambiguous", "not-indexed"
 _CANDIDATE_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end"]
@@ -186,11 +186,7 @@ class Card(VerbResult):
         for title, frame, arrow in self._sections():
             if frame.is_empty():
                 continue
-            out.append([f"  {title} ({frame.height}):"])
-            for r in frame.iter_rows(named=True):
-                conf = r["confidence"]
-                tag = "" if conf == "EXTRACTED" else f" ({(conf or 'unresolved').lower()})"
-                out.append([f"    {arrow} {r['edge_kind']} {r['other_label']}{tag}"])
+            out += card_section(title, frame.to_dicts(), arrow)
         return out
 
     def _sections(self) -> list[tuple[str, pl.DataFrame, str]]:

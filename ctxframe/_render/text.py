@@ -55,3 +55,22 @@ def arrow_text(arrow: dict[str, Any]) -> str:
     elif conf and conf != "EXTRACTED":
         text += f" ({conf.lower()})"
     return text
+
+
+def card_section(title: str, rows: list[dict[str, Any]], arrow: str) -> list[list[str]]:
+    """A card section's blocks: its title with the number of lines, then one line per linked
+    node (`← calls checkout`): the same caller reached through several call names is one
+    line, `×2` for the times it repeats; two nodes of one name say their files."""
+    counts: dict[tuple, int] = {}
+    for r in rows:
+        key = (r["edge_kind"], r["other_id"] or r["other_label"], r["other_label"], r["confidence"])
+        counts[key] = counts.get(key, 0) + 1
+    ids_of: dict[str, set] = {}
+    for _kind, other, label, _conf in counts:
+        ids_of.setdefault(label, set()).add(other)
+    lines = []
+    for (kind, other, label, conf), n in counts.items():
+        tag = "" if conf == "EXTRACTED" else f" ({(conf or 'unresolved').lower()})"
+        where = f"  {other.split('::')[0]}" if len(ids_of[label]) > 1 and "::" in other else ""
+        lines.append([f"    {arrow} {kind} {label}{tag}{where}" + (f"  ×{n}" if n > 1 else "")])
+    return [[f"  {title} ({len(counts)}):"], *lines]
