@@ -223,8 +223,8 @@ def resolve(
         pl.col("dir").alias("ddir"),
         "family",
         (pl.col("parent") == pl.col("path")).alias("top"),
-        # a TypeScript interface's method, a `.d.ts` declaration: what a typed receiver names,
-        # never a match by name alone (the implementation is elsewhere, if in the repository)
+        # a TypeScript interface's method, a `.d.ts` declaration: a member to list, never a
+        # call's target (what runs is an implementation, if the repository holds one)
         (
             (pl.col("family") == "js")
             & (pl.col("parent").is_in(interfaces) | pl.col("path").str.ends_with(".d.ts"))
@@ -788,7 +788,9 @@ def _typed(stages: _Stages, bases: pl.DataFrame | None) -> list[pl.DataFrame]:
             _result_types(stages, rows.filter(pl.col("how") == "typecall")),
         ]
     ).join(rows.select("ref_id", "name"), on="ref_id")
-    found = _members(types, stages.targets, bases)
+    # a TypeScript interface's or `.d.ts` member is not what runs: the implementation is,
+    # found by name below
+    found = _members(types, stages.targets.filter(~pl.col("declared")), bases)
     hint = pl.col("how") == "typehint"
     out = found.join(rows.select("ref_id", "how"), on="ref_id").with_columns(
         confidence=pl.when(hint & (pl.col("tconf") == "EXTRACTED"))
