@@ -63,6 +63,9 @@ _CONTENT_SCHEMA = {"node_id": pl.String, "text": pl.String}
 _STORED = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
 
 
+PARSE_ERROR_FILES = 5  # files named in the report's parse-error line
+
+
 @dataclass
 class IndexReport:
     """What one `index` run did: counts for the one-line summary and `--json`."""
@@ -82,6 +85,9 @@ class IndexReport:
     edges_by_confidence: dict[str, int] = field(default_factory=dict)
     skipped_by_reason: dict[str, int] = field(default_factory=dict)
     parse_errors: int = 0
+    # the files with the most parse errors, most first: [path, errors] (at most PARSE_ERROR_FILES)
+    parse_error_files: list[list] = field(default_factory=list)
+    files_with_parse_errors: int = 0
     seconds: float = 0.0
     coverage: list[dict] = field(default_factory=list)  # ctxframe._store.coverage rows
     pack_errors: list[str] = field(default_factory=list)  # broken language packs, one line each
@@ -116,6 +122,8 @@ class IndexReport:
             "edges_by_confidence": self.edges_by_confidence,
             "skipped_by_reason": self.skipped_by_reason,
             "parse_errors": self.parse_errors,
+            "parse_error_files": self.parse_error_files,
+            "files_with_parse_errors": self.files_with_parse_errors,
             "seconds": round(self.seconds, 3),
             "coverage": self.coverage,
             "pack_errors": self.pack_errors,
@@ -140,8 +148,18 @@ class IndexReport:
             + f" · {skipped} skipped"
             + (f" ({fmt(self.skipped_by_reason)})" if skipped else "")
             + (f" · {self.parse_errors} parse errors" if self.parse_errors else "")
+            + self._parse_error_text()
             + self._coverage_text()
         )
+
+    def _parse_error_text(self) -> str:
+        """Which files the parse errors are in: a reader can open them (the grammar may not
+        know a construct, or the file is not valid code)."""
+        if not self.parse_error_files:
+            return ""
+        shown = ", ".join(f"{path} ({n})" for path, n in self.parse_error_files)
+        more = self.files_with_parse_errors - len(self.parse_error_files)
+        return f"\nparse errors in: {shown}" + (f" and {more} more files" if more > 0 else "")
 
     def _repr_html_(self) -> str:
         return render("report", r={**self.to_dict(), "seconds": self.seconds}, notes=self._notes())
@@ -1089,6 +1107,11 @@ def _report(
         (run.pack_errors),
     )
     indexed = files.filter(pl.col("skip_reason").is_null())
+    erring = (
+        files.filter(pl.col("parse_errors") > 0)
+        .select("path", "parse_errors")
+        .sort(["parse_errors", "path"], descending=[True, False])
+    )
     base = prev.meta.get("coverage_counts") if prev is not None else None
     if counts_change is not None and base is not None:  # coverage figures add up over files
         counts = pl.concat(
@@ -1123,6 +1146,8 @@ def _report(
             .iter_rows()
         ),
         parse_errors=int(files["parse_errors"].fill_null(0).sum()),
+        parse_error_files=[list(r) for r in erring.head(PARSE_ERROR_FILES).iter_rows()],
+        files_with_parse_errors=erring.height,
         coverage=_coverage.table(counts).to_dicts(),
         pack_errors=pack_errors,
         adapters=adapters_report or {},
