@@ -17,15 +17,14 @@ from datetime import datetime
 from typing import Any
 
 from ctxframe._render.html import render
-from ctxframe._render.text import location, name_of
+from ctxframe._render.text import hit_name, location
 
 HINT = "where is refund processing implemented"
 
 
 def _hit_label(hit: dict) -> str:
     loc = location(hit) if hit.get("path") else hit["id"]
-    name = hit["label"] if hit["kind"] == "file" else name_of(hit)
-    return f"{hit['rank']:>2}. {name}  [{hit['kind']}]  {loc}"
+    return f"{hit['rank']:>2}. {hit_name(hit)}  [{hit['kind']}]  {loc}"
 
 
 class Explorer:

@@ -14,7 +14,7 @@ from ctxframe._rank.ranker import RankIndex, Ranking
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
 from ctxframe._render.html import render
 from ctxframe._render.picture import query_picture
-from ctxframe._render.text import arrow_text, first_line, location, name_of, one_line
+from ctxframe._render.text import arrow_text, first_line, hit_name, location, one_line
 
 SIG_CHARS = 160
 DOC_CHARS = 160
@@ -49,8 +49,7 @@ class QueryResult:
         arrows = self._arrows_by_hit()
         blocks = []
         for hit in self.hits.iter_rows(named=True):
-            name = hit["label"] if hit["kind"] == "file" else name_of(hit)  # `Cls.method`
-            lines = [f"{hit['rank']}. {name}  [{hit['kind']}]  {location(hit)}"]
+            lines = [f"{hit['rank']}. {hit_name(hit)}  [{hit['kind']}]  {location(hit)}"]
             sig = one_line(hit.get("signature"), SIG_CHARS)
             if sig:
                 lines.append(f"    sig: {sig}")

@@ -71,8 +71,7 @@ class Traversal:
         dep = every.unique()
         del every
         self._kinds = dep["kind"].unique().sort()
-        at = self._kinds.index_of("contains")
-        self._contains = None if at is None else at
+        self._contains = self._kinds.index_of("contains")  # None when no edge contains
         self._confs = dep["confidence"].drop_nulls().unique().sort()
         self._dep = dep.select(
             "s",

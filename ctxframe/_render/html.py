@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Any
 
 from ctxframe._render.palette import kind_colour, text_colour
-from ctxframe._render.text import first_line, location, name_of, one_line
+from ctxframe._render.text import first_line, hit_name, location, name_of, one_line
 
 
 def _conf_text(conf: str | None) -> str:
@@ -30,6 +30,7 @@ def environment():
     env.filters.update(
         location=location,
         name=name_of,
+        hit_name=hit_name,
         kind_colour=kind_colour,
         text_colour=text_colour,
         one_line=one_line,

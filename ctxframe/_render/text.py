@@ -27,6 +27,12 @@ def name_of(row: dict[str, Any]) -> str:
     return row.get("qualname") or row.get("label") or row["id"]
 
 
+def hit_name(row: dict[str, Any]) -> str:
+    """The name a hit is listed by: a file's base name, else the qualified name
+    (`SimpleTemplate.render`, not one of several `render`s)."""
+    return row["label"] if row["kind"] == "file" else name_of(row)
+
+
 def one_line(text: str | None, limit: int) -> str:
     """All of `text` on one line (white space folded), cut at `limit` characters with `…`."""
     if not text:
