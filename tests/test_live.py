@@ -120,9 +120,14 @@ def test_watch_answers_a_new_function_with_its_indexes_built(repo: Path) -> None
         _write(repo, "b.py", "from a import a\n\n\ndef bee():\n    return a()\n")
         _until(lambda: g.__dict__.get("_pending") is not None or g.version != before, "b.py")
         _until(lambda: g.version != before, "the switch")
-        # switched at that call with the lookups already built off to the side…
-        assert "edge_index" in g._lookups.__dict__ and "symbols" in g._lookups.__dict__
-        # …and the ranking index handed over when ready (no call built it here)
+        # switched at that call with the symbols already patched off to the side, the arrows
+        # patched or answered from the edges meanwhile…
+        lookups = g._lookups
+        assert "symbols" in lookups.__dict__
+        assert "edge_index" in lookups.__dict__ or lookups.pending_arrows
+        # …and the arrow and ranking indexes handed over when ready (no call built them here)
+        _until(lambda: "edge_index" in lookups.__dict__, "the arrow index")
+        assert not lookups.pending_arrows
         _until(lambda: "_rank_index" in g.__dict__, "the ranking index")
         assert "b.py::bee" in set(g._rank_index.nodes["id"])
         card = g.card("bee")

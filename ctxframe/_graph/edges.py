@@ -39,31 +39,30 @@ def _display_label_expr() -> pl.Expr:
     )
 
 
+_ARROW_COLUMNS = ["src", "dst", "kind", "confidence", "name", "line", "_s", "_d",
+                  "src_label", "src_kind", "dst_label", "dst_kind"]  # fmt: skip
+
+
 def _sorted_arrows(edges: pl.DataFrame, nodes: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Every edge with its ends' node rows, display labels and kinds, sorted by source row and
-    by target row in display order (kind, label, id per node), so a slice needs no sort."""
-    rows = nodes.select("id", _r=pl.int_range(pl.len(), dtype=pl.UInt32))
-    disp = nodes.select(_display_label_expr())["id"]
-    kinds = nodes["kind"]
+    by target row in display order (kind, label, id per node), so a slice needs no sort. A
+    few edges (a card's) read only the node rows they touch."""
+    info = nodes.lazy().with_row_index("_r")
+    if edges.height * 4 < nodes.height:
+        ends = pl.concat([edges["src"], edges["dst"]]).drop_nulls().unique().implode()
+        info = info.filter(pl.col("id").is_in(ends))
+    info = info.select("id", "_r", _label=_display_label_expr(), _kind="kind")
 
-    def pick(values: pl.Series, row: str) -> pl.Expr:
-        if values.is_empty():
-            return pl.lit(None, pl.String)
-        return pl.when(pl.col(row).is_not_null()).then(
-            pl.lit(values).gather(pl.col(row).fill_null(0))
-        )
+    def end(side: str, row: str) -> pl.LazyFrame:
+        names = {"id": side, "_r": row, "_label": f"{side}_label", "_kind": f"{side}_kind"}
+        return info.rename(names)
 
     base = (
         edges.lazy()
         .select("src", "dst", "kind", "confidence", "name", pl.col("line").cast(pl.Int32))
-        .join(rows.lazy().rename({"id": "src", "_r": "_s"}), on="src", how="left")
-        .join(rows.lazy().rename({"id": "dst", "_r": "_d"}), on="dst", how="left")
-        .with_columns(
-            src_label=pick(disp, "_s"),
-            src_kind=pick(kinds, "_s"),
-            dst_label=pick(disp, "_d"),
-            dst_kind=pick(kinds, "_d"),
-        )
+        .join(end("src", "_s"), on="src", how="left")
+        .join(end("dst", "_d"), on="dst", how="left")
+        .select(_ARROW_COLUMNS)
         .collect(engine=ENGINE)
     )
     out = (

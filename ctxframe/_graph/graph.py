@@ -19,7 +19,7 @@ from ctxframe._core.inputs import clean_int, clean_text
 from ctxframe._graph import verbs
 from ctxframe._graph.context import DEFAULT_BUDGET_TOKENS as CONTEXT_BUDGET
 from ctxframe._graph.context import Context, build_context
-from ctxframe._graph.edges import SubsetEdgeIndex
+from ctxframe._graph.edges import EdgeIndex, SubsetEdgeIndex
 from ctxframe._graph.lookups import Lookups
 from ctxframe._graph.neighbourhood import Neighbourhood, neighbourhood
 from ctxframe._graph.query import QueryResult, answer
@@ -110,18 +110,29 @@ def _same_tables(a: _store.Snapshot, b: _store.Snapshot, names=_CONTRACT) -> boo
         return False
 
 
-def _patch_lookups(old: Lookups, new: Lookups) -> None:
-    """Give `new` the symbol and arrow indexes `old` built, patched for the rows that changed
-    (ctxframe._graph.lookup, ctxframe._graph.edges): far less than building them again."""
+def _patch_lookups(old: Lookups, new: Lookups) -> Callable[[], None] | None:
+    """Give `new` the symbol index `old` built, patched for the rows that changed
+    (ctxframe._graph.lookup): far less than building it again. The arrow index `old` built is
+    patched by the function returned (ctxframe._graph.edges): at once by `refresh`, after the
+    new version is offered by a watch; until it lands, `new` answers arrows from the edges
+    that touch the asked rows."""
     built = old.__dict__
     if "symbols" in built:
         new.__dict__["symbols"] = built["symbols"].patched(new.nodes)
-    if "edge_index" in built:
+    if "edge_index" not in built:
+        return None
+    new.pending_arrows = True
+
+    def finish() -> None:
         index = built["edge_index"].patched(old.nodes, old.edges, new.nodes, new.edges)
-        if index is not None:
-            new.__dict__["edge_index"] = index
+        new.__dict__.setdefault("edge_index", index or EdgeIndex(new.edges, new.nodes))
+        new.pending_arrows = False
+
+    return finish
 
 
+_AFTER_SWITCH_S = 0.25  # a watch builds the ranking and traversal indexes once the graph's
+# first call on the new version has ended, or after this long: that call is not slowed
 _LOOKUP_TABLES = ("nodes", "edges")  # what the symbol, arrow and traversal indexes read
 _RANK_TABLES = ("nodes", "edges", "tokens", "vocab")  # what the ranking index reads
 
@@ -153,6 +164,7 @@ class Graph:
         self._lock = threading.RLock()
         self._depth = 0  # calls in progress (nested ones included), under the lock
         self._pending: dict | None = None  # the next version's state, prepared by a watch
+        self._after_call: threading.Event | None = None  # the first call on it has ended
         self._watch: GraphWatch | None = None
         self._listeners: list[weakref.WeakMethod | Callable] = []
         self._at(_store.Snapshot(self.store))
@@ -174,6 +186,9 @@ class Graph:
                 yield
             finally:
                 self._depth -= 1
+                if self._depth == 0 and self._after_call is not None:
+                    self._after_call.set()
+                    self._after_call = None
 
     @property
     def version(self) -> str | None:
@@ -278,13 +293,16 @@ class Graph:
         if pending and _same_tables(current, snap):  # what was prepared serves this one too
             state = {**pending, **state}
         elif not _same_tables(current, snap):
-            fresh, later = self._built_at(snap, built, parts, tables)
+            fresh, later = self._built_at(snap, built, parts, tables, later_arrows=True)
             state.update({n: fresh.__dict__[n] for n in _DERIVED if n in fresh.__dict__})
+        switched = threading.Event()
+        state["_switched"] = switched  # set by `_apply`
         with self._lock:
             self._pending = state
         if offered is not None:
             offered()
         if later is not None:
+            switched.wait(_AFTER_SWITCH_S)  # the graph's first call on it has the cores
             late = later()
             with self._lock:  # into the offered state, or the graph that switched to it
                 target = state if self._pending is state else None
@@ -299,7 +317,8 @@ class Graph:
     _LATER = ("traversal",)
 
     def _built_at(
-        self, snap: _store.Snapshot, built: set[str], parts: set[str], tables: set[str]
+        self, snap: _store.Snapshot, built: set[str], parts: set[str], tables: set[str],
+        later_arrows: bool = False,
     ) -> tuple[Graph, Callable[[], dict]]:
         """A graph object at `snap` with the tables read and the symbol and edge lookups built
         that this one has, and a function building the rest (ranking, traversal) that returns
@@ -314,6 +333,7 @@ class Graph:
         for name in (*_DERIVED, "_lock", "_listeners", "_watch"):
             fresh.__dict__.pop(name, None)
         fresh._lock, fresh._depth, fresh._pending = threading.RLock(), 0, None
+        fresh._after_call = None
         fresh._at(snap)
         # An index built from tables the new version holds byte for byte is kept (an edit
         # inside a body changes the tokens and files only: the lookups stay).
@@ -328,7 +348,7 @@ class Graph:
             else:
                 reads.append(functools.partial(fresh._table, name))
         _parallel(reads)
-        lookups = None
+        lookups = arrows_later = None
         if "_lookups" in built and keep_lookups:
             lookups = old["_lookups"].with_files(fresh.files)
             fresh.__dict__["_lookups"] = lookups
@@ -336,8 +356,13 @@ class Graph:
             lookups = Lookups(fresh.nodes, fresh.edges, fresh.files, cache_dir=None)
             fresh.__dict__["_lookups"] = lookups
             if old["_lookups"] is not None:  # patch what was built: a few files changed
-                _patch_lookups(old["_lookups"], lookups)
-            _parallel([functools.partial(getattr, lookups, p) for p in self._FIRST if p in parts])
+                arrows_later = _patch_lookups(old["_lookups"], lookups)
+            first = [functools.partial(getattr, lookups, p) for p in self._FIRST if p in parts
+                     and not (p == "edge_index" and lookups.pending_arrows)]  # fmt: skip
+            if arrows_later is not None and not later_arrows:
+                first.append(arrows_later)
+                arrows_later = None
+            _parallel(first)
         if "_rank_index" in built and keep_rank:
             fresh.__dict__["_rank_index"] = old["_rank_index"]
         cache_dir = fresh._cache_dir
@@ -347,6 +372,8 @@ class Graph:
             jobs: list[Callable[[], object]] = []
             if "_rank_index" in built and not keep_rank:
                 jobs.append(lambda: late.update(_rank_index=fresh._build_rank_index()))
+            if arrows_later is not None:
+                jobs.append(arrows_later)
             if lookups is not None:
                 jobs += [functools.partial(getattr, lookups, p) for p in self._LATER if p in parts]
             _parallel(jobs)
@@ -366,6 +393,7 @@ class Graph:
         self._pending = None
         state = dict(state)
         report = state.pop("report", None)
+        self._after_call = state.pop("_switched", None)  # set when this call ends
         snap, now = state["_snap"], self._snap.version
         if now is not None and (snap.version is None or snap.version <= now):
             return

@@ -36,22 +36,30 @@ class SymbolIndex:
     def patched(self, nodes: pl.DataFrame) -> SymbolIndex:
         """This index for another version's `nodes`: only the names whose nodes changed are
         looked up again (this index's dictionaries are copied, never changed)."""
+        from ctxframe._graph.edges import _changed
+
         cols = ["id", "qualname", "label"]
-        old = self._nodes.select(cols)
-        new = nodes.select(cols)
-        gone = old.join(new, on=cols, how="anti", nulls_equal=True)
-        came = new.join(old, on=cols, how="anti", nulls_equal=True)
+        both = _changed(self._nodes.select(cols), nodes.select(cols))
         out = SymbolIndex.__new__(SymbolIndex)
         out._nodes, out._labels, out._bigrams = nodes, None, None
-        out._ids = (self._ids - set(gone["id"].to_list())) | set(came["id"].to_list())
-        both = pl.concat([gone, came])
-        lower = nodes.with_columns(pl.col("label").str.to_lowercase())
+        lower = pl.col("label").str.to_lowercase()
+        quals, labels = both["qualname"].drop_nulls().unique(), both["label"].drop_nulls().unique()
+        lowers = labels.str.to_lowercase().unique()
+        ids = both["id"].unique()
+        rows = nodes.filter(
+            pl.col("id").is_in(ids.implode())
+            | pl.col("qualname").is_in(quals.implode())
+            | pl.col("label").is_in(labels.implode())
+            | lower.is_in(lowers.implode())
+        )
+        out._ids = (self._ids - set(ids.to_list())) | set(
+            rows.filter(pl.col("id").is_in(ids.implode()))["id"].to_list()
+        )
         for attr, frame, col, keys in (
-            ("_by_qual", nodes, "qualname", both["qualname"]),
-            ("_by_label", nodes, "label", both["label"]),
-            ("_by_lower", lower, "label", both["label"].str.to_lowercase()),
+            ("_by_qual", rows, "qualname", quals),
+            ("_by_label", rows, "label", labels),
+            ("_by_lower", rows.with_columns(lower), "label", lowers),
         ):
-            keys = keys.drop_nulls().unique()
             index = dict(getattr(self, attr))
             for key in keys.to_list():
                 index.pop(key, None)

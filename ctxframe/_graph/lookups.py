@@ -20,6 +20,8 @@ from ctxframe._store import cache as _cache
 class Lookups:
     """Symbol names, node rows, 1-hop arrows and traversals over one graph's frames."""
 
+    pending_arrows = False  # the arrow index is being patched elsewhere: filter meanwhile
+
     def __init__(
         self,
         nodes: pl.DataFrame,
@@ -92,14 +94,14 @@ class Lookups:
     def arrows_index(self, *, one_shot: bool) -> EdgeIndex | SubsetEdgeIndex:
         """The full index when built already or worth building; a one-shot question (a CLI run)
         filters the few edges of its hits instead."""
-        if one_shot and "edge_index" not in self.__dict__:
+        if "edge_index" not in self.__dict__ and (one_shot or self.pending_arrows):
             return SubsetEdgeIndex(self.edges, self.nodes)
         return self.edge_index
 
     def arrows(self, ids: list[str], include_ambiguous: bool = False) -> pl.DataFrame:
         """Every 1-hop arrow of the given nodes, both ways, in display order."""
         rows = self.rows(ids)
-        arrows = self.edge_index.arrows(rows)
+        arrows = self.arrows_index(one_shot=False).arrows(rows)
         if not include_ambiguous:
             arrows = arrows.filter(pl.col("confidence").fill_null("") != "AMBIGUOUS")
         if rows.len() > 1:  # one node's arrows come pre-sorted from the index
