@@ -867,7 +867,8 @@ def _try_delta(run: _Run) -> IndexReport | None:
         if whole is not None:
             staged.put_tokens(whole.tokens, whole.vocab, delta.nodes["id"])
         with staged.together():
-            staged.put(tables, old={n: prev[n] for n in ("nodes", "edges") if n in tables})
+            staged.put(tables, old={n: prev[n] for n in ("nodes", "edges") if n in tables},
+                       within={n: run.reparsed for n in delta.spliced})  # fmt: skip
             if token_parts is not None:
                 for k, name in enumerate(_tokenparts.BY_NODES):
                     staged.put_parts(name, {i: pair[k] for i, pair in token_parts.items()})

@@ -20,7 +20,7 @@ import polars as pl
 
 from ctxframe._core import facts as F
 from ctxframe._core.frames import splice_sorted
-from ctxframe._core.schema import PRODUCER, TOKENS, VOCAB
+from ctxframe._core.schema import EDGES, PRODUCER, TOKENS, VOCAB
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
 from ctxframe._rank.fields import BODY, MAX_TF, TokenTable, node_counts
 from ctxframe._resolve.resolve import resolve
@@ -48,6 +48,8 @@ class Delta:
     refs: pl.DataFrame | None  # the changed files' references; None: unchanged
     counts_change: pl.DataFrame  # coverage counts (ctxframe._store.coverage) of new rows minus old
     same: frozenset[str] = frozenset()  # tables whose rows did not change: kept as stored
+    # tables whose rows changed only among the changed files' own, the rest kept in place
+    spliced: frozenset[str] = frozenset()
 
 
 def _same(a: pl.DataFrame, b: pl.DataFrame) -> bool:
@@ -360,7 +362,11 @@ def update(
         # resolve through those files' imports, as in a full run
         imports = _PY_FACTS & (pl.col("kind") == "import") & ~own.in_changed
         reading = pl.concat([others, refs0.filter(imports).collect().select(others.columns)])
-    resolved = _resolve_changed(rest_nodes, defs, files, refs, reading, gomods, python)
+    same_refs = own.old_refs.equals(refs)
+    if python is None and others.is_empty() and same_refs and _python_only(files, own):
+        resolved = _same_references(own, defs)
+    else:
+        resolved = _resolve_changed(rest_nodes, defs, files, refs, reading, gomods, python)
     stale_py = fresh_py = None
     if python is not None:  # other files' Python edges as they are now
         others_py = ~own.in_changed & _py_edge(files)
@@ -376,6 +382,7 @@ def update(
         counts(new_nodes, new_edges, new_files),
     ]
     edges = _without(edges0, own.edge_spans)
+    spliced = {"nodes"} if others.height or stale_py is not None else {"nodes", "edges"}
     if others.height:
         edges = _regrouped(own, edges, others, resolved, new_edges, nodes0, files, change)
     else:
@@ -401,6 +408,7 @@ def update(
         None if "refs" in same else refs,
         pl.concat(change),
         frozenset(same),
+        frozenset(spliced),
     )
 
 
@@ -428,6 +436,25 @@ def _own_rows(prev, files: pl.DataFrame, changed: list[str]) -> _Own | None:
     old_refs = prev.rows_of("refs", changed)
     python = "python" in set(langs.to_list())
     return _Own(changed, in_changed, node_spans, edge_spans, old_nodes, old_own, old_refs, python)
+
+
+def _python_only(files: pl.DataFrame, own: _Own) -> bool:
+    """Every changed file is Python."""
+    langs = files.filter(own.in_changed)["language"]
+    return bool(langs.len()) and (langs == "python").all()
+
+
+def _same_references(own: _Own, defs: pl.DataFrame) -> pl.DataFrame:
+    """The changed Python files' edges outside the value flow when their references are the
+    stored ones, row for row: `contains` from their definitions, and their stored `imports`
+    (a Python import resolves to a file or module by path alone, and the set of files is the
+    one they were resolved against). What `_resolve_changed` would give them."""
+    contains = defs.select(
+        src="parent", dst="id", kind=pl.lit("contains"), confidence=pl.lit("EXTRACTED"),
+        name="label", path="path", line="line_start", producer=pl.lit(PRODUCER),
+    )  # fmt: skip
+    imports = own.old_own.filter(pl.col("kind") == "imports")
+    return pl.concat([contains.cast(dict(EDGES)), imports.select(EDGES.names()).cast(dict(EDGES))])
 
 
 def _resolve_changed(rest_nodes, defs, files, refs, others, gomods, python) -> pl.DataFrame:

@@ -92,6 +92,7 @@ class _Memo:
     def __init__(self) -> None:
         self.users = 0
         self.frames: dict[str, pl.DataFrame] = {}
+        self.wholes: dict[tuple, pl.DataFrame] = {}  # a table in one piece, by its parts' hashes
         self.lock = threading.Lock()
 
     def get(self, info: dict) -> pl.DataFrame | None:
@@ -103,11 +104,21 @@ class _Memo:
             # a spliced table is many slices: one copy now keeps every later pass fast
             self.frames[info["sha256"]] = frame.rechunk() if frame.n_chunks() > 4 else frame
 
+    def get_whole(self, key: tuple) -> pl.DataFrame | None:
+        return self.wholes.get(key) if self.users else None
+
+    def put_whole(self, key: tuple, frame: pl.DataFrame) -> None:
+        """A whole table, as written or as its checked parts put together: a reader of the
+        same parts takes it instead of putting them together again."""
+        if self.users and key and all(key):
+            self.wholes[key] = frame.rechunk() if frame.n_chunks() > 4 else frame
+
     def only(self, parts: dict) -> None:
         """Forget every frame but those of these parts (a version just committed)."""
         keep = {p.get("sha256") for p in parts.values()}
         with self.lock:
             self.frames = {k: f for k, f in self.frames.items() if k in keep}
+            self.wholes = {k: f for k, f in self.wholes.items() if keep.issuperset(k)}
 
 
 _MEMO = _Memo()
@@ -126,7 +137,7 @@ def remembering():
         with _MEMO.lock:
             _MEMO.users -= 1
             if not _MEMO.users:
-                _MEMO.frames = {}
+                _MEMO.frames, _MEMO.wholes = {}, {}
 
 
 def _read_json(path: str, store: str) -> dict:
@@ -299,16 +310,29 @@ class Snapshot:
     def _remembered(self, name: str, rechunk: bool = True) -> pl.DataFrame | None:
         """The decoded table from the memo (see `remembering`), every part's size checked;
         without `rechunk`, its parts stay separate chunks (a lazy query needs no copy)."""
-        frames = [self._memo_part(rel) for rel in self.files_of(name)]
+        rels = self.files_of(name)
+        key = tuple(self.parts[rel].get("sha256") for rel in rels)
+        whole = _MEMO.get_whole(key)
+        if whole is not None and all(self._size_ok(rel) for rel in rels):
+            return whole
+        frames = [self._memo_part(rel) for rel in rels]
         if any(f is None for f in frames):
             return None
-        return frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=rechunk)
+        if len(frames) == 1:
+            return frames[0]
+        whole = pl.concat(frames, rechunk=rechunk)
+        if rechunk:
+            _MEMO.put_whole(key, whole)
+        return whole
+
+    def _size_ok(self, rel: str) -> bool:
+        return os.fstat(self._fds[rel]).st_size == self.parts[rel].get("size")
 
     def _memo_part(self, rel: str) -> pl.DataFrame | None:
         info = self.parts[rel]
         if (frame := _MEMO.get(info)) is None:
             return None
-        return frame if os.fstat(self._fds[rel]).st_size == info.get("size") else None
+        return frame if self._size_ok(rel) else None
 
     def _decode(self, rel: str) -> pl.DataFrame:
         if (frame := self._memo_part(rel)) is not None:
@@ -380,6 +404,13 @@ class Snapshot:
         written before tables were stored in parts."""
         got = self.meta.get("part_bounds")
         return list(got) if isinstance(got, list) else None
+
+    def remember(self) -> None:
+        """Decode every part into the memo (see `remembering`): a watcher whose store needed no
+        change reads it ahead of the first save, whose re-index reads what it touches."""
+        if _MEMO.users and self.version is not None:
+            for rel in self.parts:
+                self._decode(rel)
 
     def read_parts(self, name: str, parts: list[int]) -> dict[int, pl.DataFrame]:
         """These parts of a table stored in parts, verified and decoded (a part holding no
@@ -523,6 +554,7 @@ class Staging:
         self.tmp = os.path.join(path, f".staging-{os.getpid()}")
         self.parts: dict[str, dict] = {}
         self._queued: list | None = None  # writes queued by `together`
+        self._wholes: dict[str, pl.DataFrame] = {}  # tables `put` whole: remembered at commit
         # the part key (ctxframe._store.parts): the one given, else the base's
         if bounds is None and base is not None:
             bounds = base.bounds()
@@ -580,17 +612,22 @@ class Staging:
         _MEMO.put(self.parts[rel], frame)
 
     def put(self, tables: dict[str, pl.DataFrame],
-            old: dict[str, pl.DataFrame] | None = None) -> None:  # fmt: skip
+            old: dict[str, pl.DataFrame] | None = None,
+            within: dict[str, list[str]] | None = None) -> None:  # fmt: skip
         """Write these tables into the new version, each in its parts (in parallel: Polars
         releases the GIL). With `old` (a table as the base version stores it), a part whose
-        rows are the same is carried over instead of written again."""
+        rows are the same is carried over instead of written again. `within` (a table sorted
+        by node id, some paths): its rows differ from `old`'s only among those keyed by these
+        paths, the rest in place: a part holding none of them is carried over unread."""
         if self.bounds and any(n in _tokenparts.BY_NODES for n in tables):
             raise ValueError("tokens and vocab are written by put_tokens (in the nodes' parts)")
+        self._wholes.update(tables)
         jobs = []
         for name, frame in tables.items():
             parts = _parts.split(name, frame, self.bounds)
             if old is not None and name in old:
-                parts = self._changed(name, parts, _parts.split(name, old[name], self.bounds))
+                before = _parts.split(name, old[name], self.bounds)
+                parts = self._changed(name, parts, before, (within or {}).get(name))
             jobs += [(name, f, _parts.rel(name, i) if name in _parts.DATASETS else None)
                      for i, f in parts.items()]  # fmt: skip
         self._write_all(jobs)
@@ -636,14 +673,23 @@ class Staging:
             for f in [pool.submit(self._write, *job) for job in jobs]:
                 f.result()
 
-    def _changed(self, name: str, parts: dict, before: dict) -> dict[int, pl.DataFrame]:
-        """The parts to write: the others are the base's own, linked."""
+    def _changed(self, name: str, parts: dict, before: dict,
+                 paths: list[str] | None = None) -> dict[int, pl.DataFrame]:  # fmt: skip
+        """The parts to write: the others are the base's own, linked (see `put`: `paths`)."""
         base = self.base
         stored = {} if base is None or base.bounds() != self.bounds else dict(base.info(name))
+        touched = None
+        if paths is not None and self.bounds:
+            ends = pl.Series([k for p in paths for k in (p, p + ":;")], dtype=pl.String)
+            at = _parts.part_of(self.bounds, ends).to_list()
+            touched = {i for lo, hi in zip(at[::2], at[1::2], strict=True)
+                       for i in range(lo, hi + 1)}  # fmt: skip
         out = {}
         for i, frame in parts.items():
             rel = _parts.rel(name, i)
-            if rel in stored and i in before and frame.equals(before[i]):
+            same = touched is not None and i not in touched and i in before
+            same = same and frame.height == before[i].height
+            if rel in stored and i in before and (same or frame.equals(before[i])):
                 self._link(name, rel, stored[rel])
             else:
                 out[i] = frame
@@ -777,6 +823,9 @@ class Staging:
                 fh.write(text)
             os.replace(tmp, os.path.join(self.path, META))
         if _MEMO.users:
+            for name, frame in self._wholes.items():
+                rels = sorted(r for r, p in self.parts.items() if p.get("table") == name)
+                _MEMO.put_whole(tuple(self.parts[r].get("sha256") for r in rels), frame)
             _MEMO.only(self.parts)
         clean_stale(self.path)
         return version

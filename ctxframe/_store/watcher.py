@@ -12,6 +12,7 @@ so the store's `git_head` follows it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -36,6 +37,20 @@ _CONFIG_FILES = frozenset({"pyproject.toml", ".ctxframe/config.toml", GIT_EXCLUD
 _CONFIG_DIRS = (PACKS_DIR.replace(os.sep, "/") + "/", ADAPTERS_DIR.replace(os.sep, "/") + "/")
 _GIT_REFS = (".git/HEAD", ".git/packed-refs")
 _MODIFIED = 2  # watchfiles.Change.modified (added 1, deleted 3)
+_STEP_MS = 10  # how often watchfiles' loop looks for new events
+_POLL_MS = 300  # with --poll: how often the tree is scanned (watchfiles' default)
+
+
+def _settled(raw) -> set | None:
+    """One answer of watchfiles' loop: its events, an empty set when it timed out, None when
+    asked to stop; Ctrl-C (in the main thread) raises KeyboardInterrupt."""
+    if raw == "timeout":
+        return set()
+    if raw == "stop":
+        return None
+    if raw == "signal":
+        raise KeyboardInterrupt
+    return raw
 
 
 @dataclass
@@ -213,10 +228,17 @@ class Watcher:
         if walk_all:
             self._rules = None  # ignore files or configuration may have changed
         up.version = self._version()
+        if up.mode == "unchanged":  # nothing read or written: the memo holds no table yet
+            threading.Thread(target=self._remember, name="ctxframe-memo", daemon=True).start()
         if self._warmer is not None and up.version not in (None, before):
             self._warmer.offer(before, up.version)
         self.updates += 1
         return up
+
+    def _remember(self) -> None:
+        """Read the current version into the memo (best effort: an index reads what it needs)."""
+        with contextlib.suppress(Exception):
+            _store.Snapshot(self.store).remember()
 
     def _version(self) -> str | None:
         try:
@@ -228,16 +250,14 @@ class Watcher:
         """Watch until `stop()` (or Ctrl-C in the main thread: KeyboardInterrupt). With
         `initial`, first catch up with what changed while nobody watched (an incremental
         index of the whole tree) — started once the watch is live, so no save is missed."""
-        import watchfiles
-
         with _store.remembering():  # each index reads what the last one wrote from memory
-            self._run(watchfiles, on_update, initial)
+            self._run(on_update, initial)
 
-    def _run(self, watchfiles, on_update: Callable[[Update], None], initial: bool) -> None:
+    def _run(self, on_update: Callable[[Update], None], initial: bool) -> None:
         pending = "initial" if initial else None  # a whole-tree run owed once the watch is live
         while not self._stop.is_set():
             try:
-                for changes in self._changes(watchfiles):
+                for changes in self._changes():
                     if pending is not None:  # it covers whatever this burst changed
                         trigger, pending = pending, None
                         on_update(self.update(None, trigger))
@@ -252,25 +272,41 @@ class Watcher:
                     raise
                 pending = "rescan"  # its events were dropped: watch afresh, walk everything
 
-    def _changes(self, watchfiles):
-        """watchfiles' settled bursts; an empty set every _WAKE_MS while nothing changes."""
+    def _changes(self):
+        """Settled bursts of watchfiles' (change, path) events, each once no event came for
+        `debounce_ms` (or after MAX_BATCH_MS of a steady stream); an empty set every _WAKE_MS
+        while nothing changes. watchfiles' own loop ends a burst after one quiet `step`,
+        seen only at the end of a step: 1 to 2 steps after the last event. Here the step is
+        short and the rest of the quiet time is waited for as such, so a burst is taken
+        between `debounce_ms` and `debounce_ms` + _STEP_MS after its last event."""
+        from watchfiles._rust_notify import RustNotify
+
+        step = min(_STEP_MS, self.debounce_ms)
         try:
-            yield from watchfiles.watch(
-                self.root,
-                watch_filter=None,
-                debounce=max(MAX_BATCH_MS, self.debounce_ms),
-                step=self.debounce_ms,
-                stop_event=self._stop,
-                rust_timeout=_WAKE_MS,
-                yield_on_timeout=True,
-                force_polling=self.poll,
-                raise_interrupt=True,
-            )
+            notify = RustNotify([self.root], False, self.poll, _POLL_MS, True, False)
         except OSError as exc:
             raise CtxframeError(
                 f"cannot watch {self.root}: {exc}; raise the inotify limit "
                 "(sysctl fs.inotify.max_user_watches) or pass --poll"
             ) from None
+        with notify:
+            while True:
+                got = _settled(notify.watch(MAX_BATCH_MS, step, _WAKE_MS, self._stop))
+                if got is None:
+                    return
+                if not got:
+                    yield got
+                    continue
+                burst, started = set(got), time.monotonic()
+                quiet = self.debounce_ms - step
+                while quiet > 0 and (time.monotonic() - started) * 1000 < MAX_BATCH_MS:
+                    more = _settled(notify.watch(MAX_BATCH_MS, step, quiet, self._stop))
+                    if more is None:
+                        return
+                    if not more:  # quiet all along
+                        break
+                    burst |= more
+                yield burst
 
     def stop(self) -> None:
         """End `run()` (from any thread) at its next step."""
