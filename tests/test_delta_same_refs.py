@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from test_delta_shapes import _tables  # the stored rows, sorted
 
 import ctxframe as cf
 from ctxframe._store import delta
@@ -28,13 +29,6 @@ CORE = (
 UTIL = "def helper(x):\n    return x\n\n\ndef twice(x):\n    return 2 * x\n"
 _CALL = "        return run(1)"
 USER = "from pkg.core import Box, run\n\n\ndef main():\n    return run(Box().size())\n"
-
-
-def _tables(store: Path) -> dict[str, pl.DataFrame]:
-    return {
-        name: _store.read_table(str(store), name).sort(pl.all(), nulls_last=True)
-        for name in ("nodes", "edges", "refs")
-    }
 
 
 @pytest.mark.parametrize(
