@@ -118,6 +118,32 @@ def test_one_file_edit_rewrites_only_its_parts(shop, tmp_path, small_parts) -> N
     _assert_equal_to_rebuild(shop, store, tmp_path)
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [
+        "\n\ndef appended_helper(x):\n    return len(str(x))\n",  # a new function at the end
+        "\n# a comment\n",  # no row moves
+    ],
+)
+def test_a_graph_moving_on_reads_only_the_written_parts(shop, tmp_path, small_parts, edit):
+    store = str(tmp_path / "store")
+    shutil.rmtree(shop / ".ctxframe" / "adapters")  # adapters force a full resolution
+    g = cf.index(str(shop), store=store, progress=False)
+    old = _store.Snapshot(store)
+    frames = {name: old.read(name) for name in ("nodes", "edges")}
+    target = shop / "services/payments/refund_processor.py"
+    target.write_text(target.read_text() + edit)
+    cf.index(str(shop), store=store, progress=False)
+    new = _store.Snapshot(store)
+    assert new.version != old.version
+    for name, frame in frames.items():
+        got = new.read_from(name, old, frame)
+        assert got.equals(new.read(name)), name  # rows in order: the table as stored
+        assert got.n_chunks() > 1 or len(new.files_of(name)) == 1, name  # slices, not read
+    g.refresh(reindex=False)  # moves through read_from
+    assert g.nodes.equals(new.read("nodes")) and g.edges.equals(new.read("edges"))
+
+
 def test_store_of_one_file_per_table_converts(shop, tmp_path, small_parts) -> None:
     """A store written before parts (schema version 4: `nodes.parquet`, …) is read as it is,
     and the next index writes every table in parts."""

@@ -113,20 +113,24 @@ def _same_tables(a: _store.Snapshot, b: _store.Snapshot, names=_CONTRACT) -> boo
 def _patch_lookups(old: Lookups, new: Lookups) -> Callable[[], None] | None:
     """Give `new` the symbol index `old` built, patched for the rows that changed
     (ctxframe._graph.lookup): far less than building it again. The arrow index `old` built is
-    patched by the function returned (ctxframe._graph.edges): at once by `refresh`, after the
-    new version is offered by a watch; until it lands, `new` answers arrows from the edges
-    that touch the asked rows."""
+    patched by the function returned (ctxframe._graph.edges), in a thread of its own after
+    `refresh`, after the new version is offered by a watch; until it lands, `new` answers
+    arrows from the edges that touch the asked rows."""
+    old.wait_arrows()  # a patch of `old` still under way lands first
     built = old.__dict__
     if "symbols" in built:
         new.__dict__["symbols"] = built["symbols"].patched(new.nodes)
     if "edge_index" not in built:
         return None
-    new.pending_arrows = True
+    new.pending_arrows, new.arrows_done = True, threading.Event()
 
     def finish() -> None:
-        index = built["edge_index"].patched(old.nodes, old.edges, new.nodes, new.edges)
-        new.__dict__.setdefault("edge_index", index or EdgeIndex(new.edges, new.nodes))
-        new.pending_arrows = False
+        try:
+            index = built["edge_index"].patched(old.nodes, old.edges, new.nodes, new.edges)
+            new.__dict__.setdefault("edge_index", index or EdgeIndex(new.edges, new.nodes))
+        finally:
+            new.pending_arrows = False
+            new.arrows_done.set()
 
     return finish
 
@@ -345,6 +349,11 @@ class Graph:
         for name in sorted(tables - {"tokens", "vocab"}):  # the ranking index's: when built
             if name in old_tables and _same_tables(old_snap, snap, (name,)):
                 fresh._tables[name] = old_tables[name]
+            elif name in old_tables and name in ("nodes", "edges"):  # the parts an edit wrote
+                def moved(name=name) -> None:
+                    fresh._tables[name] = snap.read_from(name, old_snap, old_tables[name])
+
+                reads.append(moved)
             else:
                 reads.append(functools.partial(fresh._table, name))
         _parallel(reads)
@@ -360,7 +369,7 @@ class Graph:
             first = [functools.partial(getattr, lookups, p) for p in self._FIRST if p in parts
                      and not (p == "edge_index" and lookups.pending_arrows)]  # fmt: skip
             if arrows_later is not None and not later_arrows:
-                first.append(arrows_later)
+                threading.Thread(target=arrows_later, name="ctxframe-arrows", daemon=True).start()
                 arrows_later = None
             _parallel(first)
         if "_rank_index" in built and keep_rank:

@@ -6,6 +6,7 @@ so no dictionary of every node id is ever built.
 
 from __future__ import annotations
 
+import threading
 from bisect import bisect_left
 from functools import cached_property
 
@@ -21,6 +22,7 @@ class Lookups:
     """Symbol names, node rows, 1-hop arrows and traversals over one graph's frames."""
 
     pending_arrows = False  # the arrow index is being patched elsewhere: filter meanwhile
+    arrows_done: threading.Event | None = None  # set when that patch has landed
 
     def __init__(
         self,
@@ -38,10 +40,16 @@ class Lookups:
     def with_files(self, files: pl.DataFrame) -> Lookups:
         """These lookups over another version with the same nodes and edges: every index
         built so far is shared, only the files table is the new one's."""
+        self.wait_arrows()
         moved = Lookups.__new__(Lookups)
         moved.__dict__.update(self.__dict__)
         moved.files, moved._cache_dir = files, None
         return moved
+
+    def wait_arrows(self, timeout: float = 30.0) -> None:
+        """Wait for an arrow index being patched for these lookups (see `pending_arrows`)."""
+        if self.arrows_done is not None:
+            self.arrows_done.wait(timeout)
 
     # -- nodes ---------------------------------------------------------------------------------
     @cached_property

@@ -405,6 +405,29 @@ class Snapshot:
         got = self.meta.get("part_bounds")
         return list(got) if isinstance(got, list) else None
 
+    def read_from(self, name: str, old: Snapshot, frame: pl.DataFrame) -> pl.DataFrame:
+        """One table sorted by its part key (ctxframe._store.parts.RANGED), its parts that hold
+        the same bytes as in `old` taken from `frame` (`old`'s table, decoded) instead of read:
+        a graph moving on by one edit reads the parts the edit wrote. Kept as chunks."""
+        key, bounds = _parts.RANGED.get(name), self.bounds()
+        if key is None or not bounds or old.bounds() != bounds or not old.has(name):
+            return self.read(name)
+        if frame[key].null_count():
+            return self.read(name)
+        cuts = frame[key].search_sorted(pl.Series(bounds, dtype=pl.String), side="left")
+        at = [0, *cuts.to_list(), frame.height]
+        before = dict(old.info(name))
+        pieces = []
+        for rel in self.files_of(name):
+            info, was = self.parts[rel], before.get(rel, {})
+            lo, hi = at[_parts.number(rel)], at[_parts.number(rel) + 1]
+            same = info.get("sha256") is not None and info.get("sha256") == was.get("sha256")
+            if same and info.get("rows") == hi - lo and self._size_ok(rel):
+                pieces.append(frame.slice(lo, hi - lo))
+            else:
+                pieces.append(self._decode(rel))
+        return pl.concat(pieces, rechunk=False) if len(pieces) > 1 else pieces[0]
+
     def remember(self) -> None:
         """Decode every part into the memo (see `remembering`): a watcher whose store needed no
         change reads it ahead of the first save, whose re-index reads what it touches."""
