@@ -211,9 +211,10 @@ class Graph:
         repository first (incremental: only what changed is parsed). By default it re-indexes
         when it can and should: the repository is on this machine, the store is writable and
         no `watch()` of this graph keeps it current already; `reindex=False` only moves.
-        The symbol and edge lookups this graph had built are built again for the new version,
-        in parallel, before it returns (the rest as calls need them); when nothing changed,
-        everything built is kept."""
+        The symbol lookup this graph had built is patched for the new version before it
+        returns, the arrow index in a thread (calls meanwhile read the edges of their nodes),
+        the rest as calls need them; only the table parts the edit wrote are read; when
+        nothing changed, everything built is kept."""
         if reindex is None:
             reindex = self._reindexable()
         report = None
