@@ -245,3 +245,23 @@ def test_mcp_picks_up_what_a_watcher_wrote(repo: Path) -> None:
     assert up.ok and up.version == _store.current_version(live.store)
     data, is_error = call(live, "card", {"name": "bee"})
     assert not is_error and data["status"] == "ok" and live.opened == 2
+
+
+def test_the_rest_of_a_version_is_built_only_for_the_newest_once_quiet() -> None:
+    from ctxframe._graph.live import _Newest
+
+    ran: list[int] = []
+    worker = _Newest(after=0.2)
+    for i in range(5):  # a run of saves: each job overtakes the one before
+        worker.submit(lambda i=i: ran.append(i))
+        time.sleep(0.02)
+    _until(lambda: ran, "the newest job")
+    time.sleep(0.3)
+    assert ran == [4]
+    worker.submit(lambda: ran.append(5))
+    _until(lambda: ran[-1] == 5, "a job after a quiet time")
+    worker.close(5)
+    waiting = _Newest(after=5)
+    waiting.submit(lambda: ran.append(6))
+    waiting.close(5)  # a job still waiting for quiet is dropped
+    assert 6 not in ran

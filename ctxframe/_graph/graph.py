@@ -112,25 +112,25 @@ def _same_tables(a: _store.Snapshot, b: _store.Snapshot, names=_CONTRACT) -> boo
 
 def _patch_lookups(old: Lookups, new: Lookups) -> Callable[[], None] | None:
     """Give `new` the symbol index `old` built, patched for the rows that changed
-    (ctxframe._graph.lookup): far less than building it again. The arrow index `old` built is
-    patched by the function returned (ctxframe._graph.edges), in a thread of its own after
-    `refresh`, after the new version is offered by a watch; until it lands, `new` answers
-    arrows from the edges that touch the asked rows."""
-    old.wait_arrows()  # a patch of `old` still under way lands first
+    (ctxframe._graph.lookup): far less than building it again. The arrow index `old` built
+    (or is having patched) is patched by the function returned (ctxframe._graph.edges), in a
+    thread of its own after `refresh`, after the new version is offered by a watch; until it
+    lands, `new` answers arrows from the edges that touch the asked rows."""
     built = old.__dict__
     if "symbols" in built:
         new.__dict__["symbols"] = built["symbols"].patched(new.nodes)
-    if "edge_index" not in built:
+    if "edge_index" not in built and not old.pending_arrows:
         return None
     new.pending_arrows, new.arrows_done = True, threading.Event()
 
     def finish() -> None:
         try:
-            index = built["edge_index"].patched(old.nodes, old.edges, new.nodes, new.edges)
-            new.__dict__.setdefault("edge_index", index or EdgeIndex(new.edges, new.nodes))
+            old.wait_arrows()  # a patch of `old` still under way lands first
+            index = built.get("edge_index")
+            index = index.patched(old.nodes, old.edges, new.nodes, new.edges) if index else None
+            new.land_arrows(index or EdgeIndex(new.edges, new.nodes))
         finally:
-            new.pending_arrows = False
-            new.arrows_done.set()
+            new.land_arrows(None)
 
     return finish
 
@@ -169,6 +169,8 @@ class Graph:
         self._depth = 0  # calls in progress (nested ones included), under the lock
         self._pending: dict | None = None  # the next version's state, prepared by a watch
         self._after_call: threading.Event | None = None  # the first call on it has ended
+        self._had: set[str] = set()  # indexes built for some version: a watch rebuilds them
+        self._had_parts: set[str] = set()  # likewise, of the lookups
         self._watch: GraphWatch | None = None
         self._listeners: list[weakref.WeakMethod | Callable] = []
         self._at(_store.Snapshot(self.store))
@@ -274,24 +276,30 @@ class Graph:
         return True
 
     def _prepare(
-        self, report: IndexReport | None = None, offered: Callable[[], None] | None = None
+        self,
+        report: IndexReport | None = None,
+        offered: Callable[[], None] | None = None,
+        defer: Callable[[Callable[[], None]], None] | None = None,
     ) -> str | None:
         """(A watch thread, after an index.) Read the newest version off to the side, build
         there the indexes this graph has built already, and leave the result for the graph's
-        next call to switch to (`_call`): no call ever waits for the rebuild. The symbol and
-        edge lookups every verb needs come first; the ranking and traversal indexes follow
+        next call to switch to (`_call`): no call ever waits for the rebuild. The symbol
+        lookup every verb needs comes first; the arrow, ranking and traversal indexes follow
         and are handed over when ready (a call that needs one sooner builds it); `offered()`
-        is called in between. Returns the version prepared, None when the graph reads it
-        already."""
+        is called in between. `defer(job)` runs that rest elsewhere (a watch's worker, so
+        the next save is seen meanwhile); by default it runs here. Returns the version
+        prepared, None when the graph reads it already."""
         snap = _store.Snapshot(self.store)
         with self._lock:
             pending = self._pending
             current = pending["_snap"] if pending else self._snap
             if snap.version is not None and snap.version == current.version:
                 return None
-            built = set(self.__dict__)
+            # what this graph built, or a version before it (its rest may still be on the way)
+            built = self._had = (set(self.__dict__) | self._had) & set(_DERIVED)
             lookups = self.__dict__.get("_lookups")
             parts = set(lookups.__dict__) if lookups is not None else set()
+            parts = self._had_parts = parts | self._had_parts
             tables = set(self._tables)
         state: dict = {"_snap": snap, "_meta": snap.meta, "report": report}
         later = None
@@ -306,7 +314,10 @@ class Graph:
             self._pending = state
         if offered is not None:
             offered()
-        if later is not None:
+        if later is None:
+            return snap.version
+
+        def rest() -> None:
             switched.wait(_AFTER_SWITCH_S)  # the graph's first call on it has the cores
             late = later()
             with self._lock:  # into the offered state, or the graph that switched to it
@@ -316,6 +327,8 @@ class Graph:
                 for name, value in late.items():
                     if target is not None and name not in target:
                         target[name] = value
+
+        (defer or (lambda job: job()))(rest)
         return snap.version
 
     _FIRST = ("symbols", "edge_index")  # what verbs look up

@@ -40,11 +40,23 @@ class Lookups:
     def with_files(self, files: pl.DataFrame) -> Lookups:
         """These lookups over another version with the same nodes and edges: every index
         built so far is shared, only the files table is the new one's."""
-        self.wait_arrows()
         moved = Lookups.__new__(Lookups)
         moved.__dict__.update(self.__dict__)
         moved.files, moved._cache_dir = files, None
+        if self.pending_arrows:  # the arrow index being patched lands in both
+            self.__dict__.setdefault("_followers", []).append(moved)
+            moved.__dict__.pop("_followers", None)
         return moved
+
+    def land_arrows(self, index: EdgeIndex | None) -> None:
+        """The arrow index being patched for these lookups (and those moved from them to
+        another files table) is here; None: the patch ended without one (build on demand)."""
+        for lookups in (self, *self.__dict__.get("_followers", ())):
+            if index is not None:
+                lookups.__dict__.setdefault("edge_index", index)
+            lookups.pending_arrows = False
+        if self.arrows_done is not None:
+            self.arrows_done.set()
 
     def wait_arrows(self, timeout: float = 30.0) -> None:
         """Wait for an arrow index being patched for these lookups (see `pending_arrows`)."""
