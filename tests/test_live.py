@@ -248,10 +248,10 @@ def test_mcp_picks_up_what_a_watcher_wrote(repo: Path) -> None:
 
 
 def test_the_rest_of_a_version_is_built_only_for_the_newest_once_quiet() -> None:
-    from ctxframe._graph.live import _Newest
+    from ctxframe._core.newest import Newest
 
     ran: list[int] = []
-    worker = _Newest(after=0.2)
+    worker = Newest(after=0.2)
     for i in range(5):  # a run of saves: each job overtakes the one before
         worker.submit(lambda i=i: ran.append(i))
         time.sleep(0.02)
@@ -261,7 +261,11 @@ def test_the_rest_of_a_version_is_built_only_for_the_newest_once_quiet() -> None
     worker.submit(lambda: ran.append(5))
     _until(lambda: ran[-1] == 5, "a job after a quiet time")
     worker.close(5)
-    waiting = _Newest(after=5)
+    waiting = Newest(after=5)
     waiting.submit(lambda: ran.append(6))
-    waiting.close(5)  # a job still waiting for quiet is dropped
+    waiting.close(5)  # a job still waiting for quiet is dropped…
     assert 6 not in ran
+    owed = Newest(after=5)
+    owed.submit(lambda: ran.append(7))
+    owed.close(5, run_waiting=True)  # …or run at once when asked
+    assert ran[-1] == 7

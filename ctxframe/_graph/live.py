@@ -3,12 +3,12 @@ files change (the watching and re-indexing are ctxframe._store.watcher's)."""
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ctxframe._core.newest import Newest
 from ctxframe._render.html import render
 from ctxframe._store.watcher import DEBOUNCE_MS, Update, Watcher
 
@@ -54,7 +54,8 @@ class GraphWatch:
         self.error: str | None = None
         self.offered = threading.Event()
         self._on_update = on_update
-        self._rest = _Newest()  # builds each version's remaining indexes, the newest first
+        # each version's remaining indexes: the newest version's, once saves pause
+        self._rest = Newest(REST_AFTER_S, name="ctxframe-rest")
         self._thread = threading.Thread(
             target=self._run, args=(initial,), name="ctxframe-watch", daemon=True
         )
@@ -120,49 +121,3 @@ class GraphWatch:
             lines=list(self.log)[-10:],
         )
 
-
-class _Newest:
-    """One worker thread running the jobs handed to it one at a time, each once no newer one
-    came for `after` seconds: a job overtaken by a newer one is dropped (it would build
-    indexes for a version already replaced), and a run of saves does not share the cores
-    with index builds nobody will read."""
-
-    def __init__(self, after: float = REST_AFTER_S) -> None:
-        self.after = after
-        self._job: Callable[[], None] | None = None
-        self._wake = threading.Condition()
-        self._closed = False
-        self._thread: threading.Thread | None = None
-
-    def submit(self, job: Callable[[], None]) -> None:
-        with self._wake:
-            self._job = job
-            self._wake.notify()
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="ctxframe-rest",
-                                                daemon=True)  # fmt: skip
-                self._thread.start()
-
-    def _loop(self) -> None:
-        while True:
-            with self._wake:
-                while self._job is None and not self._closed:
-                    self._wake.wait()
-                while self._job is not None and not self._closed:  # quiet for `after` s
-                    job = self._job
-                    self._wake.wait(self.after)
-                    if self._job is job:
-                        break
-                if self._closed or self._job is None:
-                    return
-                job, self._job = self._job, None
-            with contextlib.suppress(Exception):  # best effort: a call needing one builds it
-                job()
-
-    def close(self, timeout: float) -> None:
-        """Stop after the job running now (a waiting one is dropped)."""
-        with self._wake:
-            self._closed, self._job = True, None
-            self._wake.notify()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)

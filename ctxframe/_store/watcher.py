@@ -13,6 +13,7 @@ so the store's `git_head` follows it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import threading
 import time
@@ -22,6 +23,7 @@ from datetime import datetime
 
 from ctxframe._core.config import default_store
 from ctxframe._core.errors import CtxframeError
+from ctxframe._core.newest import Newest
 from ctxframe._ingest.adapters import ADAPTERS_DIR
 from ctxframe._ingest.packs import PACKS_DIR
 from ctxframe._ingest.walk import GIT_EXCLUDE, IGNORE_FILES, Rules
@@ -331,11 +333,7 @@ class _Warmer:
 
     def __init__(self, store: str, after: float = WARM_AFTER_S):
         self.store = store
-        self.after = after
-        self._want: str | None = None
-        self._wake = threading.Condition()
-        self._closed = False
-        self._thread: threading.Thread | None = None
+        self._worker = Newest(after, name="warm")
 
     def offer(self, before: str | None, version: str) -> None:
         """Warm `version` if `before` (the version it replaced) had the ranker's cache."""
@@ -343,39 +341,15 @@ class _Warmer:
 
         if before is None or not _cache.holds(os.path.join(self.store, before), _cache.RANK_TABLES):
             return
-        with self._wake:
-            self._want = version
-            self._wake.notify()
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="warm", daemon=True)
-                self._thread.start()
+        self._worker.submit(functools.partial(self._warm, version))
 
-    def _loop(self) -> None:
+    def _warm(self, version: str) -> None:
         from ctxframe._store import cache as _cache
 
-        while True:
-            with self._wake:
-                while self._want is None and not self._closed:
-                    self._wake.wait()
-                if self._want is None:  # closed, nothing owed
-                    return
-                while not self._closed:  # quiet for `after` seconds (a newer version restarts it)
-                    version = self._want
-                    self._wake.wait(self.after)
-                    if self._want == version:
-                        break
-                version, self._want = self._want, None
-            try:
-                snap = _store.Snapshot(self.store)
-                if snap.version == version:  # else a newer version is on its way
-                    _cache.ranker(snap)
-            except Exception:  # best effort: the next query builds it
-                pass
+        snap = _store.Snapshot(self.store)
+        if snap.version == version:  # else a newer version is on its way
+            _cache.ranker(snap)
 
     def close(self, timeout: float) -> None:
         """Warm the version owed at once, then stop (waiting up to `timeout` seconds)."""
-        with self._wake:
-            self._closed = True
-            self._wake.notify()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        self._worker.close(timeout, run_waiting=True)
