@@ -269,3 +269,27 @@ def test_the_rest_of_a_version_is_built_only_for_the_newest_once_quiet() -> None
     owed.submit(lambda: ran.append(7))
     owed.close(5, run_waiting=True)  # …or run at once when asked
     assert ran[-1] == 7
+
+
+def test_a_version_whose_rest_was_dropped_still_gives_the_next_one_its_arrows(repo: Path):
+    from ctxframe._store.build import index
+
+    g = cf.index(str(repo), progress=False)
+    assert g.card("a").ok and g.card("helper").ok  # symbols and arrows built
+    rests: list = []
+    for n in (2, 3):
+        _write(repo, "a.py", f"def a():\n    return {n}\n\n\ndef a{n}():\n    return a()\n")
+        index(str(repo), progress=False)
+        g._prepare(None, defer=rests.append)
+        assert g.card(f"a{n}").ok  # switched: its arrows read from the edges meanwhile
+        assert g._lookups.pending_arrows
+    started = time.monotonic()
+    rests[-1]()  # a run of saves: only the newest version's rest runs, waiting for no other
+    assert time.monotonic() - started < 10
+    lookups, fresh = g._lookups, cf.open(str(repo))._lookups
+    assert "edge_index" in lookups.__dict__ and not lookups.pending_arrows
+    for attr in ("out", "inn"):
+        got, want = getattr(lookups.edge_index, attr), getattr(fresh.edge_index, attr)
+        assert got.sort(pl.all(), nulls_last=True).equals(want.sort(pl.all(), nulls_last=True))
+    for name in g.nodes["id"].to_list():
+        assert g.card(name).to_dict() == cf.open(str(repo)).card(name).to_dict(), name

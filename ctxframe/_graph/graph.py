@@ -112,25 +112,22 @@ def _same_tables(a: _store.Snapshot, b: _store.Snapshot, names=_CONTRACT) -> boo
 
 def _patch_lookups(old: Lookups, new: Lookups) -> Callable[[], None] | None:
     """Give `new` the symbol index `old` built, patched for the rows that changed
-    (ctxframe._graph.lookup): far less than building it again. The arrow index `old` built
-    (or is having patched) is patched by the function returned (ctxframe._graph.edges), in a
-    thread of its own after `refresh`, after the new version is offered by a watch; until it
-    lands, `new` answers arrows from the edges that touch the asked rows."""
+    (ctxframe._graph.lookup): far less than building it again. The arrow index of `old`, or
+    of the lookups `old`'s own pending patch starts from, is patched by the function
+    returned (ctxframe._graph.edges), in a thread of its own after `refresh`, after the new
+    version is offered by a watch; until it lands, `new` answers arrows from the edges that
+    touch the asked rows."""
     built = old.__dict__
     if "symbols" in built:
         new.__dict__["symbols"] = built["symbols"].patched(new.nodes)
-    if "edge_index" not in built and not old.pending_arrows:
+    base = old if "edge_index" in built else old.arrows_base
+    if base is None:
         return None
-    new.pending_arrows, new.arrows_done = True, threading.Event()
+    new.pending_arrows, new.arrows_base = True, base
 
     def finish() -> None:
-        try:
-            old.wait_arrows()  # a patch of `old` still under way lands first
-            index = built.get("edge_index")
-            index = index.patched(old.nodes, old.edges, new.nodes, new.edges) if index else None
-            new.land_arrows(index or EdgeIndex(new.edges, new.nodes))
-        finally:
-            new.land_arrows(None)
+        index = base.edge_index.patched(base.nodes, base.edges, new.nodes, new.edges)
+        new.land_arrows(index or EdgeIndex(new.edges, new.nodes))
 
     return finish
 
@@ -317,13 +314,18 @@ class Graph:
         if later is None:
             return snap.version
 
+        def _target() -> dict | None:
+            """The offered state, or the graph that switched to it (None: a newer one came)."""
+            with self._lock:
+                if self._pending is state:
+                    return state
+                return self.__dict__ if self._snap is snap else None
+
         def rest() -> None:
             switched.wait(_AFTER_SWITCH_S)  # the graph's first call on it has the cores
-            late = later()
-            with self._lock:  # into the offered state, or the graph that switched to it
-                target = state if self._pending is state else None
-                if target is None and self._snap is snap:
-                    target = self.__dict__
+            late = later(frozenset(_target() or ()))
+            with self._lock:
+                target = _target()
                 for name, value in late.items():
                     if target is not None and name not in target:
                         target[name] = value
@@ -390,10 +392,11 @@ class Graph:
             fresh.__dict__["_rank_index"] = old["_rank_index"]
         cache_dir = fresh._cache_dir
 
-        def later() -> dict:
+        def later(have: frozenset[str] = frozenset()) -> dict:
+            """`have`: what a call built for this version meanwhile (not built again)."""
             late: dict = {}
             jobs: list[Callable[[], object]] = []
-            if "_rank_index" in built and not keep_rank:
+            if "_rank_index" in built and not keep_rank and "_rank_index" not in have:
                 jobs.append(lambda: late.update(_rank_index=fresh._build_rank_index()))
             if arrows_later is not None:
                 jobs.append(arrows_later)

@@ -6,7 +6,6 @@ so no dictionary of every node id is ever built.
 
 from __future__ import annotations
 
-import threading
 from bisect import bisect_left
 from functools import cached_property
 
@@ -22,7 +21,7 @@ class Lookups:
     """Symbol names, node rows, 1-hop arrows and traversals over one graph's frames."""
 
     pending_arrows = False  # the arrow index is being patched elsewhere: filter meanwhile
-    arrows_done: threading.Event | None = None  # set when that patch has landed
+    arrows_base: Lookups | None = None  # the lookups whose arrow index that patch starts from
 
     def __init__(
         self,
@@ -48,20 +47,12 @@ class Lookups:
             moved.__dict__.pop("_followers", None)
         return moved
 
-    def land_arrows(self, index: EdgeIndex | None) -> None:
-        """The arrow index being patched for these lookups (and those moved from them to
-        another files table) is here; None: the patch ended without one (build on demand)."""
+    def land_arrows(self, index: EdgeIndex) -> None:
+        """The arrow index patched for these lookups (and those moved from them to another
+        files table) is here."""
         for lookups in (self, *self.__dict__.get("_followers", ())):
-            if index is not None:
-                lookups.__dict__.setdefault("edge_index", index)
-            lookups.pending_arrows = False
-        if self.arrows_done is not None:
-            self.arrows_done.set()
-
-    def wait_arrows(self, timeout: float = 30.0) -> None:
-        """Wait for an arrow index being patched for these lookups (see `pending_arrows`)."""
-        if self.arrows_done is not None:
-            self.arrows_done.wait(timeout)
+            lookups.__dict__.setdefault("edge_index", index)
+            lookups.pending_arrows, lookups.arrows_base = False, None
 
     # -- nodes ---------------------------------------------------------------------------------
     @cached_property
