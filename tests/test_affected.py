@@ -5,6 +5,7 @@ on from (it runs it). `explain` names the tests `change-plan` names."""
 from __future__ import annotations
 
 import pytest
+from _tree import write_tree
 
 import ctxframe as cf
 
@@ -20,10 +21,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def graph(tmp_path_factory: pytest.TempPathFactory) -> cf.Graph:
-    root = tmp_path_factory.mktemp("affected")
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
+    root = write_tree(tmp_path_factory.mktemp("affected"), FILES)
     return cf.index(str(root), store=str(root / ".store"), progress=False)
 
 

@@ -1,4 +1,4 @@
-"""`_changed`, the row difference an edge index is patched by, against a plain multiset count."""
+"""`changed_rows`, the row difference indexes are patched by, against a plain multiset count."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxframe._graph.edges import _changed
+from ctxframe._core.frames import changed_rows as _changed
 
 row = st.tuples(st.sampled_from(["a", "b", "c"]), st.integers(0, 3))
 rows = st.lists(row, max_size=12)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from _tree import write_tree
 
 import ctxframe as cf
 
@@ -254,9 +255,7 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "files", "want", "absent"), CASES, ids=[c[0] for c in CASES])
 def test_value_flow_edges(tmp_path: Path, name, files, want, absent) -> None:
-    for rel, text in files.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
+    write_tree(tmp_path, files)
     g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
     calls = g.edges.filter(pl.col("kind") == "calls")
     got = {(r["src"], r["dst"]): r["confidence"] for r in calls.iter_rows(named=True) if r["dst"]}
@@ -338,8 +337,7 @@ def test_pass_through_decorators_give_each_call_site_one_target(
     self.filter(name, func)`) is not merged: each call links to its own definition and to no
     other the decorator was given (a branch returning the decorator's closure may stay)."""
     files = next(c[1] for c in CASES if c[0].startswith(case))
-    for rel, text in files.items():
-        (tmp_path / rel).write_text(text)
+    write_tree(tmp_path, files)
     g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
     calls = g.edges.filter((pl.col("kind") == "calls") & (pl.col("src") == caller))
     by_line = calls.group_by("line").agg(pl.col("dst").sort()).sort("line")["dst"].to_list()
@@ -408,8 +406,7 @@ def test_decorator_factories_branches_apart(tmp_path: Path, files, want) -> None
     """A decorator factory's returns under `p is None` / `callable(p)` conditions: applied to
     a definition (`@f`), it gives what the definition branch returns; called without a first
     argument (`@f()`), what the other branch returns. Neither is linked where it cannot run."""
-    for rel, text in files.items():
-        (tmp_path / rel).write_text(text)
+    write_tree(tmp_path, files)
     g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
     calls = g.edges.filter((pl.col("kind") == "calls") & pl.col("dst").is_not_null())
     for caller, targets in want.items():

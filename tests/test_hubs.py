@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from _tree import write_tree
+
 import ctxframe as cf
 
 FILES = {
@@ -23,9 +25,7 @@ FILES = {
 
 
 def test_hubs_rank_bases_leave_test_helpers_and_ambiguous_calls_out(tmp_path: Path) -> None:
-    for rel, text in FILES.items():
-        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text)
+    write_tree(tmp_path, FILES)
     g = cf.index(str(tmp_path), store=str(tmp_path / ".store"), progress=False)
     h = g.hubs(limit=20)
     depended = dict(h.depended.select("id", "in_degree").iter_rows())

@@ -42,3 +42,32 @@ def sort_ranges(ranges: list[list[pl.DataFrame]], by: list[str]) -> list[pl.Data
         if pieces:
             out.append(pl.concat(pieces).sort(by, nulls_last=True))
     return out
+
+
+def _common_ends(ha: pl.Series, hb: pl.Series) -> tuple[int, int]:
+    """How many leading and trailing positions hold equal hashes in both (an edit changes a
+    few ranges of a table and keeps the rest in place)."""
+    m = min(ha.len(), hb.len())
+    if m == 0:
+        return 0, 0
+    differ = (ha.head(m) != hb.head(m)).arg_true()
+    lead = int(differ[0]) if differ.len() else m
+    differ = (ha.tail(m - lead).reverse() != hb.tail(m - lead).reverse()).arg_true()
+    trail = int(differ[0]) if differ.len() else m - lead
+    return lead, trail
+
+
+def changed_rows(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
+    """Rows whose count differs between `a` and `b` (either way; each such row at least once),
+    found by row hashes; the rows both hold at the same place at either end are left out
+    before counting (an index patched for an edit looks up only these)."""
+    ha, hb = a.hash_rows(), b.hash_rows()
+    lead, trail = _common_ends(ha, hb)
+    a, ha = a.slice(lead, a.height - lead - trail), ha.slice(lead, ha.len() - lead - trail)
+    b, hb = b.slice(lead, b.height - lead - trail), hb.slice(lead, hb.len() - lead - trail)
+    na = ha.value_counts(name="n").rename({ha.name: "h"})
+    nb = hb.value_counts(name="n").rename({hb.name: "h"})
+    differ = pl.concat(
+        [na.join(nb, on=["h", "n"], how="anti"), nb.join(na, on=["h", "n"], how="anti")]
+    )["h"].implode()
+    return pl.concat([a.filter(ha.is_in(differ)), b.filter(hb.is_in(differ))])

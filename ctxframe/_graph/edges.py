@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from ctxframe._core.frames import splice_sorted
+from ctxframe._core.frames import changed_rows, splice_sorted
 from ctxframe._rank.tokens import ENGINE
 
 MAX_NEIGHBOURS = 12
@@ -80,35 +80,6 @@ def _sorted_arrows(edges: pl.DataFrame, nodes: pl.DataFrame) -> tuple[pl.DataFra
     return out, inn
 
 
-def _common_ends(ha: pl.Series, hb: pl.Series) -> tuple[int, int]:
-    """How many leading and trailing positions hold equal hashes in both (an edit changes a
-    few ranges of a table and keeps the rest in place)."""
-    m = min(ha.len(), hb.len())
-    if m == 0:
-        return 0, 0
-    differ = (ha.head(m) != hb.head(m)).arg_true()
-    lead = int(differ[0]) if differ.len() else m
-    differ = (ha.tail(m - lead).reverse() != hb.tail(m - lead).reverse()).arg_true()
-    trail = int(differ[0]) if differ.len() else m - lead
-    return lead, trail
-
-
-def _changed(a: pl.DataFrame, b: pl.DataFrame) -> pl.DataFrame:
-    """Rows whose count differs between `a` and `b` (either way; each such row at least once),
-    found by row hashes; the rows both hold at the same place at either end are left out
-    before counting."""
-    ha, hb = a.hash_rows(), b.hash_rows()
-    lead, trail = _common_ends(ha, hb)
-    a, ha = a.slice(lead, a.height - lead - trail), ha.slice(lead, ha.len() - lead - trail)
-    b, hb = b.slice(lead, b.height - lead - trail), hb.slice(lead, hb.len() - lead - trail)
-    na = ha.value_counts(name="n").rename({ha.name: "h"})
-    nb = hb.value_counts(name="n").rename({hb.name: "h"})
-    differ = pl.concat(
-        [na.join(nb, on=["h", "n"], how="anti"), nb.join(na, on=["h", "n"], how="anti")]
-    )["h"].implode()
-    return pl.concat([a.filter(ha.is_in(differ)), b.filter(hb.is_in(differ))])
-
-
 _BISECT_ROWS = 8  # up to this many rows, `EdgeIndex._slices` bisects row by row
 
 
@@ -137,9 +108,9 @@ class EdgeIndex:
         if not (ids0.is_sorted() and ids.is_sorted()):
             return None
         shown = ["id", "kind", "label", "qualname"]
-        moved = _changed(nodes0.select(shown), nodes.select(shown))["id"].unique()
+        moved = changed_rows(nodes0.select(shown), nodes.select(shown))["id"].unique()
         cols = ["src", "dst", "kind", "confidence", "name", "line"]
-        diff = _changed(edges0.select(cols), edges.select(cols))
+        diff = changed_rows(edges0.select(cols), edges.select(cols))
         near = pl.col("src").is_in(moved.implode()) | pl.col("dst").is_in(moved.implode())
         ends = [e.select("src", "dst").filter(near) for e in (edges0, edges)]
         srcs = pl.concat([diff["src"], *(e["src"] for e in ends), moved]).unique().implode()

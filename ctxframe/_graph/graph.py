@@ -132,8 +132,6 @@ def _patch_lookups(old: Lookups, new: Lookups) -> Callable[[], None] | None:
     return finish
 
 
-_AFTER_SWITCH_S = 0.25  # a watch builds the ranking and traversal indexes once the graph's
-# first call on the new version has ended, or after this long: that call is not slowed
 _LOOKUP_TABLES = ("nodes", "edges")  # what the symbol, arrow and traversal indexes read
 _RANK_TABLES = ("nodes", "edges", "tokens", "vocab")  # what the ranking index reads
 
@@ -165,7 +163,6 @@ class Graph:
         self._lock = threading.RLock()
         self._depth = 0  # calls in progress (nested ones included), under the lock
         self._pending: dict | None = None  # the next version's state, prepared by a watch
-        self._after_call: threading.Event | None = None  # the first call on it has ended
         self._had: set[str] = set()  # indexes built for some version: a watch rebuilds them
         self._had_parts: set[str] = set()  # likewise, of the lookups
         self._watch: GraphWatch | None = None
@@ -189,9 +186,6 @@ class Graph:
                 yield
             finally:
                 self._depth -= 1
-                if self._depth == 0 and self._after_call is not None:
-                    self._after_call.set()
-                    self._after_call = None
 
     @property
     def version(self) -> str | None:
@@ -305,8 +299,6 @@ class Graph:
         elif not _same_tables(current, snap):
             fresh, later = self._built_at(snap, built, parts, tables, later_arrows=True)
             state.update({n: fresh.__dict__[n] for n in _DERIVED if n in fresh.__dict__})
-        switched = threading.Event()
-        state["_switched"] = switched  # set by `_apply`
         with self._lock:
             self._pending = state
         if offered is not None:
@@ -322,7 +314,6 @@ class Graph:
                 return self.__dict__ if self._snap is snap else None
 
         def rest() -> None:
-            switched.wait(_AFTER_SWITCH_S)  # the graph's first call on it has the cores
             late = later(frozenset(_target() or ()))
             with self._lock:
                 target = _target()
@@ -353,7 +344,6 @@ class Graph:
         for name in (*_DERIVED, "_lock", "_listeners", "_watch"):
             fresh.__dict__.pop(name, None)
         fresh._lock, fresh._depth, fresh._pending = threading.RLock(), 0, None
-        fresh._after_call = None
         fresh._at(snap)
         # An index built from tables the new version holds byte for byte is kept (an edit
         # inside a body changes the tokens and files only: the lookups stay).
@@ -419,7 +409,6 @@ class Graph:
         self._pending = None
         state = dict(state)
         report = state.pop("report", None)
-        self._after_call = state.pop("_switched", None)  # set when this call ends
         snap, now = state["_snap"], self._snap.version
         if now is not None and (snap.version is None or snap.version <= now):
             return

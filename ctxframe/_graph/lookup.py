@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ctxframe._core.frames import changed_rows
 from ctxframe._rank.tokens import tokenize
 
 
@@ -36,10 +37,8 @@ class SymbolIndex:
     def patched(self, nodes: pl.DataFrame) -> SymbolIndex:
         """This index for another version's `nodes`: only the names whose nodes changed are
         looked up again (this index's dictionaries are copied, never changed)."""
-        from ctxframe._graph.edges import _changed
-
         cols = ["id", "qualname", "label"]
-        both = _changed(self._nodes.select(cols), nodes.select(cols))
+        both = changed_rows(self._nodes.select(cols), nodes.select(cols))
         out = SymbolIndex.__new__(SymbolIndex)
         out._nodes, out._labels, out._bigrams = nodes, None, None
         lower = pl.col("label").str.to_lowercase()

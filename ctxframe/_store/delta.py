@@ -288,6 +288,7 @@ class _Own:
     old_own: pl.DataFrame  # their own edges
     old_refs: pl.DataFrame
     python: bool  # a changed file is Python (its edges come from the repository's value flow)
+    python_only: bool  # every changed file is Python
 
 
 def update(
@@ -318,9 +319,10 @@ def update(
     # Same definitions, references and per-file facts (a changed constant or comment, code
     # whose calls and lines stay put): resolution reads nothing new, so no row changes.
     facts = ["path", "language", "parse_errors", "skip_reason"]
+    same_refs = own.old_refs.equals(refs)
     if (
         own.old_nodes.equals(new_nodes)
-        and own.old_refs.equals(refs)
+        and same_refs
         and old_files.select(facts).equals(new_files.select(facts))
     ):
         return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
@@ -362,8 +364,7 @@ def update(
         # resolve through those files' imports, as in a full run
         imports = _PY_FACTS & (pl.col("kind") == "import") & ~own.in_changed
         reading = pl.concat([others, refs0.filter(imports).collect().select(others.columns)])
-    same_refs = own.old_refs.equals(refs)
-    if python is None and others.is_empty() and same_refs and _python_only(files, own):
+    if python is None and others.is_empty() and same_refs and own.python_only:
         resolved = _same_references(own, defs)
     else:
         resolved = _resolve_changed(rest_nodes, defs, files, refs, reading, gomods, python)
@@ -398,7 +399,7 @@ def update(
         for name, kept in (
             ("nodes", own.old_nodes.equals(new_nodes)),
             ("edges", edges is None),
-            ("refs", own.old_refs.equals(refs)),
+            ("refs", same_refs),
         )
         if kept
     }
@@ -434,14 +435,9 @@ def _own_rows(prev, files: pl.DataFrame, changed: list[str]) -> _Own | None:
     ):
         return None
     old_refs = prev.rows_of("refs", changed)
-    python = "python" in set(langs.to_list())
-    return _Own(changed, in_changed, node_spans, edge_spans, old_nodes, old_own, old_refs, python)
-
-
-def _python_only(files: pl.DataFrame, own: _Own) -> bool:
-    """Every changed file is Python."""
-    langs = files.filter(own.in_changed)["language"]
-    return bool(langs.len()) and (langs == "python").all()
+    languages = set(langs.to_list())
+    return _Own(changed, in_changed, node_spans, edge_spans, old_nodes, old_own, old_refs,
+                "python" in languages, languages == {"python"})  # fmt: skip
 
 
 def _same_references(own: _Own, defs: pl.DataFrame) -> pl.DataFrame:

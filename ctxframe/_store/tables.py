@@ -122,6 +122,16 @@ class _Memo:
 
 
 _MEMO = _Memo()
+
+
+def _rels(parts: dict, name: str) -> list[str]:
+    """The part files of one table in a version's parts, in order."""
+    return sorted(r for r, p in parts.items() if p.get("table") == name)
+
+
+def _whole_key(parts: dict, rels: list[str]) -> tuple:
+    """What the memo keeps a whole table under: its parts' hashes, in order."""
+    return tuple(parts[r].get("sha256") for r in rels)
 _WHOLE_LOCK = threading.Lock()  # one token table put back whole at a time
 
 
@@ -269,7 +279,7 @@ class Snapshot:
 
     def files_of(self, name: str) -> list[str]:
         """The part files (relative to the version directory) of one table, in order."""
-        rels = sorted(r for r, p in self.parts.items() if p.get("table") == name)
+        rels = _rels(self.parts, name)
         if not rels:
             raise _damaged(self.store, f"table {name} is missing")
         return rels
@@ -311,7 +321,7 @@ class Snapshot:
         """The decoded table from the memo (see `remembering`), every part's size checked;
         without `rechunk`, its parts stay separate chunks (a lazy query needs no copy)."""
         rels = self.files_of(name)
-        key = tuple(self.parts[rel].get("sha256") for rel in rels)
+        key = _whole_key(self.parts, rels)
         whole = _MEMO.get_whole(key)
         if whole is not None and all(self._size_ok(rel) for rel in rels):
             return whole
@@ -658,7 +668,7 @@ class Staging:
     def scan(self, name: str) -> pl.LazyFrame:
         """A table as this version holds it so far, read back from its part files in order
         (so a large caller need not keep what it has written)."""
-        rels = sorted(r for r, p in self.parts.items() if p.get("table") == name)
+        rels = _rels(self.parts, name)
         return pl.scan_parquet([os.path.join(self.tmp, r) for r in rels])
 
     def put_tokens(self, tokens: pl.DataFrame, vocab: pl.DataFrame, ids: pl.Series) -> None:
@@ -847,8 +857,7 @@ class Staging:
             os.replace(tmp, os.path.join(self.path, META))
         if _MEMO.users:
             for name, frame in self._wholes.items():
-                rels = sorted(r for r, p in self.parts.items() if p.get("table") == name)
-                _MEMO.put_whole(tuple(self.parts[r].get("sha256") for r in rels), frame)
+                _MEMO.put_whole(_whole_key(self.parts, _rels(self.parts, name)), frame)
             _MEMO.only(self.parts)
         clean_stale(self.path)
         return version
