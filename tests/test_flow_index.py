@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ctxframe._resolve.flow import _Space
-from ctxframe._resolve.flow_index import Rel
+from ctxframe._resolve.flow_index import Rel, _starts
 
 keys = st.lists(st.integers(-1, 9), max_size=30)
 probes = st.lists(st.integers(-2, 14), max_size=30)
@@ -28,6 +28,22 @@ def test_dense_find_equals_binary_search(by: list[int], probe: list[int]) -> Non
     got = sorted(zip(i.tolist(), dense["row"][j].tolist(), strict=True))
     # a key of -1 (a null id) is never found through the dense index: no probe asks for it
     assert got == [(a, r) for a, r in want if p[a] >= 0]
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(st.lists(st.integers(-3, 14), min_size=1, max_size=40), st.integers(1, 12))
+def test_starts_count_the_keys_below_each_id(by: list[int], dense: int) -> None:
+    key = np.sort(np.array(by, dtype=np.int64))
+    want = np.searchsorted(key, np.arange(dense + 1, dtype=np.int64))
+    assert _starts(key, dense).tolist() == want.tolist()
+
+
+def test_a_few_rows_over_many_ids_keep_no_offsets_and_find_the_same() -> None:
+    by = np.array([7, 900_000, 7], dtype=np.int64)
+    rel = Rel(by, dense=1_000_000, v=np.array([1, 2, 3], dtype=np.int64))
+    assert rel._starts is None
+    i, j = rel.find(np.array([7, 5, 900_000], dtype=np.int64))
+    assert i.tolist() == [0, 0, 2] and rel["v"][j].tolist() == [1, 3, 2]
 
 
 def test_dense_rel_forgets_its_index_once_rows_are_added() -> None:

@@ -18,6 +18,7 @@ EMPTY = np.zeros(0, dtype=I64)
 
 
 _SORT_ABOVE = 4096  # probes beyond which unsorted ones are sorted first
+_DENSE_SHARE = 16  # a relation keeps offsets by id when it has a row per this many ids
 
 
 def search(a: np.ndarray, probes: np.ndarray, side: str = "left") -> np.ndarray:
@@ -84,6 +85,17 @@ def first_of_runs(k: np.ndarray) -> np.ndarray:
     return np.concatenate(([True], k[1:] != k[:-1]))
 
 
+def _starts(key: np.ndarray, dense: int) -> np.ndarray:
+    """For each id 0..dense, how many sorted keys are below it (`searchsorted` of every id,
+    counted instead of searched: one pass over the keys and one over the ids)."""
+    lo, hi = np.searchsorted(key, [0, dense])
+    out = np.empty(dense + 1, dtype=I64)
+    out[0] = lo
+    np.cumsum(np.bincount(key[lo:hi], minlength=dense), out=out[1:])
+    out[1:] += lo
+    return out
+
+
 class Rel:
     """Rows sorted by an int64 `key` (stable: rows of one key keep their order), with columns;
     rows can be added."""
@@ -93,10 +105,11 @@ class Rel:
         self.key = by[order]
         self.cols = {name: col[order] for name, col in cols.items()}
         # keys known to be ids below `dense`: each id's first row, so a lookup reads two
-        # offsets instead of making two binary searches (until rows are added)
+        # offsets instead of making two binary searches (until rows are added); not worth
+        # an array of `dense` offsets for a relation of a few rows
         self._starts = None
-        if dense and len(self.key):
-            self._starts = np.searchsorted(self.key, np.arange(dense + 1, dtype=I64))
+        if dense and len(self.key) * _DENSE_SHARE >= dense:
+            self._starts = _starts(self.key, dense)
 
     def __len__(self) -> int:
         return len(self.key)
