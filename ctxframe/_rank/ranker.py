@@ -58,6 +58,7 @@ DOC_KINDS = ("section", "document")
 LINK_KINDS = ("calls", "reads", "uses", "extends", "implements")  # what graph evidence follows
 KNOWN_KINDS = frozenset(NODE_KINDS) | frozenset(BOUNDARY_KINDS) | {"command"}
 UNRANKED = ("script",)  # no words of their own (a `__main__` block's are its file's)
+_CALLABLE = ("function", "method", "lambda")  # definitions whose nested ones fold into them
 STUB_PREFIX = "module://"
 
 DEFAULT_DEPRIORITIZE_FACTOR = 0.5
@@ -651,6 +652,19 @@ class RankIndex:
     def parent_rows(self) -> pl.Series:
         """Per node, the row of its parent node (null for files, stubs, boundaries)."""
         return self._parent_row
+
+    @cached_property
+    def nested_rows(self) -> pl.DataFrame:
+        """(node_row, host_row) of every function nested in a function or method: the
+        enclosing definition whose text it is part of."""
+        kind = self.nodes["kind"]
+        callable_ = kind.is_in(_CALLABLE)
+        host = self._parent_row
+        nested = callable_ & callable_.gather(host.fill_null(0)) & host.is_not_null()
+        rows = pl.int_range(self.n_nodes, dtype=pl.UInt32, eager=True)
+        return pl.DataFrame(
+            [rows.filter(nested).alias("node_row"), host.filter(nested).alias("host_row")]
+        )
 
     # ------------------------------------------------------------------- query
 

@@ -92,7 +92,9 @@ class IdfTiers:
     questions rank files as whole-file BM25 does, and a share ``file_best`` of its best
     definition's score. Terms in more than ``max_share`` (``long_max_share`` for a long
     question) of the nodes are left out of content. A short question's node also adds
-    ``parent_share x`` its parent's score (a method says what its class says).
+    ``parent_share x`` its parent's score (a method says what its class says), and a function
+    ``nested_share x`` the content score of its best nested function (a closure's body is part
+    of its host's text).
 
     Long queries (a paragraph, several lines: bug reports, tracebacks) with ``evidence`` on are
     scored by :func:`ctxframe._rank.evidence.evidence_score`: identifier-shaped words and paths
@@ -122,6 +124,7 @@ class IdfTiers:
     mix: float = 0.25  # short questions, per token: max(name, content) + mix x min(name, content)
     parent_share: float = 0.1  # short questions: a node + this x its parent's score
     short_file: float = 0.0  # short questions: a definition + this x its whole file's BM25F
+    nested_share: float = 0.25  # short questions: a function + this x its best nested one's content
     k1: float = 1.2
     b: float = 0.75
     w_signature: float = 1.0
@@ -432,6 +435,7 @@ def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.Dat
         .agg(
             score=(hi + rule.mix * lo).sum(),
             tier=pl.col("t").min().fill_null(CONTENT_TIER).cast(pl.Int8),
+            body=pl.col("c").sum(),
         )
         .collect(engine=ENGINE)
     )
@@ -443,12 +447,13 @@ def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.Dat
 def _propagate_short(rule: IdfTiers, out: pl.DataFrame, content: Any, args: dict) -> pl.DataFrame:
     """A short question's scores with what a node's surroundings say: ``parent_share x`` its
     parent's score (a method says what its class says; a top-level definition what its
-    module says) and ``short_file x`` its whole file's BM25F."""
-    if not (rule.parent_share or rule.short_file) or out.is_empty():
+    module says), ``nested_share x`` its best nested function's content score (a closure's
+    body is part of its host's text) and ``short_file x`` its whole file's BM25F."""
+    if not (rule.parent_share or rule.short_file or rule.nested_share) or out.is_empty():
         return out
     ix = content.index
     parts = [out.select(pl.col("node_row").cast(pl.UInt32), "score", "tier")]
-    if rule.parent_share:  # dense over the nodes: each node reads its parent's score
+    if rule.parent_share or rule.nested_share:  # dense over the nodes
         n = ix.n_nodes
         rows = parts[0]["node_row"]
         score = pl.zeros(n, dtype=pl.Float64, eager=True).scatter(rows, parts[0]["score"])
@@ -456,6 +461,9 @@ def _propagate_short(rule: IdfTiers, out: pl.DataFrame, content: Any, args: dict
             rows, parts[0]["tier"].fill_null(CONTENT_TIER)
         )
         total = score + rule.parent_share * score.gather(ix.parent_rows).fill_null(0.0)
+        if rule.nested_share:  # a nested function's body is part of its host's text
+            body = pl.zeros(n, dtype=pl.Float64, eager=True).scatter(rows, out["body"])
+            total = total + rule.nested_share * _best_nested(ix.nested_rows, body, n)
         keep = total > 0
         parts[0] = pl.DataFrame(
             [
@@ -483,6 +491,16 @@ def _propagate_short(rule: IdfTiers, out: pl.DataFrame, content: Any, args: dict
                 )
             )
     return parts[0] if len(parts) == 1 else _sum_parts(parts)
+
+
+def _best_nested(nested: pl.DataFrame, score: pl.Series, n: int) -> pl.Series:
+    """Per node, the best score among the functions nested in it (0 for none)."""
+    best = (
+        nested.with_columns(s=score.gather(nested["node_row"]))
+        .group_by("host_row")
+        .agg(pl.col("s").max())
+    )
+    return pl.zeros(n, dtype=pl.Float64, eager=True).scatter(best["host_row"], best["s"])
 
 
 def _sum_parts(parts: list[pl.DataFrame]) -> pl.DataFrame:
