@@ -4,6 +4,7 @@ holding that file, and a store of the one-file-per-table layout converts on the 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -230,3 +231,15 @@ def test_store_with_tokens_in_one_part_converts(shop, tmp_path, small_parts, edi
     assert sum(n.startswith("tokens/part-") for n in names) > 1
     assert json.loads((Path(store) / "meta.json").read_text())["schema_version"] == 6
     _assert_equal_to_rebuild(shop, store, tmp_path)
+
+
+@pytest.mark.parametrize("watched", [False, True])
+def test_staging_holds_a_put_table_only_for_the_memo(tmp_path, watched: bool) -> None:
+    # a one-shot index drops each table once written (the kernel's edges: 1 GB of peak RSS);
+    # under a watch the memo takes the whole table at commit
+    frame = pl.DataFrame({"id": ["a::f", "b::g"], "path": ["a.py", "b.py"]})
+    memo = _store.remembering() if watched else contextlib.nullcontext()
+    with memo, _store.Staging(str(tmp_path / "store")) as staged:
+        staged.put({"files": frame})
+        assert bool(staged._wholes) is watched
+        staged.commit({})

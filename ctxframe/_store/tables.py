@@ -654,7 +654,8 @@ class Staging:
         paths, the rest in place: a part holding none of them is carried over unread."""
         if self.bounds and any(n in _tokenparts.BY_NODES for n in tables):
             raise ValueError("tokens and vocab are written by put_tokens (in the nodes' parts)")
-        self._wholes.update(tables)
+        if _MEMO.users:  # held to commit only for the memo: a one-shot index drops each table
+            self._wholes.update(tables)
         jobs = []
         for name, frame in tables.items():
             parts = _parts.split(name, frame, self.bounds)
