@@ -92,9 +92,10 @@ class IdfTiers:
     questions rank files as whole-file BM25 does, and a share ``file_best`` of its best
     definition's score. Terms in more than ``max_share`` (``long_max_share`` for a long
     question) of the nodes are left out of content. A short question's node also adds
-    ``parent_share x`` its parent's score (a method says what its class says), and a function
-    ``nested_share x`` the content score of its best nested function (a closure's body is part
-    of its host's text).
+    ``parent_share x`` its parent's score (a method says what its class says), per query token
+    the better of its own value and ``parent_tokens x`` its parent's (a class's words the
+    method lacks), and a function ``nested_share x`` the content score of its best nested
+    function (a closure's body is part of its host's text).
 
     Long queries (a paragraph, several lines: bug reports, tracebacks) with ``evidence`` on are
     scored by :func:`ctxframe._rank.evidence.evidence_score`: identifier-shaped words and paths
@@ -124,6 +125,7 @@ class IdfTiers:
     mix: float = 0.25  # short questions, per token: max(name, content) + mix x min(name, content)
     parent_share: float = 0.1  # short questions: a node + this x its parent's score
     short_file: float = 0.0  # short questions: a definition + this x its whole file's BM25F
+    parent_tokens: float = 0.2  # short questions, per token: max(own, this x the parent's)
     nested_share: float = 0.25  # short questions: a function + this x its best nested one's content
     k1: float = 1.2
     b: float = 0.75
@@ -430,10 +432,14 @@ def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.Dat
     ).with_columns(pl.col("n", "c").fill_null(0.0))
     hi, lo = pl.max_horizontal("n", "c"), pl.min_horizontal("n", "c")
     ix = content.index
+    per = both.select("node_row", qcol, "t", "c", v=hi + rule.mix * lo)
+    if rule.parent_tokens:
+        per = _parent_tokens(rule, per.collect(engine=ENGINE), qcol, ix.parent_rows)
     out = (
-        both.group_by("node_row")
+        per.lazy()
+        .group_by("node_row")
         .agg(
-            score=(hi + rule.mix * lo).sum(),
+            score=pl.col("v").sum(),
             tier=pl.col("t").min().fill_null(CONTENT_TIER).cast(pl.Int8),
             body=pl.col("c").sum(),
         )
@@ -442,6 +448,27 @@ def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.Dat
     out = _propagate_short(rule, out, content, args)
     rows = out["node_row"]
     return pl.DataFrame([rows, ix._ids.gather(rows).alias("node_id"), out["score"], out["tier"]])
+
+
+def _parent_tokens(
+    rule: IdfTiers, per: pl.DataFrame, qcol: str, parents: pl.Series
+) -> pl.DataFrame:
+    """Per (node, query token) values where each scored node also reads, for every token, its
+    parent's value x ``parent_tokens`` when that is more than its own: a method takes the
+    words its class says and it does not (the tokens of one question, split across the
+    class's docstring and the method's body)."""
+    rows = per["node_row"].unique()
+    kids = pl.DataFrame([rows, parents.gather(rows).alias("p")]).drop_nulls("p")
+    said = per.select(p="node_row", **{qcol: qcol}, pv=pl.col("v") * rule.parent_tokens)
+    taken = kids.join(said, on="p").select("node_row", qcol, "pv")
+    return (
+        per.join(taken, on=["node_row", qcol], how="full", coalesce=True)
+        .with_columns(
+            v=pl.max_horizontal(pl.col("v").fill_null(0.0), pl.col("pv").fill_null(0.0)),
+            c=pl.col("c").fill_null(0.0),
+        )
+        .drop("pv")
+    )
 
 
 def _propagate_short(rule: IdfTiers, out: pl.DataFrame, content: Any, args: dict) -> pl.DataFrame:

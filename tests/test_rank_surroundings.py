@@ -1,5 +1,6 @@
-"""A short question's function reads the content of the functions nested in it: a closure's
-body is part of its host's text (`IdfTiers.nested_share`)."""
+"""What a short question's node reads of its surroundings: the content of the functions
+nested in it (a closure's body is part of its host's text, `IdfTiers.nested_share`) and, per
+query word, what its class says (`IdfTiers.parent_tokens`)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,22 @@ def render_panel(rows):
         return rows.index(row)
 
     return on_click
+
+
+class Chunk:
+    """A piece of styled output text."""
+
+    def fuse(self, others):
+        # combine neighbours that share one style
+        return [self] + list(others)
+
+    def width(self):
+        return 0
+
+
+def fuse_styles(left, right):
+    """Combine two styles into one."""
+    return left
 '''
 
 
@@ -63,5 +80,13 @@ def test_a_closure_the_question_names_stays_above_its_host(graph: cf.Graph):
     assert _rank(graph, "click", IdfTiers()) == ["render_panel.on_click", "render_panel"]
 
 
-def test_default_rule_folds_a_quarter() -> None:
-    assert IdfTiers().nested_share == 0.25
+@pytest.mark.parametrize(("share", "method_first"), [(0.0, False), (0.2, True)])
+def test_a_method_reads_the_words_its_class_says(graph: cf.Graph, share: float, method_first):
+    # "piece", "output" and "text" are in the class's docstring only, "combine" and "style"
+    # in both the method's body and a rival function's docstring
+    ranked = _rank(graph, "combine styled output text pieces", IdfTiers(parent_tokens=share))
+    assert (ranked.index("Chunk.fuse") < ranked.index("fuse_styles")) is method_first
+
+
+def test_default_rule_shares() -> None:
+    assert (IdfTiers().nested_share, IdfTiers().parent_tokens) == (0.25, 0.2)
