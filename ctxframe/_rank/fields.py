@@ -111,28 +111,26 @@ def node_counts(nodes: pl.DataFrame | pl.LazyFrame) -> pl.LazyFrame:
 def body_counts(
     content: pl.DataFrame | pl.LazyFrame, keys: pl.DataType | None = None
 ) -> pl.DataFrame:
-    """``node_id, field, token, tf`` of the ``body`` field from ``node_id, text`` rows; with
+    """``node_id, field, token, tf`` of the ``body`` field from ``node_id, text`` rows (one
+    row per node, as ``_ingest.content.own_text`` makes them); with
     ``keys`` (a categorical type), ``node_id`` and ``token`` are its categories: 4 bytes a row
     instead of a string each, which is what a kernel's tens of millions of rows need.
 
-    Words (maximal runs of token characters) are counted first and only the distinct words
-    are split into tokens: the split cannot cross a word, and a body repeats its words."""
+    Words (maximal runs of token characters) are split into tokens once per distinct word (the
+    split cannot cross a word, and a body repeats its words); each occurrence then takes its
+    word's tokens by a join, and tokens are counted per row."""
     rows = content.lazy().with_row_index("row")
-    # Counted per row number, not per node id: each word hashes a small integer instead of a
-    # long id string (about a tenth less time); the ids join the far fewer counts after.
+    # Counted per row number, not per node id: each token hashes a small integer instead of a
+    # long id string; the ids join the far fewer counts after.
     words = (
-        rows.select("row", w=pl.col("text").str.extract_all(TOKEN_RE))
-        .explode("w")
-        .drop_nulls("w")
-        .group_by("row", "w")
-        .agg(n=pl.len().cast(pl.UInt32))
+        rows.select("row", w=pl.col("text").str.extract_all(TOKEN_RE)).explode("w").drop_nulls("w")
     )
     split = words.select("w").unique().with_columns(token=tokenize_expr("w")).explode("token")
     return (
         words.join(split.drop_nulls("token"), on="w")
+        .group_by("row", "token")
+        .agg(tf=pl.len().cast(pl.UInt32))
         .join(rows.select("row", pl.col("node_id").cast(keys or pl.String)), on="row")
-        .group_by("node_id", "token")
-        .agg(tf=pl.col("n").sum())
         .select("node_id", field=pl.lit(BODY, pl.UInt8), token="token", tf="tf")
         .with_columns(pl.col("token").cast(keys or pl.String))
         .collect(engine=ENGINE)
