@@ -120,4 +120,3 @@ class GraphWatch:
             debounce_ms=self.watcher.debounce_ms,
             lines=list(self.log)[-10:],
         )
-

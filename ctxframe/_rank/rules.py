@@ -489,8 +489,7 @@ def _propagate_short(rule: IdfTiers, out: pl.DataFrame, content: Any, args: dict
         )
         total = score + rule.parent_share * score.gather(ix.parent_rows).fill_null(0.0)
         if rule.nested_share:  # a nested function's body is part of its host's text
-            body = pl.zeros(n, dtype=pl.Float64, eager=True).scatter(rows, out["body"])
-            total = total + rule.nested_share * _best_nested(ix.nested_rows, body, n)
+            total = total + rule.nested_share * _best_nested(ix.nested_rows, out, n)
         keep = total > 0
         parts[0] = pl.DataFrame(
             [
@@ -520,14 +519,15 @@ def _propagate_short(rule: IdfTiers, out: pl.DataFrame, content: Any, args: dict
     return parts[0] if len(parts) == 1 else _sum_parts(parts)
 
 
-def _best_nested(nested: pl.DataFrame, score: pl.Series, n: int) -> pl.Series:
-    """Per node, the best score among the functions nested in it (0 for none)."""
+def _best_nested(nested: pl.DataFrame, out: pl.DataFrame, n: int) -> pl.Series:
+    """Per node, the best content score (`out`'s `body`) among the functions nested in it (0
+    for none)."""
     best = (
-        nested.with_columns(s=score.gather(nested["node_row"]))
+        nested.join(out.select(pl.col("node_row").cast(pl.UInt32), "body"), on="node_row")
         .group_by("host_row")
-        .agg(pl.col("s").max())
+        .agg(pl.col("body").max())
     )
-    return pl.zeros(n, dtype=pl.Float64, eager=True).scatter(best["host_row"], best["s"])
+    return pl.zeros(n, dtype=pl.Float64, eager=True).scatter(best["host_row"], best["body"])
 
 
 def _sum_parts(parts: list[pl.DataFrame]) -> pl.DataFrame:
