@@ -491,11 +491,11 @@ def test_ctrl_c_in_the_middle_of_an_update_leaves_a_whole_store(tmp_path: Path) 
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=TIMEOUT)
-    assert proc.returncode == 130 and "Traceback" not in err
+    assert proc.returncode == 130 and "Traceback" not in err, err
     assert err.strip().splitlines()[-1] == (
         "ctxframe watch: stopped after 1 update; the store holds the last complete one"
-    )  # the initial one: the second was interrupted
-    assert not list(store.glob(".staging-*"))
+    ), err  # the initial one: the second was interrupted
+    assert not list(store.glob(".staging-*")), err
     _store.Snapshot(str(store)).verify_all()  # whole: the version before, or the new one
     cf.index(str(root), progress=False)
     _assert_rebuild_equal(root, str(store), tmp_path)
