@@ -1,0 +1,179 @@
+"""What the Python call resolver adds to a cold index: Django 5.1 with and without it.
+
+Usage::
+
+    python bench/resolver_overhead.py [--tree DIR] [--rounds 2] [--out FILE]
+
+Each round indexes the tree from scratch three times, one after the other (so the three see
+the same load on a shared machine), each in a fresh process with the extraction cache off:
+
+* ``full``: the index as shipped;
+* ``no-flow``: the value flow (ctxframe._resolve.flow_edges) left out: the Python facts are
+  still extracted, but no Python call or base is resolved;
+* ``none``: the Python facts' extraction left out too (``Facts.run``), so the index has no
+  Python call edges at all: the pipeline the resolver is added to.
+
+The two variants patch the package in the measuring process (the extraction workers are
+forked from it and inherit the patch); nothing is changed on disk. Printed: the median wall
+and CPU time (this process and its workers) per variant, and the resolver's share: ``full /
+none`` is the growth issue 15's "Django cold index time" target bounds (<= 1.25).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common as c
+
+MODES = ("full", "no-flow", "none")
+TARGET = 1.25
+
+
+def _patch(mode: str) -> None:
+    """Leave the value flow out (``no-flow``), and the Python facts too (``none``)."""
+    if mode == "full":
+        return
+    import polars as pl
+
+    from ctxframe._resolve import resolve
+
+    python = resolve._python
+
+    def no_flow(every, defs, indexed):  # no facts and no Python call rows reach the flow
+        return python(every.filter(pl.lit(False)), defs, indexed)
+
+    resolve._python = no_flow
+    if mode == "none":
+        from ctxframe._ingest.lang import python_facts
+
+        python_facts.Facts.run = lambda self: None
+
+
+def one(mode: str, tree: str, store: str) -> dict[str, Any]:
+    """Index `tree` into the empty `store` once in this process, patched for `mode`."""
+    os.environ["CTXFRAME_NO_CACHE"] = "1"
+    _patch(mode)
+    import ctxframe as cf
+
+    r0 = resource.getrusage(resource.RUSAGE_SELF)
+    k0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    g = cf.index(tree, store=store, progress=False, rebuild=True)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_SELF)
+    k1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = sum(
+        (b.ru_utime - a.ru_utime) + (b.ru_stime - a.ru_stime) for a, b in ((r0, r1), (k0, k1))
+    )
+    calls = g.edges.filter(g.edges["kind"] == "calls")
+    return {
+        "mode": mode,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "nodes": g.nodes.height,
+        "call_edges": calls.height,
+        "resolved_calls": calls["dst"].is_not_null().sum(),
+    }
+
+
+def _run_one(mode: str, tree: Path, scratch: Path) -> dict[str, Any]:
+    store = scratch / f"store-{mode}"
+    shutil.rmtree(store, ignore_errors=True)
+    cmd = [sys.executable, __file__, "--one", mode, "--tree", str(tree), "--store", str(store)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    shutil.rmtree(store, ignore_errors=True)
+    if proc.returncode != 0:
+        raise c.Unavailable(f"{mode}: index failed: {proc.stderr.strip()[-500:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def measure(tree: Path, rounds: int) -> dict[str, Any]:
+    """`rounds` rounds of the three variants, interleaved."""
+    runs: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="ctxframe-resolver-") as tmp:
+        for r in range(rounds):
+            for mode in MODES:
+                res = _run_one(mode, tree, Path(tmp))
+                c.log(f"round {r + 1} {mode}: {res['wall_s']:.2f} s")
+                runs.append(res)
+    summary = {}
+    for mode in MODES:
+        mine = [x for x in runs if x["mode"] == mode]
+        summary[mode] = {
+            "wall_s": statistics.median(x["wall_s"] for x in mine),
+            "cpu_s": statistics.median(x["cpu_s"] for x in mine),
+            "call_edges": mine[-1]["call_edges"],
+            "resolved_calls": mine[-1]["resolved_calls"],
+        }
+    growth = c.ratio(summary["full"]["wall_s"], summary["none"]["wall_s"])
+    return {
+        "tree": str(tree),
+        "rounds": rounds,
+        "runs": runs,
+        "summary": summary,
+        "growth": growth,
+        "target": TARGET,
+    }
+
+
+def render(res: dict[str, Any]) -> str:
+    s, none = res["summary"], res["summary"]["none"]["wall_s"]
+    rows = [
+        [
+            mode,
+            s[mode]["wall_s"],
+            s[mode]["cpu_s"],
+            c.ratio(s[mode]["wall_s"], none),
+            s[mode]["resolved_calls"],
+        ]
+        for mode in MODES
+    ]
+    head = ["variant", "wall s (median)", "CPU s (median)", "x none", "resolved call edges"]
+    verdict = "met" if res["growth"] is not None and res["growth"] <= TARGET else "missed"
+    return (
+        c.format_table(head, rows)
+        + f"\n\nfull / none = {c.fmt(res['growth'])} (target <= {TARGET}: {verdict}); "
+        f"{res['rounds']} rounds interleaved, extraction cache off\n"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tree", type=Path, default=None, help="a Django 5.1 tree")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--one", choices=MODES, help=argparse.SUPPRESS)
+    ap.add_argument("--store", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.one:
+        print(json.dumps(one(args.one, str(args.tree), args.store)))
+        return 0
+    try:
+        tree = args.tree or c.ensure_corpus(c.CORPORA["django"])
+        c.compile_ctxframe()
+        res = measure(tree.resolve(), max(1, args.rounds))
+    except c.Unavailable as exc:
+        print(f"resolver_overhead: {exc}", file=sys.stderr)
+        return 2
+    print(render(res))
+    c.write_json(
+        args.out or c.default_out("resolver-overhead"), {"machine": c.machine_info(), **res}
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
