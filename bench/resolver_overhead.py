@@ -17,6 +17,11 @@ The two variants patch the package in the measuring process (the extraction work
 forked from it and inherit the patch); nothing is changed on disk. Printed: the median wall
 and CPU time (this process and its workers) per variant, and the resolver's share: ``full /
 none`` is the growth issue 15's "Django cold index time" target bounds (<= 1.25).
+
+With ``--pycg SECONDS``, the peer the resolver is measured against on correctness (PyCG 0.0.7,
+fetched as callgraph_bench.py does) runs on the same tree too, once per ``--pycg-entry`` set of
+entry modules, for at most that long each: how long a whole-program value-flow analysis of the
+same code takes there, or how it fails.
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ import _common as c
 
 MODES = ("full", "no-flow", "none")
 TARGET = 1.25
+# PyCG's entry modules, as globs under the tree: the whole package, and one small module
+PYCG_ENTRIES = ("django/**/*.py", "django/utils/text.py")
 
 
 def _patch(mode: str) -> None:
@@ -129,6 +136,44 @@ def measure(tree: Path, rounds: int) -> dict[str, Any]:
     }
 
 
+def pycg_peer(tree: Path, entries: str, timeout: float) -> dict[str, Any]:
+    """PyCG 0.0.7 on `tree` from the modules `entries` matches (a glob under it): its wall
+    time, and "finished", "failed" (with its last line of error) or "timeout"."""
+    from callgraph_bench import pycg_runner
+
+    files = sorted(str(f) for f in tree.glob(entries) if f.is_file())
+    if not files:
+        raise c.Unavailable(f"no module under {tree} matches {entries}")
+    env = {**os.environ, "PYTHONPATH": str(pycg_runner())}
+    with tempfile.TemporaryDirectory(prefix="ctxframe-pycg-") as tmp:
+        cmd = [sys.executable, "-m", "pycg", "--package", str(tree), *files,
+               "--output", str(Path(tmp) / "cg.json")]  # fmt: skip
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout,
+                                  stdin=subprocess.DEVNULL, check=False)  # fmt: skip
+        except subprocess.TimeoutExpired:
+            detail = f"no call graph after {timeout:g} s"
+            return {"entries": entries, "modules": len(files), "wall_s": timeout,
+                    "outcome": "timeout", "detail": detail}  # fmt: skip
+        wall = time.perf_counter() - t0
+        done = proc.returncode == 0 and (Path(tmp) / "cg.json").is_file()
+    lines = proc.stderr.strip().splitlines()
+    return {
+        "entries": entries,
+        "modules": len(files),
+        "wall_s": wall,
+        "outcome": "finished" if done else "failed",
+        "detail": "" if done else (lines[-1][:160] if lines else f"exit {proc.returncode}"),
+    }
+
+
+def render_peer(peers: list[dict[str, Any]]) -> str:
+    rows = [[p["entries"], p["modules"], p["wall_s"], p["outcome"], p["detail"]] for p in peers]
+    head = ["PyCG 0.0.7 entry modules", "modules", "wall s", "outcome", "detail"]
+    return c.format_table(head, rows) + "\n"
+
+
 def render(res: dict[str, Any]) -> str:
     s, none = res["summary"], res["summary"]["none"]["wall_s"]
     rows = [
@@ -155,6 +200,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", type=Path, default=None, help="a Django 5.1 tree")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument(
+        "--pycg",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="also run PyCG 0.0.7 on the tree, at most this long per entry set",
+    )
+    ap.add_argument(
+        "--pycg-entry",
+        action="append",
+        default=None,
+        metavar="GLOB",
+        help=f"entry modules under the tree (repeatable; default {PYCG_ENTRIES})",
+    )
     ap.add_argument("--one", choices=MODES, help=argparse.SUPPRESS)
     ap.add_argument("--store", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -165,10 +224,17 @@ def main(argv: list[str] | None = None) -> int:
         tree = args.tree or c.ensure_corpus(c.CORPORA["django"])
         c.compile_ctxframe()
         res = measure(tree.resolve(), max(1, args.rounds))
+        if args.pycg:
+            res["pycg"] = [
+                pycg_peer(tree.resolve(), entries, args.pycg)
+                for entries in args.pycg_entry or PYCG_ENTRIES
+            ]
     except c.Unavailable as exc:
         print(f"resolver_overhead: {exc}", file=sys.stderr)
         return 2
     print(render(res))
+    if "pycg" in res:
+        print(render_peer(res["pycg"]))
     c.write_json(
         args.out or c.default_out("resolver-overhead"), {"machine": c.machine_info(), **res}
     )

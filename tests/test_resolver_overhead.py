@@ -46,3 +46,65 @@ def test_report_states_growth_against_the_index_without_the_resolver() -> None:
     text = ro.render(res)
     assert "full / none = 1.50 (target <= 1.25: missed)" in text
     assert text.splitlines()[2].split()[:4] == ["full", "3.00", "1.00", "1.50"]
+
+
+FAKE_PYCG = """import json, sys, time
+args = sys.argv[1:]
+out = args[args.index("--output") + 1]
+entries = [a for a in args if a.endswith(".py")]
+if any(e.endswith("slow.py") for e in entries):
+    time.sleep(30)
+if any(e.endswith("bad.py") for e in entries):
+    sys.exit("IndexError: list index out of range")
+json.dump({"entries": len(entries)}, open(out, "w"))
+"""
+
+
+@pytest.fixture
+def fake_pycg(tmp_path: Path, monkeypatch) -> Path:
+    """A stand-in for the PyCG sdist: finishes, fails or hangs by the entry modules' names."""
+    import callgraph_bench
+
+    runner = tmp_path / "runner"
+    (runner / "pycg").mkdir(parents=True)
+    (runner / "pycg" / "__init__.py").write_text("")
+    (runner / "pycg" / "__main__.py").write_text(FAKE_PYCG)
+    monkeypatch.setattr(callgraph_bench, "pycg_runner", lambda: runner)
+    tree = tmp_path / "tree"
+    for name in ("pkg/a.py", "pkg/b.py", "pkg/bad.py", "slow.py"):
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text("x = 1\n")
+    return tree
+
+
+@pytest.mark.parametrize(
+    ("entries", "modules", "outcome", "detail"),
+    [
+        ("pkg/[ab].py", 2, "finished", ""),
+        ("pkg/*.py", 3, "failed", "IndexError: list index out of range"),
+        ("slow.py", 1, "timeout", "no call graph after 2 s"),
+    ],
+)
+def test_pycg_peer_reports_how_the_peer_ended(fake_pycg, entries, modules, outcome, detail):
+    res = ro.pycg_peer(fake_pycg, entries, timeout=2)
+    assert (res["modules"], res["outcome"], res["detail"]) == (modules, outcome, detail)
+    assert 0 < res["wall_s"] <= 2 + 1e-9 if outcome == "timeout" else res["wall_s"] < 2
+    assert res["entries"] in ro.render_peer([res])
+
+
+def test_pycg_peer_with_no_entry_module_is_a_clear_error(fake_pycg):
+    with pytest.raises(ro.c.Unavailable, match=r"no module under .* matches nothing/\*\.py"):
+        ro.pycg_peer(fake_pycg, "nothing/*.py", timeout=2)
+
+
+@pytest.mark.slow
+def test_real_pycg_finishes_on_a_small_tree(tree: Path):
+    """PyCG 0.0.7 itself (downloaded into the bench cache; skips without network)."""
+    try:
+        import callgraph_bench
+
+        callgraph_bench.pycg_runner()
+    except ro.c.Unavailable as exc:
+        pytest.skip(str(exc))
+    res = ro.pycg_peer(tree, "*.py", timeout=120)
+    assert (res["modules"], res["outcome"]) == (1, "finished")
