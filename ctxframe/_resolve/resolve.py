@@ -127,6 +127,9 @@ _SYMBOLIC = ["src", "path", "language", "kind", "name", "receiver", "scope", "li
 
 
 CALL_SLICE_ROWS = 200_000
+# Languages whose calls and bases the value flow resolves (ctxframe._resolve.flow_edges): name
+# matching leaves their references alone.
+BY_FLOW = ["python"]
 
 
 def _file_slices(frame: pl.DataFrame, rows: int) -> list[pl.DataFrame]:
@@ -159,7 +162,7 @@ def _ref_slices(parts: list[pl.LazyFrame], kinds: list[str], rows: int) -> Itera
     calls are left out: the value flow resolves them (ctxframe._resolve.flow_edges)."""
     pending: list[pl.DataFrame] = []
     size = 0
-    keep = pl.col("kind").is_in(kinds) & (pl.col("language") != "python")
+    keep = pl.col("kind").is_in(kinds) & ~pl.col("language").is_in(BY_FLOW)
     for part in parts:
         frame = part.filter(keep).select(_SYMBOLIC).collect()
         for piece in _file_slices(frame, rows):
@@ -262,7 +265,7 @@ def resolve(
         py_facts = py_facts.filter(pl.lit(False))
     py_calls, py_fallback, py_extends, py_bases = _python(py_facts, py_defs, indexed)
     mark("resolve: python value flow")
-    others = of_kind("extends", "implements").filter(pl.col("language") != "python")
+    others = of_kind("extends", "implements").filter(~pl.col("language").is_in(BY_FLOW))
     inherits = _resolve_refs(
         pl.concat([symbolic(others.select(_SYMBOLIC)), py_bases.select(_SYMBOLIC).cast(
             others.select(_SYMBOLIC).schema).sort(order[:6], nulls_last=True).with_columns(
