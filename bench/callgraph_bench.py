@@ -368,23 +368,29 @@ def pycg_runner() -> Path:
     return root
 
 
-def pycg_pairs(runner: Path, tree: Path, src: Source, scratch: Path) -> set[Pair]:
-    """PyCG's call graph of the case (entry point main.py), restricted like the expected one."""
-    out = scratch / "pycg.json"
+def run_pycg(runner: Path, tree: Path, entries: list[str], out: Path, timeout: float) -> None:
+    """PyCG on the package `tree` from the modules `entries`, its call graph written to `out`;
+    RuntimeError with its last line of error when it fails (TimeoutExpired past `timeout`)."""
     env = {**os.environ, "PYTHONPATH": str(runner)}
-    cmd = [sys.executable, "-m", "pycg", "--package", str(tree), str(tree / "main.py")]
+    cmd = [sys.executable, "-m", "pycg", "--package", str(tree), *entries, "--output", str(out)]
     proc = subprocess.run(
-        [*cmd, "--output", str(out)],
+        cmd,
         capture_output=True,
         text=True,
         env=env,
         stdin=subprocess.DEVNULL,
-        timeout=PYCG_TIMEOUT_S,
+        timeout=timeout,
         check=False,
     )
     if proc.returncode != 0 or not out.is_file():
         lines = (proc.stderr.strip() or proc.stdout.strip()).splitlines()
         raise RuntimeError(lines[-1][:200] if lines else f"exit {proc.returncode}")
+
+
+def pycg_pairs(runner: Path, tree: Path, src: Source, scratch: Path) -> set[Pair]:
+    """PyCG's call graph of the case (entry point main.py), restricted like the expected one."""
+    out = scratch / "pycg.json"
+    run_pycg(runner, tree, [str(tree / "main.py")], out, PYCG_TIMEOUT_S)
     data = json.loads(out.read_text(encoding="utf-8"))
     return {
         (caller, callee)

@@ -149,33 +149,24 @@ def measure(tree: Path, rounds: int) -> dict[str, Any]:
 def pycg_peer(tree: Path, entries: str, timeout: float) -> dict[str, Any]:
     """PyCG 0.0.7 on `tree` from the modules `entries` matches (a glob under it): its wall
     time, and "finished", "failed" (with its last line of error) or "timeout"."""
-    from callgraph_bench import pycg_runner
+    from callgraph_bench import pycg_runner, run_pycg
 
     files = sorted(str(f) for f in tree.glob(entries) if f.is_file())
     if not files:
         raise c.Unavailable(f"no module under {tree} matches {entries}")
-    env = {**os.environ, "PYTHONPATH": str(pycg_runner())}
+    runner = pycg_runner()
+    outcome, detail = "finished", ""
+    t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="ctxframe-pycg-") as tmp:
-        cmd = [sys.executable, "-m", "pycg", "--package", str(tree), *files,
-               "--output", str(Path(tmp) / "cg.json")]  # fmt: skip
-        t0 = time.perf_counter()
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout,
-                                  stdin=subprocess.DEVNULL, check=False)  # fmt: skip
+            run_pycg(runner, tree, files, Path(tmp) / "cg.json", timeout)
         except subprocess.TimeoutExpired:
-            detail = f"no call graph after {timeout:g} s"
-            return {"entries": entries, "modules": len(files), "wall_s": timeout,
-                    "outcome": "timeout", "detail": detail}  # fmt: skip
-        wall = time.perf_counter() - t0
-        done = proc.returncode == 0 and (Path(tmp) / "cg.json").is_file()
-    lines = proc.stderr.strip().splitlines()
-    return {
-        "entries": entries,
-        "modules": len(files),
-        "wall_s": wall,
-        "outcome": "finished" if done else "failed",
-        "detail": "" if done else (lines[-1][:160] if lines else f"exit {proc.returncode}"),
-    }
+            outcome, detail = "timeout", f"no call graph after {timeout:g} s"
+        except RuntimeError as exc:
+            outcome, detail = "failed", str(exc)
+    wall = timeout if outcome == "timeout" else time.perf_counter() - t0
+    return {"entries": entries, "modules": len(files), "wall_s": wall, "outcome": outcome,
+            "detail": detail}  # fmt: skip
 
 
 def render_peer(peers: list[dict[str, Any]]) -> str:
