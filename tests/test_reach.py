@@ -290,3 +290,79 @@ def test_no_coverage_reads_none_and_bad_data_is_one_line(tmp_path: Path, capsys)
     code = main(["index", "--repo", str(tmp_path), "--coverage", str(tmp_path / "junk.dat")])
     err = capsys.readouterr().err.strip().splitlines()
     assert code != 0 and len(err) == 1 and "not coverage data" in err[0]
+
+
+# -- names along the MRO, wrappers, several projects, library callbacks ------------------------
+
+
+def test_a_member_a_class_inherits_is_found_by_the_class_name(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": "class Scaffold:\n    def register(self, x):\n        pass\n\n\n"
+                          "class App(Scaffold):\n    pass\n"})  # fmt: skip
+    g = cf.index(str(tmp_path), progress=False)
+    card = g.card("App.register")
+    assert card.ok and card.node["id"] == "m.py::Scaffold.register"
+    assert "App.register: inherited from Scaffold" in str(card)
+    assert card.to_dict()["inherited_from"] == "Scaffold"
+
+
+WRAPPED = (
+    "import functools\n\n\ndef setup_only(f):\n    @functools.wraps(f)\n"
+    "    def wrapper(*a, **k):\n        return f(*a, **k)\n    return wrapper\n\n\n"
+    "def opaque(f):\n    def inner():\n        return 1\n    return inner\n\n\n"
+    "class S:\n    @setup_only\n    def go(self):\n        pass\n\n\n"
+    "@opaque\ndef hidden():\n    pass\n\n\n"
+    "def main():\n    S().go()\n    hidden()\n"
+)
+
+
+def test_a_call_through_a_transparent_wrapper_reaches_the_function(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": WRAPPED})
+    g = cf.index(str(tmp_path), progress=False)
+    edges = {(s, d): v for s, d, v in g.edges.select("src", "dst", "via").iter_rows()}
+    assert edges[("m.py::main", "m.py::S.go")] == "@setup_only"
+    assert edges[("m.py::main", "m.py::setup_only.wrapper")] is None
+    assert ("m.py::main", "m.py::hidden") not in edges  # its decorator never calls it
+    assert "← calls main via @setup_only" in str(g.card("S.go"))
+
+
+def test_an_import_reads_from_its_own_project_first(tmp_path: Path) -> None:
+    lib = "class Refunds:\n    def run(self):\n        pass\n"
+    use = ("from services.payments.refunds import Refunds\n\n\n"
+           "def test_run():\n    Refunds().run()\n")  # fmt: skip
+    write_tree(tmp_path, {
+        "a/pyproject.toml": "[project]\nname = 'a'\n",
+        "a/services/payments/__init__.py": "",
+        "a/services/payments/refunds.py": lib,
+        "a/tests/test_refunds.py": use,
+        "b/services/payments/__init__.py": "",
+        "b/services/payments/refunds.py": lib,
+        "b/tests/test_refunds.py": use,
+    })  # fmt: skip
+    g = cf.index(str(tmp_path), progress=False)
+    for project in ("a", "b"):
+        card = g.card(f"{project}/services/payments/refunds.py::Refunds.run")
+        assert [r["other_id"] for r in card.callers.to_dicts()] == [
+            f"{project}/tests/test_refunds.py::test_run"
+        ]
+
+
+CALLBACKS = (
+    "import functools\nimport threading\nfrom werkzeug.test import Client\n\n\n"
+    "def task():\n    pass\n\n\ndef key(x):\n    return x\n\n\n"
+    "class App:\n    def __call__(self, environ, start_response):\n"
+    "        return self.dispatch()\n\n"
+    "    def dispatch(self):\n        pass\n\n    def test_client(self):\n"
+    "        return AppClient(self)\n\n\nclass AppClient(Client):\n    pass\n\n\n"
+    "def main():\n    threading.Thread(target=task).start()\n    sorted([2, 1], key=key)\n"
+    "    later = functools.partial(task)\n    later()\n    App().test_client().get('/')\n"
+)
+
+
+def test_library_code_calls_back(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"m.py": CALLBACKS})
+    g = cf.index(str(tmp_path), progress=False)
+    edges = {(s, d, v) for s, d, v in g.edges.select("src", "dst", "via").iter_rows()}
+    assert ("m.py::main", "m.py::task", "threading.Thread") in edges
+    assert ("m.py::main", "m.py::key", "builtins.sorted") in edges
+    assert ("m.py::main", "m.py::task", None) in edges  # the partial, called
+    assert ("m.py::main", "m.py::App.__call__", "werkzeug.test.Client") in edges

@@ -70,7 +70,7 @@ def _arrows(db, node_id: str, cols: dict | None, include_ambiguous: bool) -> lis
         for r, ident, kind, qual, label in db.execute(sql, chunk):
             ends[r] = (ident, _display(ident, kind, qual, label), kind)
     rows = []
-    for direction, kind, conf, other, other_id, other_label, line in zip(
+    for direction, kind, conf, other, other_id, other_label, line, via in zip(
         *(cols[c] for c in cardcache.PACKED_COLS), strict=True
     ):
         if not include_ambiguous and conf == "AMBIGUOUS":
@@ -88,6 +88,7 @@ def _arrows(db, node_id: str, cols: dict | None, include_ambiguous: bool) -> lis
                 "other_label": other_label,
                 "other_kind": other_kind,
                 "line": line,
+                "via": via,
             }
         )
     return rows
@@ -213,7 +214,8 @@ def save(graph) -> None:
     if cardcache.intact(version):
         return
     ei = lookups.edge_index
-    common = ["direction", "edge_kind", "confidence", "other", "other_id", "other_label", "line"]
+    common = ["direction", "edge_kind", "confidence", "other", "other_id", "other_label", "line",
+              "via"]  # fmt: skip
     inn = ei.inn.select(
         row="_d",
         direction=pl.lit("in"),
@@ -223,6 +225,7 @@ def save(graph) -> None:
         other_id="src",
         other_label=pl.coalesce("src_label", "src"),
         line="line",
+        via="via",
     )
     out = ei.out.select(
         row="_s",
@@ -233,6 +236,7 @@ def save(graph) -> None:
         other_id="dst",
         other_label=pl.coalesce("dst_label", "name", "dst"),
         line="line",
+        via="via",
     )
     arrows = pl.concat([inn, out]).with_columns(seq=pl.int_range(pl.len()))
     cardcache.build(version, graph.nodes, arrows.select("row", "seq", *common))

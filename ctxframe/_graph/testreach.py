@@ -74,9 +74,12 @@ class TestReach:
             "s", "d", owner=pl.when(pl.col("bound") & owner_is_class).then(pl.col("owner"))
         ).unique()
         # the class a call makes: a class called, or its own `__init__`/`__new__` (`via` null)
-        made = pl.when(pl.col("kind") == "class").then(pl.col("d")).when(
-            pl.col("label").is_in(_MADE) & pl.col("via").is_null() & owner_is_class
-        ).then(pl.col("owner"))
+        made = (
+            pl.when(pl.col("kind") == "class")
+            .then(pl.col("d"))
+            .when(pl.col("label").is_in(_MADE) & pl.col("via").is_null() & owner_is_class)
+            .then(pl.col("owner"))
+        )
         self._makes = calls.select("s", cls=made).drop_nulls().unique()
         # each class and its ancestors (an instance of a subclass runs the base's methods)
         ext = (
@@ -150,13 +153,17 @@ class TestReach:
             at = fr.select("layer", t=pl.col("key") // _SHIFT,
                            s=(pl.col("key") % _SHIFT).cast(pl.Int32))  # fmt: skip
             made = at.join(self._makes, on="s").select(t=pl.col("t").cast(pl.Int32), cls="cls")
-            new_allowed = self._allowed(made.unique()).filter(
-                ~pl.col("key").is_in(allowed.implode())
-            )["key"].unique()
+            new_allowed = (
+                self._allowed(made.unique())
+                .filter(~pl.col("key").is_in(allowed.implode()))["key"]
+                .unique()
+            )
             allowed = pl.concat([allowed, new_allowed])
             step = at.join(self._steps, on="s").select(
-                "layer", "t", "d", o=pl.when(pl.col("owner").is_not_null()).then(
-                    _key(pl.col("t"), pl.col("owner")))
+                "layer",
+                "t",
+                "d",
+                o=pl.when(pl.col("owner").is_not_null()).then(_key(pl.col("t"), pl.col("owner"))),
             )
             ok = pl.col("o").is_null() | pl.col("o").is_in(allowed.implode())
             blocked = pl.concat([blocked, step.filter(~ok)])
@@ -182,8 +189,10 @@ class TestReach:
             ])  # fmt: skip
         return (
             run.to_frame("key")
-            .select(row=(pl.col("key") % _SHIFT).cast(pl.Int32),
-                    t=(pl.col("key") // _SHIFT).cast(pl.Int32))
+            .select(
+                row=(pl.col("key") % _SHIFT).cast(pl.Int32),
+                t=(pl.col("key") // _SHIFT).cast(pl.Int32),
+            )
             .sort("row", "t")
         )
 

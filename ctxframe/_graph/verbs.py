@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 
 from ctxframe._core.paths import is_test_path_expr
+from ctxframe._graph.lookup import Match
 from ctxframe._graph.lookups import Lookups
 from ctxframe._graph.traverse import pagerank
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
@@ -113,6 +114,7 @@ class Card(VerbResult):
     arrows: pl.DataFrame = field(default_factory=pl.DataFrame)
     candidates: pl.DataFrame = field(default_factory=pl.DataFrame)  # the nodes it may mean
     suggestions: list[str] = field(default_factory=list)  # closest names when none matched
+    inherited_from: str | None = None  # `App.register` found as a base's member: that base
     noun = "lines"
 
     @property
@@ -173,6 +175,8 @@ class Card(VerbResult):
             lines.append(f"  doc: {n['doc'].splitlines()[0]}")
         if self.parent:
             lines.append(f"  parent: {self.parent}")
+        if self.inherited_from:
+            lines.append(f"  {self.name}: inherited from {self.inherited_from}")
         return lines
 
     def blocks(self) -> list[list[str]]:
@@ -230,7 +234,10 @@ class Card(VerbResult):
     def payload(self) -> dict[str, Any]:
         if self.status != OK:
             return {"name": self.name}
-        return {"name": self.name, "node": self.node, "arrows": self.arrows.to_dicts()}
+        out = {"name": self.name, "node": self.node, "arrows": self.arrows.to_dicts()}
+        if self.inherited_from:
+            out["inherited_from"] = self.inherited_from
+        return out
 
 
 # -- affected -----------------------------------------------------------------------------------
@@ -723,6 +730,11 @@ class Hubs(VerbResult):
 def card(lk: Lookups, name: str, *, include_ambiguous: bool = False) -> Card:
     """Look a symbol up by id, qualified name or label; list candidates rather than guess."""
     match = lk.symbols.find(name)
+    inherited = None
+    if not match.ids:
+        found = _inherited(lk, name)
+        if found is not None:
+            match, inherited = found
     if not match.ids:
         near = lk.symbols.suggest_ids(name)
         return Card(
@@ -744,7 +756,32 @@ def card(lk: Lookups, name: str, *, include_ambiguous: bool = False) -> Card:
         arrows = pl.concat([arrows, ctor.with_columns(hit_id=pl.lit(node["id"]))]).sort(
             "direction", "edge_kind", "other_label", "other_id", nulls_last=True
         )
-    return Card(name=name, node=node, arrows=arrows)
+    return Card(name=name, node=node, arrows=arrows, inherited_from=inherited)
+
+
+def _inherited(lk: Lookups, name: str) -> tuple[Match, str] | None:
+    """`Class.member` that Class inherits: the member of the first base along its bases
+    (breadth first, in the order they are written) that defines it, and that base's name."""
+    owner, dot, member = name.strip().rpartition(".")
+    if not dot or not owner or not member:
+        return None
+    ids = [i for i in lk.symbols.find(owner).ids if lk.node_rows([i])["kind"][0] == "class"]
+    if len(ids) != 1:
+        return None
+    seen, queue = {ids[0]}, [ids[0]]
+    while queue:
+        cls = queue.pop(0)
+        if cls != ids[0] and lk.row(f"{cls}.{member}") is not None:
+            base = lk.node_rows([cls]).select(pl.coalesce("qualname", "label", "id"))[0, 0]
+            return Match([f"{cls}.{member}"], "inherited"), base
+        bases = lk.arrows([cls]).filter(
+            (pl.col("direction") == "out") & (pl.col("edge_kind") == "extends")
+        )
+        for b in bases.sort("line")["other_id"].drop_nulls().to_list():
+            if b not in seen:
+                seen.add(b)
+                queue.append(b)
+    return None
 
 
 def _constructor(lk: Lookups, node: dict) -> str | None:

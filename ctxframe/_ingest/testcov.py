@@ -75,9 +75,7 @@ def find(root: str, given: str | None = None, enabled: bool = True) -> Source | 
         if not os.path.isfile(path):
             raise CoverageDataError(f"{given}: no such coverage data file")
     else:
-        path = next(
-            (p for n in DEFAULT_NAMES if os.path.isfile(p := os.path.join(root, n))), None
-        )
+        path = next((p for n in DEFAULT_NAMES if os.path.isfile(p := os.path.join(root, n))), None)
         if path is None:
             return None
     st = os.stat(path)
@@ -203,9 +201,7 @@ def _relative(raw: pl.DataFrame, root: str, paths: pl.Series) -> pl.DataFrame:
             root + os.sep) else None  # fmt: skip
         if rel is None or rel not in known:
             parts = norm.split("/")
-            rel = next(
-                (s for i in range(len(parts)) if (s := "/".join(parts[i:])) in known), None
-            )
+            rel = next((s for i in range(len(parts)) if (s := "/".join(parts[i:])) in known), None)
         mapped.append((p, rel))
     table = pl.DataFrame(mapped, schema={"path": pl.String, "rel": pl.String}, orient="row")
     return (

@@ -63,20 +63,28 @@ def arrow_text(arrow: dict[str, Any]) -> str:
     return text
 
 
+def _shown_via(via: str | None) -> str | None:
+    """What a card line says of an edge's `via`: a decorator, a library, a property; not the
+    fixture and coverage marks its kind already says."""
+    return None if via in (None, "fixture", "coverage") else via
+
+
 def card_section(title: str, rows: list[dict[str, Any]], arrow: str) -> list[list[str]]:
     """A card section's blocks: its title with the number of lines, then one line per linked
     node (`← calls checkout`): the same caller reached through several call names is one
     line, `×2` for the times it repeats; two nodes of one name say their files."""
     counts: dict[tuple, int] = {}
     for r in rows:
-        key = (r["edge_kind"], r["other_id"] or r["other_label"], r["other_label"], r["confidence"])
+        key = (r["edge_kind"], r["other_id"] or r["other_label"], r["other_label"], r["confidence"],
+               _shown_via(r.get("via")))  # fmt: skip
         counts[key] = counts.get(key, 0) + 1
     ids_of: dict[str, set] = {}
-    for _kind, other, label, _conf in counts:
+    for _kind, other, label, _conf, _via in counts:
         ids_of.setdefault(label, set()).add(other)
     lines = []
-    for (kind, other, label, conf), n in counts.items():
+    for (kind, other, label, conf, via), n in counts.items():
         tag = "" if conf == "EXTRACTED" else f" ({(conf or 'unresolved').lower()})"
+        tag += f" via {via}" if via else ""
         where = f"  {other.split('::')[0]}" if len(ids_of[label]) > 1 and "::" in other else ""
         lines.append([f"    {arrow} {kind} {label}{tag}{where}" + (f"  ×{n}" if n > 1 else "")])
     return [[f"  {title} ({len(counts)}):"], *lines]

@@ -29,9 +29,7 @@ def covers(
     measured: pl.DataFrame, nodes: pl.DataFrame, files: pl.DataFrame, data_mtime_ns: int
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(covers edges, coverage table) from (path, line, context, hit) rows."""
-    stale = files.select(
-        "path", stale=pl.col("mtime_ns").fill_null(0) > data_mtime_ns
-    )
+    stale = files.select("path", stale=pl.col("mtime_ns").fill_null(0) > data_mtime_ns)
     lines = measured.select("path", "line").unique()
     owner = _owners(lines, nodes)
     table = _table(measured, owner, stale)
@@ -63,9 +61,11 @@ def _table(measured: pl.DataFrame, owner: pl.DataFrame, stale: pl.DataFrame) -> 
     defs = owned.group_by("id", "path").agg(
         lines=pl.len().cast(pl.Int32), covered=pl.col("hit").sum().cast(pl.Int32)
     )
-    whole = per_line.group_by("path").agg(
-        lines=pl.len().cast(pl.Int32), covered=pl.col("hit").sum().cast(pl.Int32)
-    ).with_columns(id=pl.col("path"))
+    whole = (
+        per_line.group_by("path")
+        .agg(lines=pl.len().cast(pl.Int32), covered=pl.col("hit").sum().cast(pl.Int32))
+        .with_columns(id=pl.col("path"))
+    )
     every = pl.concat([defs.filter(pl.col("id") != pl.col("path")), whole.select(defs.columns)])
     return (
         every.join(stale, on="path", how="left")
@@ -114,9 +114,11 @@ def _tests(contexts: pl.Series, nodes: pl.DataFrame) -> pl.DataFrame:
 def _edges(
     measured: pl.DataFrame, owner: pl.DataFrame, nodes: pl.DataFrame, stale: pl.DataFrame
 ) -> pl.DataFrame:
-    ran = measured.filter(pl.col("hit") & (pl.col("context") != "")).select(
-        "path", "line", "context"
-    ).unique()
+    ran = (
+        measured.filter(pl.col("hit") & (pl.col("context") != ""))
+        .select("path", "line", "context")
+        .unique()
+    )
     fresh = stale.filter(~pl.col("stale")).select("path")
     ran = ran.join(fresh, on="path", how="semi")
     who = _tests(ran["context"], nodes)

@@ -60,6 +60,47 @@ def _family() -> pl.Expr:
     return pl.col("language").replace_strict(_FAMILY, default=pl.col("language"))
 
 
+def _rooted(imports: pl.DataFrame, indexed: pl.DataFrame) -> pl.DataFrame:
+    """Python imports are read from the importer's own directories first, deepest first
+    (ctxframe._resolve.roots): a candidate path whose head is a package directory is tried
+    under each of them, then as written (from the declared roots)."""
+    py = imports.filter(
+        (pl.col("family") == "python") & pl.col("path").str.contains("/", literal=True)
+    )
+    if py.is_empty():
+        return imports
+    for c in ("candidates", "sub_candidates"):
+        pre = (
+            py.select("ref_id", "path", cand=pl.col(c).str.split("\n"))
+            .explode("cand")
+            .drop_nulls("cand")
+            .filter(pl.col("cand").str.contains("/", literal=True))
+            .with_columns(_parts=pl.col("path").str.split("/"), _k=pl.int_range(pl.len()))
+            .with_columns(_i=pl.int_ranges(pl.col("_parts").list.len() - 1, 0, -1))
+            .explode("_i")
+            .select(
+                "ref_id",
+                "_i",
+                "_k",
+                cand=pl.col("_parts").list.head(pl.col("_i")).list.join("/") + "/" + pl.col("cand"),
+            )
+            .sort("ref_id", "_i", "_k", descending=[False, True, False])
+            .group_by("ref_id", maintain_order=True)
+            .agg(_pre=pl.col("cand").str.join("\n"))
+        )
+        imports = (
+            imports.join(pre, on="ref_id", how="left")
+            .with_columns(
+                pl.when(pl.col("_pre").is_not_null())
+                .then(pl.concat_str("_pre", pl.lit("\n"), c))
+                .otherwise(pl.col(c))
+                .alias(c)
+            )
+            .drop("_pre")
+        )
+    return imports
+
+
 def _first_match(rows: pl.DataFrame, col: str, targets: pl.DataFrame) -> pl.DataFrame:
     """For each ref_id, the first entry of list column `col` that is a path in `targets`.
 
@@ -267,9 +308,15 @@ def resolve(
     mark("resolve: python value flow")
     others = of_kind("extends", "implements").filter(~pl.col("language").is_in(BY_FLOW))
     inherits = _resolve_refs(
-        pl.concat([symbolic(others.select(_SYMBOLIC)), py_bases.select(_SYMBOLIC).cast(
-            others.select(_SYMBOLIC).schema).sort(order[:6], nulls_last=True).with_columns(
-            family=_family())]),
+        pl.concat(
+            [
+                symbolic(others.select(_SYMBOLIC)),
+                py_bases.select(_SYMBOLIC)
+                .cast(others.select(_SYMBOLIC).schema)
+                .sort(order[:6], nulls_last=True)
+                .with_columns(family=_family()),
+            ]
+        ),
         targets,
         bindings,
         _TYPES,
@@ -391,6 +438,7 @@ def _imports(
     imports = imports.unique(
         ["path", "module", "name", "alias", "scope"], keep="first", maintain_order=True
     ).with_row_index("ref_id")
+    imports = _rooted(imports, indexed)
     sub = _first_match(imports, "sub_candidates", indexed)
     main = _first_match(imports, "candidates", indexed)
     go_dirs = _go_dirs(imports.filter(pl.col("family") == "go")["module"], gomods)
@@ -664,9 +712,8 @@ def _through_imports(
     members = _imported_members(bound.filter(~pl.col("bare")), targets)
     imported = pl.concat([imported, members.join(imported, on="ref_id", how="anti")])
     imported = imported.sort("ref_id", "dst").unique("ref_id", keep="first", maintain_order=True)
-    unresolved = (
-        external.join(imported, on="ref_id", how="anti")
-        .with_columns(dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String))
+    unresolved = external.join(imported, on="ref_id", how="anti").with_columns(
+        dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String)
     )
     return [imported.with_columns(_confidence("EXTRACTED")), unresolved]
 
@@ -767,9 +814,7 @@ def _name_candidates(targets: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:
         (pl.col("kind") == "method") & pl.col("kind").is_in(_TYPES).any().over("family", "name")
     )
     cand = cand.filter(~shadowed).drop("kind")
-    return cand.with_columns(n=pl.len().over("family", "name")).filter(
-        pl.col("n") <= AMBIGUOUS_CAP
-    )
+    return cand.with_columns(n=pl.len().over("family", "name")).filter(pl.col("n") <= AMBIGUOUS_CAP)
 
 
 def _typed(stages: _Stages, bases: pl.DataFrame | None) -> list[pl.DataFrame]:

@@ -52,7 +52,7 @@ _FILES = {
 }  # fmt: skip
 # Beyond `_core` and `_ingest`: the modules whose code shapes an entry.
 _ALSO = (("_rank", "tokens.py"), ("_rank", "fields.py"), ("_store", "build.py"),
-         ("_store", "xcache.py"))  # fmt: skip
+         ("_store", "xcache.py"), ("_core", "callbacks.toml"))  # fmt: skip
 # A large lookup's scratch parts: this many files each, at most so many parts per pack.
 _PART_FILES, _MAX_PARTS = 1024, 64
 _STALE_TMP_S = 6 * 3600  # a temporary pack this old belongs to a run that died

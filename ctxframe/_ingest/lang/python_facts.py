@@ -16,6 +16,7 @@ import zlib
 from collections import deque
 from functools import lru_cache
 
+from ctxframe._core import callbacks as _callbacks
 from ctxframe._core import facts as F
 from ctxframe._ingest.lang.python import absolute
 from ctxframe._ingest.lang.python_guards import Guards
@@ -1325,7 +1326,9 @@ class Facts:
         if receiver is None and name is not None and called is not None and called.startswith(
                 "=B:"):  # fmt: skip
             self.builtin_call(name, args, item, node.start_point[0] + 1)
-        if called is None or called[0] == "=":
+        if called is None or (called[0] == "=" and not (
+                receiver is None and name in _callbacks.builtin_callers()
+                and called.startswith("=B:"))):  # fmt: skip
             return called, None
         shape = self.arg_shape(args)
         if called in self.sites:  # its arguments are on the first row: what it passes
