@@ -59,7 +59,11 @@ PROJECTS = {
         ("pytest>=8,<9", "attrs"),
         git="Textualize/rich@v13.9.4",
     ),
+    # two more kinds of project, for checks beyond the three the bench reports by default
+    "click": Project("click", "8.1.7", "src/click", ("pytest>=8,<9",)),
+    "flask": Project("flask", "3.0.3", "src/flask", ("pytest>=8,<9", "asgiref", "python-dotenv")),
 }
+DEFAULT = ("httpx", "jinja2", "rich")
 
 RCFILE = """\
 [run]

@@ -1,6 +1,6 @@
 """Which tests run this function: `change-plan`'s test files against coverage.py's per-test truth.
 
-    python bench/testimpact.py [--projects httpx jinja2 rich] [--sample 150] [--seed 39]
+    python bench/testimpact.py [--projects httpx jinja2 rich click flask] [--sample 150] [--seed 39]
                                [--coverage] [--reasons] [--out FILE] [--misses N]
 
 For each project (bench/_testruns.py: its own test suite run in a venv of its own under
@@ -12,6 +12,9 @@ functions ran a line of its body:
 - recall: mean over sampled functions that some test runs of |named ∩ ran| / |ran|;
 - precision: mean over sampled functions with a named test file of |named ∩ ran| / |named|;
 - none named: the share of functions some test runs for which `change-plan` names no test file.
+
+Test files the suite never runs (examples' tests outside its `testpaths`, helpers) are not
+counted as named: coverage can say nothing of them.
 
 With ``--coverage`` the same tree is indexed again with the coverage data file ingested
 (``cf.index(..., coverage=PATH)``) and the tests `change-plan` lists as measured are scored the
@@ -43,7 +46,7 @@ from _common import (
     machine_info,
     write_json,
 )
-from _testruns import PROJECTS, coverage_run, function_tests
+from _testruns import DEFAULT, PROJECTS, coverage_run, function_tests
 
 
 def _index(tree: Path, store: Path, coverage: Path | None = None):
@@ -100,6 +103,7 @@ def measure(
     g = _index(tree, store)
     index_s = time.perf_counter() - t0
     ids = node_ids(g, sorted(truth_all))
+    ran_files = {f for files in truth_all.values() for f in files}  # test files the suite runs
     # functions with a body line coverage can record, and a node in the graph
     pool = sorted(k for k in truth_all if k in ids)
     picked = random.Random(seed).sample(pool, min(sample, len(pool)))
@@ -109,7 +113,7 @@ def measure(
         t1 = time.perf_counter()
         plan = g.change_plan(i)
         times.append(time.perf_counter() - t1)
-        named[i] = set(plan.test_files)
+        named[i] = set(plan.test_files) & ran_files
     row = {"project": p.key, **score(named, truth), "index_s": index_s}
     row["change_plan_ms_median"] = 1000 * statistics.median(times[1:] or times)
     row["unmatched_functions"] = len(truth_all) - len(ids)
@@ -132,7 +136,7 @@ def measure(
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--projects", nargs="+", default=list(PROJECTS), choices=list(PROJECTS))
+    ap.add_argument("--projects", nargs="+", default=list(DEFAULT), choices=list(PROJECTS))
     ap.add_argument("--sample", type=int, default=150)
     ap.add_argument("--seed", type=int, default=39)
     ap.add_argument("--coverage", action="store_true", help="also score with the data ingested")

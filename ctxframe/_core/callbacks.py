@@ -52,7 +52,7 @@ def builtin_callers() -> frozenset[str]:
 
 
 def returns() -> pl.DataFrame:
-    """(callable, pos): a call of `callable` returns something that calls its argument."""
+    """(callable, pos): a call of `callable` returns its argument, or what calls it."""
     import polars as pl
 
     rows = [(r["callable"], r["arg"]) for r in table().get("returns", ())]
@@ -68,6 +68,17 @@ def clients() -> pl.DataFrame:
             for m in c["methods"] for p, k in _args(c["args"])]  # fmt: skip
     schema = {"cls": pl.String, "method": pl.String, "pos": pl.Int32, "kw": pl.String,
               "member": pl.String}  # fmt: skip
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def overridable() -> pl.DataFrame:
+    """(cls, method, member): `method` of an instance of a repository class extending `cls`
+    calls that class's own override of `member`."""
+    import polars as pl
+
+    rows = [(c["class"], m, o) for c in table().get("client", ())
+            for m in c["methods"] for o in c.get("overridable", ())]  # fmt: skip
+    schema = {"cls": pl.String, "method": pl.String, "member": pl.String}
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 

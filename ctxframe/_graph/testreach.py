@@ -10,7 +10,8 @@ that test made, not every override in the repository. Instances count wherever t
 in the test's own calls, in the fixtures it asks for (`uses`) and their calls, in a test
 class's `setUp*`, and at import time (module and class bodies outside the tests); what
 fixtures and setup run is not counted as what the test runs (coverage.py's `test_function`
-contexts do not count it either).
+contexts do not count it either). A test module's own functions are walked into only from its
+own tests, and a decorator's wrapper is walked through to the function the caller named only.
 """
 
 from __future__ import annotations
@@ -67,12 +68,37 @@ class TestReach:
             .join(parent.rename({"row": "d"}), on="d", how="left")
             .join(kinds.rename({"row": "d"}), on="d", how="left")
         )
+        # a call through a decorator's wrapper reaches the function it names (`via` "@dec");
+        # the wrapper's own call of its parameter reaches every function so decorated: the
+        # walk takes the first and leaves the second out
+        through = calls.filter(pl.col("via").fill_null("").str.starts_with("@")).select(
+            "s", wrapped="d"
+        )
+        wrapper = (
+            calls.filter(pl.col("via").is_null())
+            .select("s", w="d")
+            .join(through, on="s")
+            .select(s="w", d="wrapped")
+            .unique()
+        )
+        calls = calls.join(wrapper, on=["s", "d"], how="anti")
         classes = set(n.filter(pl.col("kind") == "class")["row"].to_list())
         owner_is_class = pl.col("owner").is_in(pl.Series(sorted(classes), dtype=pl.Int32)
                                                .implode())  # fmt: skip
-        self._steps = calls.select(
-            "s", "d", owner=pl.when(pl.col("bound") & owner_is_class).then(pl.col("owner"))
-        ).unique()
+        # a test module's own code runs in its own tests only: a view function a test defines
+        # and registers on the application is reached from another test file's request only
+        # through the context-insensitive store the application keeps them in
+        module = pl.col("path").str.contains(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+        home = n.filter(pl.col("kind").is_in(["function", "method", "class"])).join(
+            self.files.filter(module), on="path"
+        ).select(d="row", home="t")
+        self._steps = (
+            calls.select(
+                "s", "d", owner=pl.when(pl.col("bound") & owner_is_class).then(pl.col("owner"))
+            )
+            .unique()
+            .join(home, on="d", how="left")
+        )
         # the class a call makes: a class called, or its own `__init__`/`__new__` (`via` null)
         made = (
             pl.when(pl.col("kind") == "class")
@@ -159,7 +185,9 @@ class TestReach:
                 .unique()
             )
             allowed = pl.concat([allowed, new_allowed])
-            step = at.join(self._steps, on="s").select(
+            step = at.join(self._steps, on="s").filter(
+                pl.col("home").is_null() | (pl.col("home") == pl.col("t"))
+            ).select(
                 "layer",
                 "t",
                 "d",

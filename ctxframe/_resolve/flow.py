@@ -521,6 +521,7 @@ class _Solver:
             hit = at >= 0
             copies.append((self.slots["slot"][at[hit]], dst[m][hit]))
             misses.append((v[m][~hit], name[m][~hit], dst[m][~hit], 2))
+        named_n, named_v = [], []  # outside names the callback table tells apart
         c, sup, opened = vk == CLASS, vk == SUPER, vk == OPEN
         ins = (vk == INST) | opened
         cls = np.where(c, v, self.vt[v])
@@ -538,12 +539,17 @@ class _Solver:
         if opened.any():  # an instance of a subclass may run the subclass's own member
             bcopies.append(self._lookup_down(cls[opened], name[opened], dst[opened]))
         if sup.any():
-            hit, slot, _ = self._lookup(cls[sup], name[sup], skip_self=True)
+            hit, slot, miss = self._lookup(cls[sup], name[sup], skip_self=True)
             bcopies.append((slot, dst[sup][hit]))
+            if miss.any() and len(self.ext_attrs):  # `super().open()` into a named library base
+                sc, sn, sd = cls[sup][miss], name[sup][miss], dst[sup][miss]
+                at = self.ext_attrs.get(pair(self.ext_ident[sc], sn))
+                ok = (self.ext_ident[sc] >= 0) & (at >= 0)
+                named_n.append(sd[ok])
+                named_v.append(self.ext_attrs["value"][at[ok]])
         # a builtin scalar's or an outside object's attribute is outside too (a name the
         # callback table tells apart keeps its identity); a container's (its elements, its
         # methods' results) is unknown
-        named_n, named_v = [], []
         x = vk == EXT
         if x.any() and len(self.ext_attrs):
             at = self.ext_attrs.get(pair(v[x], name[x]))

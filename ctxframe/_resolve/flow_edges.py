@@ -233,8 +233,24 @@ def _callback_edges(sites: pl.DataFrame, points: pl.DataFrame, sol: flow.Solutio
         .join(vals, on="v")
         .with_row_index("row")
     )
+    # the library's request method calls the repository subclass's own override (`open`)
+    over = callbacks.overridable().select(mlib=pl.col("cls") + "." + pl.col("method"),
+                                          lib="cls", member="member")  # fmt: skip
+    recv = pl.col("callee_key").str.replace(F.STEP + r"\.[A-Za-z_]\w*$", "")
+    overrides = (
+        held.select("site", "src", "path", "line", "confidence", "call_key", mlib="lib")
+        .join(over, on="mlib")
+        .with_columns(callee_key=flow_tables.callee_key(pl.col("call_key")))
+        .with_columns(recv=H(recv))
+        .join(points.rename({"confidence": "aconf"}), left_on="recv", right_on="n")
+        .join(sub.rename({"lib": "sublib"}), on="v")
+        .filter(pl.col("sublib") == pl.col("lib"))
+        .join(vals, on="v")
+        .filter(pl.col("vk").is_in([INST, OPEN]))
+        .with_row_index("row")
+    )
     cols = ["src", "path", "line", "lib", "confidence", "aconf", "v", "vk", "vt", "member", "row"]
-    both = pl.concat([direct.select(cols), requests.select(cols)])
+    both = pl.concat([direct.select(cols), requests.select(cols), overrides.select(cols)])
     if both.is_empty():
         strings = dict.fromkeys(["src", "dst", "kind", "confidence", "name", "path"], pl.String)
         return pl.DataFrame(schema=strings | {"line": pl.Int32, "via": pl.String,
