@@ -31,7 +31,15 @@ from ctxframe._ingest.adapters import discover as discover_adapters
 from ctxframe._ingest.boundaries import code as boundary_code
 from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
 from ctxframe._ingest.content import CONTENT_COLUMNS
-from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
+from ctxframe._ingest.extract import (
+    _NULL,
+    _SEP,
+    _UNCHANGED,
+    DEF_FRAME_COLUMNS,
+    Batch,
+    extract_batch,
+)
+from ctxframe._ingest.metrics import METRIC_COLUMNS
 from ctxframe._ingest.redact import redact_frame, redact_rows
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk, walk_paths
 from ctxframe._rank.fields import TokenTable, body_counts, token_table
@@ -57,7 +65,7 @@ _REF_SCHEMA = {
     "sub_candidates": pl.String, "arg": pl.String, "arg_name": pl.String,
     "decorates": pl.String,
 }  # fmt: skip
-_DEF_SCHEMA = {c: NODES[c] for c in DEF_COLUMNS}
+_DEF_SCHEMA = {c: NODES[c] for c in DEF_FRAME_COLUMNS}
 _REDACTED_REFS = ("name", "receiver", "arg", "module", "alias")
 _CONTENT_SCHEMA = {"node_id": pl.String, "text": pl.String}
 _STORED = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
@@ -293,6 +301,8 @@ def _load_previous(store: str) -> _Stored | None:
     except StoreNotFound:
         return None
     if snap.version is None:  # a store from before versions: rebuilt once (hashes, redaction)
+        return None
+    if not _store.has_metrics(snap):  # from before the function metrics: rebuilt once
         return None
     for name in _STORED:
         if not snap.has(name):
@@ -799,6 +809,7 @@ def _files_table(run: _Run) -> None:
         pl.lit(None, pl.String).alias("signature"),
         pl.lit(None, pl.String).alias("doc"),
         pl.lit(None, pl.String).alias("parent"),
+        *(pl.lit(None, NODES[c]).alias(c) for c in METRIC_COLUMNS),
     )
     run.gomods = _gomods(run.root, indexed["path"].to_list())
 
@@ -922,7 +933,7 @@ def _full(run: _Run) -> IndexReport:
             & (pl.col("producer") == PRODUCER)
             & pl.col("transport").is_null()
         )
-        .select(DEF_COLUMNS)
+        .select(DEF_FRAME_COLUMNS)
         if prev
         else _empty(_DEF_SCHEMA)
     )
