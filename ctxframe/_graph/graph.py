@@ -34,6 +34,7 @@ from ctxframe._store.coverage import coverage
 from ctxframe._store.export import Exported, export
 
 if TYPE_CHECKING:
+    from ctxframe._audit import Audit
     from ctxframe._graph.live import GraphWatch
     from ctxframe._store.build import IndexReport
 
@@ -748,6 +749,41 @@ class Graph:
         """Per language: files, parse errors, nodes (by kind) and the share of call sites
         resolved EXTRACTED or INFERRED (see ctxframe._store.coverage)."""
         return coverage(self.nodes, self.edges, self.files)
+
+    @_live
+    def audit(self, sections: str | list[str] | None = None) -> Audit:
+        """The audit of this graph: architecture (package graph, import cycles, contracts),
+        complexity, dead and untested code, risk and boundaries — a Polars frame per finding
+        (docs/audit.md) with a summary, shown in notebooks, `.to_html(path)`,
+        `.to_markdown()`, `.export(dir)`. `sections` asks for some only (`"cycles"`)."""
+        from ctxframe._audit import AuditInput, parse, run
+
+        cfg = self.config
+        given = AuditInput(
+            nodes=self.nodes,
+            edges=self.edges,
+            files=self.files,
+            root=self.root,
+            config=parse(cfg.extra.get("audit"), cfg.source),
+            coverage=self._measured_coverage(),
+            traversal=self._lookups.traversal,
+            refs=self._import_refs,
+        )
+        return run(given, sections)
+
+    def _measured_coverage(self) -> pl.DataFrame | None:
+        """The coverage data the index read (a `coverage` table: id, lines, covered, share,
+        stale), None when it read none."""
+        try:
+            return self._snap.read("coverage") if self._snap.has("coverage") else None
+        except Exception:
+            return None
+
+    def _import_refs(self) -> pl.DataFrame | None:
+        """The raw import references (internal `refs` table), None when the store has none."""
+        if not self._snap.has("refs"):
+            return None
+        return self._snap.scan("refs").filter(pl.col("kind") == "import").collect()
 
     @_live
     def neighbourhood(

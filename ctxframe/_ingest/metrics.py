@@ -142,7 +142,8 @@ def measure(lang: Language, root, items: list[dict], text: str) -> dict[str, tup
     if muted:  # inside a span whose decisions count as one (a preprocessor condition)
         muted.sort(key=lambda s: (s[0], -s[1]))
         sorted_decisions = [
-            p for p, m in zip(sorted_decisions, _assign(muted, sorted_decisions), strict=True)
+            p
+            for p, m in zip(sorted_decisions, _assign(muted, sorted_decisions), strict=True)
             if m is None
         ]
     for i in _assign(scopes, sorted_decisions):
@@ -150,9 +151,7 @@ def measure(lang: Language, root, items: list[dict], text: str) -> dict[str, tup
             owned[i] += 1
     depth = _depths(sorted(set(nests) - flats, key=lambda s: (s[0], -s[1])), scopes)
 
-    defs = sorted(
-        (it for it in items if it.get("id")), key=lambda it: (it["start"], -it["end"])
-    )
+    defs = sorted((it for it in items if it.get("id")), key=lambda it: (it["start"], -it["end"]))
     def_spans = [(it["start"], it["end"]) for it in defs]
     # a definition's body: the outermost scope inside its span (itself, or the arrow function
     # a `const f = () => …` holds)

@@ -1,0 +1,212 @@
+"""Untested code: functions no test reaches through the graph, and, where coverage data was
+read into the index, functions no test ran.
+
+The graph's rule is `change-plan`'s: a test reaches a function when test code calls it within
+six calls, along EXTRACTED and INFERRED edges — here one walk from every test at once instead
+of one walk per function. A claim "untested" is `high` confidence when even a far wider walk
+does not get there (AMBIGUOUS calls, any depth, calls the graph could not resolve matched by
+name to every function so named, the overrides of a reached method, the special methods of a
+reached class); `low` otherwise: the graph may just not see the path.
+
+Coverage (the index's `coverage` frame: id, lines, covered, share, stale; and `covers` edges,
+test -> function) is measured: where it exists for a function it decides `ran`.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from ctxframe._audit.facts import TEST_DEPTH, Facts
+from ctxframe._core.paths import is_test_path_expr
+
+_WIDE_DEPTH = 50
+_SPECIAL = r"^__\w+__$"
+
+
+def _starts(f: Facts) -> pl.DataFrame:
+    """The nodes a test walk starts from: every node in a test file."""
+    return f.nodes.filter(is_test_path_expr("path") & pl.col("kind").is_not_null()).select("id")
+
+
+def test_reach(f: Facts) -> pl.DataFrame:
+    """(id, depth): what test code reaches along sure calls within TEST_DEPTH."""
+    starts = _starts(f)
+    t = f.input.traversal
+    if t is not None:
+        rows = _rows(t.ids, starts["id"])
+        r = t.reach(rows.to_list(), reverse=False, depth=TEST_DEPTH, kinds=["calls"])
+        return pl.DataFrame({"id": t.ids.gather(r["row"]), "depth": r["depth"]})
+    calls = f.edges.filter(
+        (pl.col("kind") == "calls")
+        & pl.col("dst").is_not_null()
+        & (pl.col("confidence") != "AMBIGUOUS")
+    ).select("src", "dst")
+    return _walk(starts, calls, TEST_DEPTH)
+
+
+def _rows(ids: pl.Series, want: pl.Series) -> pl.Series:
+    """Row numbers of `want` in `ids` (a traversal's node order)."""
+    at = pl.DataFrame({"id": ids}).with_row_index("row")
+    return at.join(pl.DataFrame({"id": want}), on="id")["row"].cast(pl.Int32)
+
+
+def _walk(starts: pl.DataFrame, edges: pl.DataFrame, depth: int) -> pl.DataFrame:
+    seen = starts.select("id", depth=pl.lit(0, pl.Int32))
+    frontier = starts.select("id")
+    for level in range(1, depth + 1):
+        step = (
+            frontier.join(edges, left_on="id", right_on="src")
+            .select(id="dst")
+            .unique()
+            .join(seen, on="id", how="anti")
+        )
+        if step.is_empty():
+            break
+        seen = pl.concat([seen, step.with_columns(depth=pl.lit(level, pl.Int32))])
+        frontier = step
+    return seen
+
+
+def wide_reach(f: Facts) -> pl.DataFrame:
+    """(id): what test code may reach on the widest reading of the graph (see module doc)."""
+    calls = f.edges.filter((pl.col("kind") == "calls") & pl.col("dst").is_not_null()).select(
+        "src", "dst"
+    )
+    by_name = (
+        f.edges.filter((pl.col("kind") == "calls") & pl.col("dst").is_null())
+        .select("src", "name")
+        .unique()
+    )
+    defs = f.definitions.select("id", "label", "parent")
+    fn_by_label = defs.select("label", dst="id")
+    # a reached class reaches its special methods; a reached method its overrides
+    special = defs.filter(pl.col("label").str.contains(_SPECIAL)).select(src="parent", dst="id")
+    bases = f.edges.filter(
+        pl.col("kind").is_in(["extends", "implements"]) & pl.col("dst").is_not_null()
+    )
+    overrides = (
+        defs.rename({"id": "base_m", "parent": "base"})
+        .join(bases.select(sub="src", base="dst"), on="base")
+        .join(defs.rename({"id": "sub_m", "parent": "sub"}), on=["sub", "label"])
+        .select(src="base_m", dst="sub_m")
+    )
+    init = defs.filter(pl.col("label") == "__init__").select(src="parent", dst="id")
+    edges = pl.concat([calls, special, overrides, init]).unique()
+    seen = _starts(f).select("id")
+    frontier = seen
+    for _ in range(_WIDE_DEPTH):
+        step = (
+            pl.concat(
+                [
+                    frontier.join(edges, left_on="id", right_on="src").select(id="dst"),
+                    frontier.join(by_name, left_on="id", right_on="src")
+                    .select("name")
+                    .unique()
+                    .join(fn_by_label, left_on="name", right_on="label")
+                    .select(id="dst"),
+                ]
+            )
+            .unique()
+            .join(seen, on="id", how="anti")
+        )
+        if step.is_empty():
+            break
+        seen = pl.concat([seen, step])
+        frontier = step
+    return seen
+
+
+def untested(f: Facts) -> dict[str, pl.DataFrame]:
+    """`untested` (the functions the audit calls untested, with confidence and why) and
+    `untested_packages` (per package: functions, tested by the graph, ran under coverage)."""
+    fns = f.functions.filter(~pl.col("is_test"))
+    reach = test_reach(f)
+    wide = wide_reach(f).with_columns(wide=pl.lit(True))
+    covered = _coverage(f)
+    t = (
+        fns.join(reach, on="id", how="left")
+        .join(wide, on="id", how="left")
+        .join(covered, on="id", how="left")
+        .with_columns(
+            tested=pl.col("depth").is_not_null(),
+            wide=pl.col("wide").fill_null(False),
+        )
+        .with_columns(
+            untested=pl.when(pl.col("ran").is_not_null())
+            .then(~pl.col("ran"))
+            .otherwise(~pl.col("tested")),
+            confidence=pl.when(pl.col("ran").is_not_null())
+            .then(pl.lit("measured"))
+            .when(pl.col("wide"))
+            .then(pl.lit("low"))
+            .otherwise(pl.lit("high")),
+        )
+        .with_columns(
+            why=pl.when(pl.col("confidence") == "measured")
+            .then(pl.lit("no test ran it (coverage data)"))
+            .when(pl.col("confidence") == "high")
+            .then(pl.lit("no test reaches it, even through AMBIGUOUS or unresolved calls"))
+            .otherwise(
+                pl.format(
+                    "no test calls it within {} calls; a wider reading of the graph may reach it",
+                    pl.lit(TEST_DEPTH),
+                )
+            )
+        )
+    )
+    claims = (
+        t.filter(pl.col("untested"))
+        .sort(["confidence", "cyclomatic", "id"], descending=[False, True, False], nulls_last=True)
+        .select(
+            "id",
+            "kind",
+            "qualname",
+            "path",
+            "line_start",
+            "package",
+            "cyclomatic",
+            "confidence",
+            "ran",
+            "share",
+            "why",
+        )
+    )
+    per_package = (
+        t.group_by("package")
+        .agg(
+            functions=pl.len().cast(pl.Int32),
+            tested=pl.col("tested").sum().cast(pl.Int32),
+            untested=pl.col("untested").sum().cast(pl.Int32),
+            untested_high=(pl.col("untested") & (pl.col("confidence") == "high"))
+            .sum()
+            .cast(pl.Int32),
+            measured=pl.col("ran").is_not_null().sum().cast(pl.Int32),
+            ran=pl.col("ran").fill_null(False).sum().cast(pl.Int32),
+        )
+        .with_columns(
+            untested_share=pl.col("untested") / pl.col("functions"),
+            not_run_share=pl.when(pl.col("measured") > 0).then(
+                1 - pl.col("ran") / pl.col("measured")
+            ),
+        )
+        .sort(["untested_share", "functions", "package"], descending=[True, True, False])
+    )
+    return {"untested": claims, "untested_packages": per_package}
+
+
+def _coverage(f: Facts) -> pl.DataFrame:
+    """Per function what coverage data says: ran (some line ran, data not stale), share."""
+    empty = pl.DataFrame(schema={"id": pl.String, "ran": pl.Boolean, "share": pl.Float64})
+    cov = f.input.coverage
+    covers = f.edges.filter(pl.col("kind") == "covers").select(id="dst").unique()
+    if cov is None or cov.is_empty() or not {"id", "covered"} <= set(cov.columns):
+        if covers.is_empty():
+            return empty
+        return covers.with_columns(ran=pl.lit(True), share=pl.lit(None, pl.Float64))
+    stale = pl.col("stale").fill_null(False) if "stale" in cov.columns else pl.lit(False)
+    share = pl.col("share").cast(pl.Float64) if "share" in cov.columns else pl.lit(None, pl.Float64)
+    measured = cov.filter(~stale).select("id", ran=pl.col("covered").fill_null(0) > 0, share=share)
+    ran_by_edge = covers.join(measured, on="id", how="anti").with_columns(
+        ran=pl.lit(True), share=pl.lit(None, pl.Float64)
+    )
+    return pl.concat([measured, ran_by_edge]).unique("id", keep="first")
