@@ -313,7 +313,7 @@ def test_one_section_alone_and_unknown_names(cycles_graph) -> None:
 def test_audit_forms(shop_graph, tmp_path: Path) -> None:
     a = shop_graph.audit()
     assert list(a.frames) == [
-        "packages", "dependencies", "cycles", "cycle_edges", "contracts", "complexity",
+        "packages", "dependencies", "modules", "cycles", "cycle_edges", "contracts", "complexity",
         "complexity_packages", "dead", "dead_files", "unused_imports", "untested",
         "untested_packages", "risk", "boundaries",
     ]  # fmt: skip

@@ -122,8 +122,40 @@ def architecture(f: Facts) -> dict[str, pl.DataFrame]:
             "cycle",
         )
     )
-    return {"packages": packages, "dependencies": deps, "cycles": cycles,
-            "cycle_edges": cycle_edges}  # fmt: skip
+    return {"packages": packages, "dependencies": deps, "modules": _module_graph(f, cycles),
+            "cycles": cycles, "cycle_edges": cycle_edges}  # fmt: skip
+
+
+def _module_graph(f: Facts, cycles: pl.DataFrame) -> pl.DataFrame:
+    """Dependencies between modules (code, not tests): src, dst, imports, calls, in_cycle."""
+    info = f.file_info.filter(~pl.col("is_test")).select("path", "module")
+
+    def folded(frame: pl.DataFrame, kind: str) -> pl.DataFrame:
+        return (
+            frame.join(info.rename({"path": "src", "module": "sm"}), on="src")
+            .join(info.rename({"path": "dst", "module": "dm"}), on="dst")
+            .filter(pl.col("sm") != pl.col("dm"))
+            .select(src="sm", dst="dm", kind=pl.lit(kind))
+        )
+
+    comp = (
+        cycles.filter(pl.col("level") == "module")
+        .explode("members")
+        .select(module="members", cycle="cycle")
+    )
+    return (
+        pl.concat([folded(f.file_imports, "imports"), folded(f.file_calls, "calls")])
+        .group_by("src", "dst")
+        .agg(
+            imports=(pl.col("kind") == "imports").sum().cast(pl.Int32),
+            calls=(pl.col("kind") == "calls").sum().cast(pl.Int32),
+        )
+        .join(comp.rename({"module": "src", "cycle": "c1"}), on="src", how="left")
+        .join(comp.rename({"module": "dst", "cycle": "c2"}), on="dst", how="left")
+        .with_columns(in_cycle=(pl.col("c1") == pl.col("c2")).fill_null(False))
+        .select("src", "dst", "imports", "calls", "in_cycle")
+        .sort("src", "dst")
+    )
 
 
 def _cycles(f: Facts, deps: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:

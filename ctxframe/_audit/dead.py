@@ -52,6 +52,7 @@ WEIGHTS = {
 }
 _GETATTR = re.compile(r"""getattr\(\s*[^,()]+,\s*(?:f|rf|fr)?["']([A-Za-z_]\w*)""")
 _SCRIPT_REF = re.compile(r"""["']?[\w.-]+["']?\s*=\s*["']?([A-Za-z_][\w.]*):([A-Za-z_][\w.]*)""")
+_SUPPRESSED = r"#\s*(?:noqa|type:\s*ignore)|eslint-disable|@ts-ignore"
 _ALL = re.compile(r"__all__\s*(?::[^=]*)?\+?=\s*[\[(]([^\])]*)[\])]", re.S)
 
 
@@ -225,7 +226,7 @@ def _score(f: Facts, cands: pl.DataFrame) -> pl.DataFrame:
                 "where": pl.String,
             }
         )
-    prefixes = _dynamic_prefixes(f)
+    prefixes = dynamic_prefixes(f)
     deco = (
         cands.select("id", deco=pl.col("decorators").str.split(","))
         .explode("deco")
@@ -311,20 +312,25 @@ def _score(f: Facts, cands: pl.DataFrame) -> pl.DataFrame:
     ).filter(pl.col("confidence") > 0)
 
 
-def _dynamic_prefixes(f: Facts) -> pl.DataFrame:
+def dynamic_prefixes(f: Facts, per_file: bool = False) -> pl.DataFrame:
     """Literal prefixes of names looked up with getattr (`getattr(self, "visit_" + kind)`):
-    prefix, at (the first file)."""
+    (prefix, at: the first file), or with `per_file` (path, prefix)."""
     texts = f.texts
     if texts is None:
+        if per_file:
+            return pl.DataFrame(schema={"path": pl.String, "prefix": pl.String})
         return pl.DataFrame(schema={"prefix": pl.String, "at": pl.String})
     found = (
         texts.filter(pl.col("code"))
         .select("path", m=pl.col("text").str.extract_all(_GETATTR.pattern))
         .explode("m")
         .filter(pl.col("m").is_not_null())
-        .select(prefix=pl.col("m").str.extract(_GETATTR.pattern, 1), at="path")
+        .select("path", prefix=pl.col("m").str.extract(_GETATTR.pattern, 1))
+        .unique()
     )
-    return found.group_by("prefix").agg(pl.col("at").min()).sort("prefix")
+    if per_file:
+        return found.sort("path", "prefix")
+    return found.group_by("prefix").agg(at=pl.col("path").min()).sort("prefix")
 
 
 def _external_base_classes(f: Facts) -> pl.Series:
@@ -430,8 +436,27 @@ def _unused_imports(f: Facts) -> pl.DataFrame:
         in_all = unused.join(listed, on="path").filter(
             pl.col("text").str.contains(pl.format("""["']{}["']""", "local"))
         )
-        unused = unused.join(in_all.select("path", "line", "local"), on=["path", "line", "local"],
-                             how="anti")  # fmt: skip
+        unused = unused.join(
+            in_all.select("path", "line", "local"), on=["path", "line", "local"], how="anti"
+        )
+    # a name other files import from this one is re-exported, not unused
+    reexported = (
+        imports.select(src="path", local="name")
+        .join(f.file_imports.select("src", path="dst"), on="src")
+        .select("path", "local")
+        .unique()
+    )
+    unused = unused.join(reexported, on=["path", "local"], how="anti")
+    # a linter's suppression comment on the import line says it is meant
+    lines = unused.join(f.texts.select("path", "text"), on="path").select(
+        "path", "line", "local",
+        noqa=pl.col("text").str.split("\n").list.get(pl.col("line") - 1, null_on_oob=True)
+        .str.contains(_SUPPRESSED).fill_null(False),
+    )  # fmt: skip
+    unused = unused.join(
+        lines.filter("noqa").select("path", "line", "local"), on=["path", "line", "local"],
+        how="anti",
+    )  # fmt: skip
     return (
         unused.select(
             "path",

@@ -61,7 +61,7 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
 
 def _sum_architecture(fr: Frames, f: Facts) -> str:
     p, d = fr["packages"], fr["dependencies"]
-    top = p.sort(["fan_in", "package"], descending=[True, False]).head(1)
+    top = p.sort(["fan_in", "lines", "package"], descending=[True, True, False]).head(1)
     most = f"; most depended on: {top['package'][0]} ({top['fan_in'][0]})" if p.height else ""
     return (f"{_plural(p.height, 'package')} (folded to depth {f.depth()}), "
             f"{_plural(d.height, 'dependency', 'dependencies')}{most}")  # fmt: skip
@@ -137,13 +137,27 @@ def _sum_boundaries(fr: Frames, f: Facts) -> str:
 
 
 def _chart_architecture(fr: Frames, f: Facts) -> str:
+    """The package graph; with three packages or fewer, the module graph instead."""
     from ctxframe._render.charts import package_graph
 
     p = fr["packages"]
-    if p.height < 2:
+    if p.height > 3:
+        title = "Packages: importers above what they import; cycles in red"
+        return package_graph(p.to_dicts(), fr["dependencies"].to_dicts(), title=title)
+    m = fr["modules"].with_columns(weight=pl.col("imports") + pl.col("calls"))
+    if m.is_empty():
         return ""
-    title = "Packages: importers above what they import; cycles in red"
-    return package_graph(p.to_dicts(), fr["dependencies"].to_dicts(), title=title)
+    ends = pl.concat([m.select(package="src", w="weight"), m.select(package="dst", w="weight")])
+    in_cycle = pl.concat(
+        [m.filter("in_cycle").select(package="src"), m.filter("in_cycle").select(package="dst")]
+    ).unique()
+    nodes = (
+        ends.group_by("package")
+        .agg(lines=pl.col("w").sum())
+        .join(in_cycle.with_columns(cycle=pl.lit(0)), on="package", how="left")
+    )
+    title = "Modules: importers above what they import; cycles in red"
+    return package_graph(nodes.to_dicts(), m.to_dicts(), title=title)
 
 
 def _chart_complexity(fr: Frames, f: Facts) -> str:
@@ -204,14 +218,16 @@ SECTIONS: dict[str, Section] = {
     for s in (
         Section(
             "architecture", "Architecture",
-            "Packages and the dependencies between them (imports and calls folded to packages).",
-            ("packages", "dependencies"),
+            "Packages and modules and the dependencies between them (imports and resolved calls, "
+            "folded to packages).",
+            ("packages", "dependencies", "modules"),
             lambda f, get: {k: v for k, v in _memo(f, _arch.architecture).items()
-                            if k in ("packages", "dependencies")},
+                            if k in ("packages", "dependencies", "modules")},
             _sum_architecture,
             {"packages": ("package", "files", "lines", "functions", "fan_in", "fan_out",
                           "instability", "cycle"),
-             "dependencies": ("src", "dst", "imports", "calls", "in_cycle", "example")},
+             "dependencies": ("src", "dst", "imports", "calls", "in_cycle", "example"),
+             "modules": ("src", "dst", "imports", "calls", "in_cycle")},
             _chart_architecture,
         ),
         Section(

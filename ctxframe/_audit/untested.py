@@ -68,7 +68,11 @@ def _walk(starts: pl.DataFrame, edges: pl.DataFrame, depth: int) -> pl.DataFrame
 
 
 def wide_reach(f: Facts) -> pl.DataFrame:
-    """(id): what test code may reach on the widest reading of the graph (see module doc)."""
+    """(id): what test code may reach on the widest reading of the graph (see module doc):
+    besides every call edge and the by-name matches, a file reached reaches every function
+    whose name it writes beyond defining it (a method called on an object the graph does
+    not know, a name in generated code, `getattr(x, "name")`) and, for each literal prefix
+    it passes to getattr (`getattr(self, "visit_" + …)`), every function so named."""
     calls = f.edges.filter((pl.col("kind") == "calls") & pl.col("dst").is_not_null()).select(
         "src", "dst"
     )

@@ -9,7 +9,6 @@ from __future__ import annotations
 import html
 import io
 import math
-from functools import cache
 
 ACCENT = "#4e79a7"
 WARN = "#e15759"
@@ -18,32 +17,26 @@ ORANGE = "#f28e2b"
 _FONT = "system-ui, -apple-system, Segoe UI, Helvetica, Arial, sans-serif"
 
 
-@cache
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def _svg(fig, salt: str) -> str:
     """The figure as an SVG element (text kept as text; ids salted so that several charts can
     share one page)."""
-    plt = _pyplot()
+    import matplotlib
+
     buf = io.StringIO()
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt}):
         fig.savefig(buf, format="svg", bbox_inches="tight")
-    plt.close(fig)
     text = buf.getvalue()
     start = text.find("<svg")
     return text[start:] if start >= 0 else text
 
 
 def _figure(width: float, height: float):
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(width, height), dpi=100)
+    """A figure of its own (no pyplot: a notebook's backend and open figures stay as they
+    are)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height), dpi=100)
+    ax = fig.subplots()
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     ax.tick_params(labelsize=9)
@@ -143,7 +136,9 @@ def package_graph(packages: list[dict], edges: list[dict], *, title: str,
     for k in rows:
         rows[k].sort(key=lambda n: order[n])
     row_w = {k: sum(width_of[n] for n in v) + gap_x * (len(v) - 1) for k, v in rows.items()}
-    total_w = max(row_w.values(), default=200) + 2 * pad
+    more = len(packages) - len(shown)
+    head = f"{title}" + (f" (the {len(shown)} largest of {len(packages)})" if more else "")
+    total_w = max(max(row_w.values(), default=200), 7.6 * len(head)) + 2 * pad
     pos: dict[str, tuple[float, float]] = {}
     for k, row in rows.items():
         x = pad + (total_w - 2 * pad - row_w[k]) / 2
@@ -152,8 +147,6 @@ def package_graph(packages: list[dict], edges: list[dict], *, title: str,
             x += width_of[n] + gap_x
     height = pad + 28 + (max(rows, default=0) + 1) * (box_h + gap_y) - gap_y + pad
     cyc = {p["package"] for p in shown if p.get("cycle") is not None}
-    more = len(packages) - len(shown)
-    head = f"{title}" + (f" (the {len(shown)} largest of {len(packages)} packages)" if more else "")
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_w:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {total_w:.0f} {height:.0f}" font-family="{_FONT}" font-size="12" '
