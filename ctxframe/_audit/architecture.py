@@ -3,7 +3,8 @@ cycles between modules and between packages (strongly connected components, with
 lines inside each), and import contracts in import-linter's vocabulary (layers, forbidden,
 independence), each violation with its file and line.
 
-Tests are left out: they import everything, and the architecture is the code's.
+Tests are left out of the package graph (they import everything, and the architecture is the
+code's); module import cycles count every module.
 """
 
 from __future__ import annotations
@@ -159,8 +160,9 @@ def _module_graph(f: Facts, cycles: pl.DataFrame) -> pl.DataFrame:
 
 
 def _cycles(f: Facts, deps: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Module-level import cycles and package-level dependency cycles."""
-    mod_edges = module_edges(f)
+    """Module-level import cycles (test modules included: a cycle through a test helper is one
+    too) and package-level dependency cycles (code only)."""
+    mod_edges = module_edges(f, tests=True)
     rows, edge_rows = [], []
     for level, edges, lines in (
         ("module", mod_edges.select("src", "dst").unique(), mod_edges),

@@ -214,18 +214,31 @@ class Facts:
 
     @cached_property
     def word_table(self) -> pl.DataFrame | None:
-        """(path, word, n, code): how often each identifier-like word is written in each file
-        — in code, strings and comments alike (what vulture calls a use, and more); None
-        without the text. Tokenized once for every section that asks."""
+        """(path, word, n, code): how often each word a section asks about — a definition's
+        name, a file's name, a name an import binds — is written in each file, in code,
+        strings and comments alike (what vulture calls a use, and more); None without the
+        text. Tokenized once, in one lazy pass, for every section."""
         texts = self.texts
         if texts is None:
             return None
+        words = [
+            self.definitions["label"],
+            self.modules["path"].str.extract(r"([^/]+?)(?:\.[^./]+)?$"),
+        ]
+        if self.imports is not None:
+            local = self.imports.select(
+                pl.coalesce("alias", "name").str.extract(r"^([A-Za-z_$][\w$]*)")
+            )
+            words.append(local.to_series())
+        wanted = pl.concat(words).drop_nulls().unique().implode()
         return (
-            texts.select("path", "code", word=pl.col("text").str.extract_all(r"[A-Za-z_$][\w$]*"))
+            texts.lazy()
+            .select("path", "code", word=pl.col("text").str.extract_all(r"[A-Za-z_$][\w$]*"))
             .explode("word")
-            .filter(pl.col("word").is_not_null())
+            .filter(pl.col("word").is_in(wanted))
             .group_by("path", "word")
             .agg(n=pl.len().cast(pl.Int32), code=pl.col("code").first())
+            .collect()
         )
 
     def word_counts(self, words: pl.Series) -> pl.DataFrame | None:
