@@ -163,6 +163,10 @@ DEAD = {
         "if __name__ == '__main__':\n    main()\n"
     ),
     "pkg/orphan.py": "def lonely():\n    return 1\n",
+    "pkg/hooks.py": "def yaml_handler():\n    return 1\n\n\n"
+                    "def doc_named():\n    return 2\n",
+    "deploy/app.yaml": "events:\n  - handler: pkg.hooks.yaml_handler\n",
+    "GUIDE.md": "Call `doc_named` when in doubt.\n",
     "tests/test_core.py": "from pkg.core import used\n\n\ndef test_used():\n    assert used()\n",
 }
 
@@ -182,10 +186,13 @@ def test_dead_code_candidates_and_their_confidence(dead_audit) -> None:
     assert "written 1 more time(s) in code" in d["named_in_a_string"]["reason"]
     # an unknown decorator may register it
     assert d["decorated"]["confidence"] < 100 and "@some_registry" in d["decorated"]["reason"]
+    # named in a document: lower; named in configuration: an entry point (a handler)
+    assert d["doc_named"]["confidence"] == 80
+    assert "named 1 time(s) in documents" in d["doc_named"]["reason"]
     # entry points and used code are no candidates: a route, main, a dunder, `__all__`, the
-    # override of a method called through its base, a test
+    # override of a method called through its base, a test, a handler named in config
     for name in ("used", "view", "main", "Child.__len__", "exported", "Child.hook", "Base",
-                 "Child", "run_base", "test_used"):  # fmt: skip
+                 "Child", "run_base", "test_used", "yaml_handler"):  # fmt: skip
         assert name not in d
 
 

@@ -5,12 +5,13 @@ command registration, env read, coverage record (no inbound edge but `contains` 
 `mentions`), none of its members is used, it overrides no used method — and it is no entry
 point (`entrypoints.toml`: conventional names, registering decorators, entry files and
 folders; `__all__` of a library; console scripts and plugin entry points named in
-pyproject.toml/setup.cfg/setup.py; the config's `whitelist` and `entry_decorators`).
+pyproject.toml/setup.cfg/setup.py; a name a configuration file or template writes — a handler
+named in YAML, a method a template calls; the config's `whitelist` and `entry_decorators`).
 
 Each candidate starts at confidence 100 and loses what the evidence against it weighs: an
 AMBIGUOUS call that may reach it, calls by its name the graph could not resolve, its name
-written elsewhere in code (a use as a value, `getattr(x, "name")`, a string), in configuration
-or documents, a `getattr` by a prefix it starts with, an unknown decorator, a base class from
+written elsewhere in code (a use as a value, `getattr(x, "name")`, a string) or in
+documents, a `getattr` by a prefix it starts with, an unknown decorator, a base class from
 outside the repository it may override. At 100 nothing in the repository names it at all.
 
 Whole dead files (nothing imports them and nothing in them is used) and unused imports
@@ -43,7 +44,7 @@ WEIGHTS = {
     "ambiguous": 50,  # an AMBIGUOUS call may reach it
     "by_name": 40,  # calls of its name the graph could not resolve
     "in_code": 40,  # its name written elsewhere in code
-    "in_other": 20,  # its name written in configuration or documents
+    "in_doc": 20,  # its name written in documents
     "dynamic": 40,  # getattr(x, "prefix" + …) with a prefix it starts with
     "decorated": 40,  # a decorator that may register it
     "external_base": 30,  # its class extends a class from outside the repository
@@ -52,6 +53,8 @@ WEIGHTS = {
 }
 _GETATTR = re.compile(r"""getattr\(\s*[^,()]+,\s*(?:f|rf|fr)?["']([A-Za-z_]\w*)""")
 _SCRIPT_REF = re.compile(r"""["']?[\w.-]+["']?\s*=\s*["']?([A-Za-z_][\w.]*):([A-Za-z_][\w.]*)""")
+_WORDS = {"word": pl.String, "in_code": pl.Int32, "in_config": pl.Int32, "in_doc": pl.Int32,
+          "where": pl.String, "config_at": pl.String}  # fmt: skip
 _SUPPRESSED = r"#\s*(?:noqa|type:\s*ignore)|eslint-disable|@ts-ignore"
 _ALL = re.compile(r"__all__\s*(?::[^=]*)?\+?=\s*[\[(]([^\])]*)[\])]", re.S)
 
@@ -160,7 +163,16 @@ def _entries(f: Facts, defs: pl.DataFrame) -> pl.DataFrame:
     conventional = defs.filter(_name_regex()).select("id")
     white = _whitelisted(f, defs)
     exported = _exported(f, defs)
-    return pl.concat([registered, in_entry_file, conventional, white, exported]).unique()
+    words = f.word_counts(defs["label"])
+    configured = (
+        defs.join(words.filter(pl.col("in_config") > 0).select(label="word"), on="label").select(
+            "id"
+        )
+        if words is not None
+        else white.clear()
+    )
+    return pl.concat([registered, in_entry_file, conventional, white, exported,
+                      configured]).unique()  # fmt: skip
 
 
 def _whitelisted(f: Facts, defs: pl.DataFrame) -> pl.DataFrame:
@@ -192,7 +204,17 @@ def _exported(f: Facts, defs: pl.DataFrame) -> pl.DataFrame:
         .filter(pl.col("label").is_not_null())
         .with_columns(label=pl.col("label").str.strip_chars("\"'"))
     )
-    in_all = defs.filter(pl.col("parent") == pl.col("path")).join(listed, on=["path", "label"])
+    module_level = defs.filter(pl.col("parent") == pl.col("path"))
+    in_all = module_level.join(listed, on=["path", "label"])
+    # a package's __init__.py lists what its modules define (`from ._client import Client`)
+    package_all = listed.filter(pl.col("path").str.contains(r"(?:^|/)__init__\.pyi?$")).select(
+        "label", folder=pl.col("path").str.replace(r"__init__\.pyi?$", "")
+    )
+    in_package_all = (
+        module_level.join(package_all, on="label")
+        .filter(pl.col("path").str.starts_with(pl.col("folder")))
+        .select("id")
+    )
     manifests = texts.filter(
         pl.col("path").str.contains(r"(?:^|/)(?:pyproject\.toml|setup\.cfg|setup\.py)$")
     )
@@ -206,7 +228,7 @@ def _exported(f: Facts, defs: pl.DataFrame) -> pl.DataFrame:
         )
     )
     scripts = defs.join(refs.with_columns(qualname=pl.col("attr")), on=["module", "qualname"])
-    return pl.concat([in_all.select("id"), scripts.select("id")]).unique()
+    return pl.concat([in_all.select("id"), in_package_all, scripts.select("id")]).unique()
 
 
 def _score(f: Facts, cands: pl.DataFrame) -> pl.DataFrame:
@@ -218,14 +240,7 @@ def _score(f: Facts, cands: pl.DataFrame) -> pl.DataFrame:
     defined = f.definitions.group_by("label").agg(defined=pl.len().cast(pl.Int32))
     words = f.word_counts(cands["label"])
     if words is None:
-        words = pl.DataFrame(
-            schema={
-                "word": pl.String,
-                "in_code": pl.Int32,
-                "in_other": pl.Int32,
-                "where": pl.String,
-            }
-        )
+        words = pl.DataFrame(schema=_WORDS)
     prefixes = dynamic_prefixes(f)
     deco = (
         cands.select("id", deco=pl.col("decorators").str.split(","))
@@ -259,7 +274,7 @@ def _score(f: Facts, cands: pl.DataFrame) -> pl.DataFrame:
             extra_code=(pl.col("in_code").fill_null(0) - pl.col("defined").fill_null(1)).clip(
                 lower_bound=0
             ),
-            in_other=pl.col("in_other").fill_null(0),
+            in_doc=pl.col("in_doc").fill_null(0),
             external=pl.col("parent").is_in(external.implode())
             & pl.col("kind").is_in(["function", "method"]),
             exported=(pl.col("language") == "go")
@@ -286,8 +301,8 @@ def _score(f: Facts, cands: pl.DataFrame) -> pl.DataFrame:
         (pl.col("extra_code") > 0, w["in_code"],
          pl.format("its name is written {} more time(s) in code (first in {})", "extra_code",
                    "where")),
-        (pl.col("in_other") > 0, w["in_other"],
-         pl.format("named {} time(s) in configuration or documents", "in_other")),
+        (pl.col("in_doc") > 0, w["in_doc"],
+         pl.format("named {} time(s) in documents", "in_doc")),
         (pl.col("prefix").is_not_null(), w["dynamic"],
          pl.format("looked up by name: getattr(…, '{}' …) in {}", "prefix", "prefix_at")),
         (pl.col("unknown_deco").is_not_null(), w["decorated"],
@@ -380,7 +395,9 @@ def _dead_files(
         cand = cand.with_columns(mentions=pl.lit(0), where=pl.lit(None, pl.String))
     else:
         cand = cand.join(words.rename({"word": "stem"}), on="stem", how="left").with_columns(
-            mentions=pl.col("in_code").fill_null(0) + pl.col("in_other").fill_null(0)
+            mentions=pl.col("in_code").fill_null(0)
+            + pl.col("in_config").fill_null(0)
+            + pl.col("in_doc").fill_null(0)
         )
     return (
         cand.with_columns(

@@ -206,15 +206,24 @@ class Facts:
             if len(data) <= _MAX_TEXT_BYTES:
                 paths.append(path)
                 texts.append(data.decode("utf-8", "replace"))
+        docs = pl.col("language").is_in(["markdown", "rst"]).fill_null(False) | pl.col(
+            "path"
+        ).str.contains(
+            r"(?i)\.(?:txt|rst|md|markdown|adoc|rdoc)$|(?:^|/)(?:README|CHANGE|HISTORY|NEWS)"
+        )
         return pl.DataFrame({"path": paths, "text": texts}).join(
-            indexed.select("path", code=pl.col("language").is_not_null()
-                           & ~pl.col("language").is_in(["markdown", "rst"])),
+            indexed.select(
+                "path",
+                code=pl.col("language").is_not_null() & ~docs,
+                # configuration and templates: what they name, a tool or a page calls
+                config=pl.col("language").is_null() & ~docs,
+            ),
             on="path",
-        )  # fmt: skip
+        )
 
     @cached_property
     def word_table(self) -> pl.DataFrame | None:
-        """(path, word, n, code): how often each word a section asks about — a definition's
+        """(path, word, n, code, config): how often each word a section asks about — a definition's
         name, a file's name, a name an import binds — is written in each file, in code,
         strings and comments alike (what vulture calls a use, and more); None without the
         text. Tokenized once, in one lazy pass, for every section."""
@@ -233,18 +242,28 @@ class Facts:
         wanted = pl.concat(words).drop_nulls().unique().implode()
         return (
             texts.lazy()
-            .select("path", "code", word=pl.col("text").str.extract_all(r"[A-Za-z_$][\w$]*"))
+            .select(
+                "path",
+                "code",
+                "config",
+                word=pl.col("text").str.extract_all(r"[A-Za-z_$][\w$]*"),
+            )
             .explode("word")
             .filter(pl.col("word").is_in(wanted))
             .group_by("path", "word")
-            .agg(n=pl.len().cast(pl.Int32), code=pl.col("code").first())
+            .agg(
+                n=pl.len().cast(pl.Int32),
+                code=pl.col("code").first(),
+                config=pl.col("config").first(),
+            )
             .collect()
         )
 
     def word_counts(self, words: pl.Series) -> pl.DataFrame | None:
         """For each of `words`: how often it is written as a whole word in code files
-        (`in_code`) and in other files (`in_other`: configuration, documents), and the first
-        file it is written in (`where`); None without the text."""
+        (`in_code`), in configuration and templates (`in_config`: YAML, TOML, INI, JSON,
+        HTML, …), in documents (`in_doc`), and the first file it is written in (`where`);
+        None without the text."""
         table = self.word_table
         if table is None:
             return None
@@ -254,8 +273,10 @@ class Facts:
             .group_by("word")
             .agg(
                 in_code=pl.col("n").filter(pl.col("code")).sum().cast(pl.Int32),
-                in_other=pl.col("n").filter(~pl.col("code")).sum().cast(pl.Int32),
+                in_config=pl.col("n").filter(pl.col("config")).sum().cast(pl.Int32),
+                in_doc=pl.col("n").filter(~pl.col("code") & ~pl.col("config")).sum().cast(pl.Int32),
                 where=pl.col("path").min(),
+                config_at=pl.col("path").filter(pl.col("config")).min(),
             )
         )
 
