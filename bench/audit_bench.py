@@ -341,15 +341,176 @@ def _testruns():
     return _testruns
 
 
+EXECUTED = """
+import json, sys
+from pathlib import Path
+from coverage import CoverageData
+data, root = sys.argv[1], Path(sys.argv[2]).resolve()
+cov = CoverageData(basename=data)
+cov.read()
+out = {}
+for measured in cov.measured_files():
+    try:
+        rel = Path(measured).resolve().relative_to(root).as_posix()
+    except ValueError:
+        continue
+    by_line = cov.contexts_by_lineno(measured)
+    out[rel] = {"ran": sorted(by_line), "tested": sorted(l for l, c in by_line.items()
+                                                       if any(c))}
+print(json.dumps(out))
+"""
+
+VULTURE = """
+import json, sys
+import vulture
+v = vulture.Vulture()
+v.scavenge([sys.argv[1]])
+print(json.dumps([[str(i.filename), i.first_lineno, i.last_lineno, i.typ, i.name, i.confidence]
+                  for i in v.get_unused_code(min_confidence=0)]))
+"""
+DEAD_KINDS = ("function", "method", "class", "unreachable code")
+
+
 def dead_and_untested(parts: set[str]) -> dict:
     runs = _testruns()
     if runs is None:
         return {"error": "bench/_testruns.py is not in this checkout yet: no coverage runs"}
-    return _measure_against_coverage(runs, parts)
+    projects, rows = [], []
+    for name in ("httpx", "jinja2", "rich"):
+        try:
+            projects.append(_against_coverage(runs, name))
+        except (c.Unavailable, OSError) as exc:
+            projects.append({"project": name, "error": str(exc)})
+    ok = [p for p in projects if "error" not in p]
+    for p in projects:
+        if "error" in p:
+            rows.append((f"dead/untested, {p['project']}", p["error"], "-", False))
+    if "dead" in parts and ok:
+        for p in ok:
+            d = p["dead"]
+            rows.append((f"dead code at confidence 100 executed in the test run, {p['project']}",
+                         f"{d['top_ran']}/{d['top']} = {_pct(d['top_share'])}", "<= 5 %",
+                         d["top_share"] is not None and d["top_share"] <= TARGET_DEAD_RAN))
+            rows.append((f"dead code at confidence 100 vs vulture at 100 %, {p['project']}",
+                         f"{d['top']} vs {d['vulture_top']}", ">=", d["top"] >= d["vulture_top"]))
+            rows.append((f"vulture at 100 % executed in the test run, {p['project']}",
+                         f"{d['vulture_top_ran']}/{d['vulture_top']} = "
+                         f"{_pct(d['vulture_top_share'])}", "(reference)", None))
+    if "untested" in parts and ok:
+        for p in ok:
+            u = p["untested"]
+            rows.append((f"untested (high confidence) that tests run, {p['project']}",
+                         f"{u['high_ran']}/{u['high']} = {_pct(u['high_share'])} "
+                         f"(finds {u['high'] - u['high_ran']} of {u['not_run']} not run)",
+                         "<= 10 %",
+                         u["high_share"] is not None and u["high_share"] <= TARGET_UNTESTED_RAN))
+            rows.append((f"untested (all graph claims) that tests run, {p['project']}",
+                         f"{u['all_ran']}/{u['all']} = {_pct(u['all_share'])} "
+                         f"(finds {u['all'] - u['all_ran']} of {u['not_run']} not run)",
+                         "(reference)", None))
+    return {"projects": projects, "rows": rows}  # fmt: skip
 
 
-def _measure_against_coverage(runs, parts: set[str]) -> dict:  # pragma: no cover - needs runs
-    raise c.Unavailable("the coverage comparison is written against bench/_testruns.py")
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
+def _share(k: int, n: int) -> float | None:
+    return k / n if n else None
+
+
+def _against_coverage(runs, name: str) -> dict:
+    """The audit's dead and untested claims on the project against its coverage run."""
+    import polars as pl
+
+    project = runs.PROJECTS[name]
+    tree, data = runs.coverage_run(name)
+    package = project.package
+    executed = in_tools(EXECUTED, str(data), str(tree))
+    fns = runs.library_functions(tree, package)
+    ran = {k: set(v["ran"]) for k, v in executed.items()}
+    tested = {k: set(v["tested"]) for k, v in executed.items()}
+
+    def body_ran(fn, lines: dict[str, set[int]]) -> bool:
+        return bool(fn.body & lines.get(fn.path, set()))
+
+    by_def = {(fn.path, fn.line): fn for fn in fns}
+    g = index(tree, f"tr-{project.key}")
+    a = g.audit(["dead", "untested", "complexity"])
+    inside = pl.col("path").str.starts_with(package.rstrip("/") + "/")
+
+    def executed_def(row: dict, lines: dict[str, set[int]]) -> bool | None:
+        """Whether a definition ran: a function's own body; a class's methods' bodies (None
+        for a class without methods: coverage cannot tell)."""
+        if row["kind"] == "unreachable code":  # its own line
+            return row["line_start"] in lines.get(row["path"], set())
+        if row["kind"] in ("function", "method"):
+            fn = by_def.get((row["path"], row["line_start"]))
+            return None if fn is None or not fn.body else body_ran(fn, lines)
+        prefix = row["qualname"] + "."
+        methods = [fn for fn in fns if fn.path == row["path"] and fn.qualname.startswith(prefix)]
+        return None if not methods else any(body_ran(fn, lines) for fn in methods)
+
+    dead = a.dead.filter(inside & pl.col("kind").is_in(DEAD_KINDS))
+    top = dead.filter(pl.col("confidence") == 100)
+    judged = [(r, executed_def(r, ran)) for r in top.iter_rows(named=True)]
+    judged = [(r, e) for r, e in judged if e is not None]
+    top_ran = [r["id"] for r, e in judged if e]
+    # vulture on the package, its items judged the same way: an unused argument or variable
+    # by its function, unreachable code by its line
+    items = in_tools(VULTURE, str(tree / package))
+    vtop = [i for i in items if i[5] >= 100]
+
+    def item_ran(item) -> bool | None:
+        path = os.path.relpath(item[0], tree)
+        line = item[1]
+        if item[3] == "unreachable_code":
+            return line in ran.get(path, set())
+        holders = [fn for fn in fns if fn.path == path and fn.body
+                   and fn.line <= line <= max(fn.body)]  # fmt: skip
+        if not holders:
+            return None
+        fn = min(holders, key=lambda f: len(f.body))
+        return body_ran(fn, ran)
+
+    vjudged = [(i, item_ran(i)) for i in vtop]
+    vjudged = [(i, e) for i, e in vjudged if e is not None]
+    vall = [(i, item_ran(i)) for i in items]
+    vall = [(i, e) for i, e in vall if e is not None]
+    # untested: the functions called untested that a test ran (a line under a test's context)
+    u = a.untested.filter(inside)
+
+    def claim_ran(rows: pl.DataFrame) -> tuple[int, int, list[str]]:
+        out = [(r["id"], executed_def({**r, "kind": "function"}, tested))
+               for r in rows.iter_rows(named=True)]  # fmt: skip
+        out = [(i, e) for i, e in out if e is not None]
+        return sum(e for _, e in out), len(out), [i for i, e in out if e]
+
+    hr, hn, high_ids = claim_ran(u.filter(pl.col("confidence") == "high"))
+    ar, an, _ = claim_ran(u)
+    # the functions of the package no test ran: what a perfect claim would list
+    lib = a.complexity.filter(inside & ~pl.col("is_test"))
+    not_run = sum(
+        1 for r in lib.iter_rows(named=True)
+        if (fn := by_def.get((r["path"], r["line_start"]))) is not None and fn.body
+        and not body_ran(fn, tested)
+    )  # fmt: skip
+    return {
+        "project": project.key,
+        "dead": {
+            "candidates": dead.height, "top": len(judged), "top_ran": len(top_ran),
+            "top_share": _share(len(top_ran), len(judged)), "top_ran_ids": top_ran[:30],
+            "classes_unjudged": top.height - len(judged),
+            "vulture_top": len(vjudged), "vulture_top_ran": sum(e for _, e in vjudged),
+            "vulture_top_share": _share(sum(e for _, e in vjudged), len(vjudged)),
+            "vulture_all": len(vall), "vulture_all_ran": sum(e for _, e in vall),
+            "vulture_all_share": _share(sum(e for _, e in vall), len(vall)),
+        },
+        "untested": {
+            "high": hn, "high_ran": hr, "high_share": _share(hr, hn), "high_ran_ids": high_ids[:30],
+            "all": an, "all_ran": ar, "all_share": _share(ar, an), "not_run": not_run,
+        },
+    }  # fmt: skip
 
 
 # --------------------------------------------------------------------------- speed
@@ -438,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
         if "error" in r:
             row("dead code / untested against coverage", r["error"], "see targets", None)
         else:
-            for line in r.get("rows", []):
+            for line in r["rows"]:
                 row(*line)
     if "speed" in parts:
         r = speed()

@@ -203,9 +203,9 @@ def test_a_python_class_has_no_metrics_but_its_decorators(tmp_path: Path) -> Non
         "    def size(self):\n        return 1\n\n@app.route('/x', methods=['GET'])\ndef view():\n"
         "    return 1\n",
     )
-    assert got["P"] == (None, None, None, "dataclass")
-    assert got["P.size"] == (1, 0, 1, "property,functools.cache")
-    assert got["view"] == (1, 0, 0, "app.route")
+    assert got["P"] == (None, None, None, "dataclass", None)
+    assert got["P.size"] == (1, 0, 1, "property,functools.cache", None)
+    assert got["view"] == (1, 0, 0, "app.route", None)
 
 
 @pytest.mark.parametrize(("name", "source", "qual", "want"), [
@@ -218,6 +218,18 @@ def test_a_python_class_has_no_metrics_but_its_decorators(tmp_path: Path) -> Non
 ])  # fmt: skip
 def test_decorators_per_language(tmp_path: Path, name, source, qual, want) -> None:
     assert _metrics(tmp_path, name, source)[qual][3] == want
+
+
+@pytest.mark.parametrize(("name", "source", "want"), [
+    ("u.py", "def f(x):\n    if x:\n        return 1\n        # done\n        print(x)\n"
+             "    raise ValueError(x)\n    x += 1\n\n\ndef g(x):\n    return x\n", {"f": 5, "g": None}),
+    ("u.js", "function f(x) {\n  return x;\n  helper();\n  function helper() {}\n}\n"
+             "function g(x) {\n  return x;\n  function hoisted() {}\n}\n", {"f": 3, "g": None}),
+    ("u.go", "package m\n\nfunc f(x int) int {\n\treturn x\n\tx++\n}\n", {"f": 5}),
+])  # fmt: skip
+def test_unreachable_statement(tmp_path: Path, name: str, source: str, want: dict) -> None:
+    got = _metrics(tmp_path, name, source)
+    assert {q: got[q][4] for q in want} == want
 
 
 @pytest.mark.parametrize(("raw", "want"), [
@@ -259,7 +271,9 @@ def test_a_store_from_before_the_metrics_is_read_then_rebuilt(indexed_shop: Path
     version = store / os.readlink(store / "current")
     meta = json.loads((version / "meta.json").read_text())
     for part in sorted((version / "nodes").glob("part-*.parquet")):
-        old = pl.read_parquet(part).drop("cyclomatic", "nesting", "params", "decorators")
+        old = pl.read_parquet(part).drop(
+            "cyclomatic", "nesting", "params", "decorators", "unreachable"
+        )
         part.unlink()  # the part may be hard-linked from another version
         old.write_parquet(part)
         data = part.read_bytes()

@@ -102,12 +102,40 @@ def dead(f: Facts) -> dict[str, pl.DataFrame]:
     entries = _entries(f, defs)
     cands = defs.join(used, on="id", how="anti").join(entries, on="id", how="anti")
     cands = _score(f, cands)
-    out = cands.select(list(_DEAD_SCHEMA)).sort(
-        ["confidence", "lines", "id"], descending=[True, True, False]
-    )
+    out = pl.concat([cands.select(list(_DEAD_SCHEMA)).cast(_DEAD_SCHEMA), _unreachable(f, defs)])
+    out = out.sort(["confidence", "lines", "id"], descending=[True, True, False])
     files = _dead_files(f, defs, used, entries)
     imports = _unused_imports(f)
     return {"dead": out.cast(_DEAD_SCHEMA), "dead_files": files, "unused_imports": imports}
+
+
+def _unreachable(f: Facts, defs: pl.DataFrame) -> pl.DataFrame:
+    """A statement after a return, raise, break or continue in the same block (the node
+    column `unreachable`): no path runs it, whoever calls the function."""
+    if "unreachable" not in f.nodes.columns:
+        return pl.DataFrame(schema=_DEAD_SCHEMA)
+    at = f.nodes.filter(pl.col("unreachable").is_not_null()).select("id", "unreachable")
+    return (
+        defs.join(at, on="id")
+        .select(
+            "id",
+            kind=pl.lit("unreachable code"),
+            qualname="qualname",
+            path="path",
+            line_start="unreachable",
+            lines=(pl.col("line_end") - pl.col("unreachable") + 1).cast(pl.Int32),
+            package="package",
+            language="language",
+            confidence=pl.lit(100, pl.Int32),
+            reason=pl.format(
+                "this statement follows a return, raise, break or continue in its block "
+                "(in {}, line {}): no path reaches it",
+                "qualname",
+                "unreachable",
+            ),
+        )
+        .cast(_DEAD_SCHEMA)
+    )
 
 
 def _used(f: Facts, defs: pl.DataFrame) -> pl.DataFrame:
@@ -249,7 +277,7 @@ def _score(f: Facts, cands: pl.DataFrame) -> pl.DataFrame:
         .group_by("id")
         .agg(unknown_deco=pl.col("deco").sort().first())
     )
-    external = _external_base_classes(f)
+    external = external_base_classes(f)
     based = (
         f.edges.filter(
             pl.col("kind").is_in(["extends", "implements"])
@@ -348,7 +376,7 @@ def dynamic_prefixes(f: Facts, per_file: bool = False) -> pl.DataFrame:
     return found.group_by("prefix").agg(at=pl.col("path").min()).sort("prefix")
 
 
-def _external_base_classes(f: Facts) -> pl.Series:
+def external_base_classes(f: Facts) -> pl.Series:
     """Classes with a base the repository does not define."""
     ext = f.edges.filter(
         pl.col("kind").is_in(["extends", "implements"])

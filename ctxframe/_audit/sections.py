@@ -111,10 +111,13 @@ def _sum_untested(fr: Frames, f: Facts) -> str:
     total = int(p["functions"].sum()) if p.height else 0
     high = _n(u, pl.col("confidence") == "high")
     measured = _n(u, pl.col("confidence") == "measured")
-    tail = f", {measured} by coverage data" if measured else ""
+    if measured:
+        return (f"{measured:,} of {_plural(total, 'function')} no test ran (coverage data); "
+                f"{u.height - measured:,} more no test reaches through the graph")  # fmt: skip
     share = f" ({u.height / total:.0%})" if total else ""
-    return (f"{u.height:,} of {_plural(total, 'function')} untested{share}; "
-            f"{high} with high confidence{tail}")  # fmt: skip
+    return (f"no test reaches {u.height:,} of {_plural(total, 'function')} through the graph"
+            f"{share}; {high} certainly (no reading of the graph gets there); coverage data "
+            "would tell the rest")  # fmt: skip
 
 
 def _sum_risk(fr: Frames, f: Facts) -> str:

@@ -5,8 +5,11 @@ The graph's rule is `change-plan`'s: a test reaches a function when test code ca
 six calls, along EXTRACTED and INFERRED edges — here one walk from every test at once instead
 of one walk per function. A claim "untested" is `high` confidence when even a far wider walk
 does not get there (AMBIGUOUS calls, any depth, calls the graph could not resolve matched by
-name to every function so named, the overrides of a reached method, the special methods of a
-reached class); `low` otherwise: the graph may just not see the path.
+name to every function so named, every name a reached file writes, getattr prefixes, the
+overrides of a reached method, the special methods of a reached class and every method of one
+whose base is a library's); `low` otherwise: the graph may just not see the path — before
+properties, protocols and callbacks are edges, most such claims are wrong on real projects
+(bench/audit_bench.py), which is why coverage data, where the index has it, decides.
 
 Coverage (the index's `coverage` frame: id, lines, covered, share, stale; and `covers` edges,
 test -> function) is measured: where it exists for a function it decides `ran`.
@@ -95,29 +98,72 @@ def wide_reach(f: Facts) -> pl.DataFrame:
         .select(src="base_m", dst="sub_m")
     )
     init = defs.filter(pl.col("label") == "__init__").select(src="parent", dst="id")
-    edges = pl.concat([calls, special, overrides, init]).unique()
+    # a reached method or attribute of a class reaches the class (an instance exists)
+    owner = defs.filter(pl.col("parent").is_in(defs["id"].implode())).select(src="id", dst="parent")
+    # a reached class whose base is a library's: the library may call any of its overrides
+    from ctxframe._audit.dead import external_base_classes
+
+    external = external_base_classes(f)
+    library_calls = defs.filter(pl.col("parent").is_in(external.implode())).select(
+        src="parent", dst="id"
+    )
+    edges = pl.concat([calls, special, overrides, init, owner, library_calls]).unique()
+    written = _written(f)
+    prefixes = _prefixes(f)
+    where = f.nodes.select("id", "path")
     seen = _starts(f).select("id")
     frontier = seen
+    files = pl.DataFrame(schema={"path": pl.String})
     for _ in range(_WIDE_DEPTH):
-        step = (
-            pl.concat(
-                [
-                    frontier.join(edges, left_on="id", right_on="src").select(id="dst"),
-                    frontier.join(by_name, left_on="id", right_on="src")
-                    .select("name")
-                    .unique()
-                    .join(fn_by_label, left_on="name", right_on="label")
-                    .select(id="dst"),
-                ]
-            )
-            .unique()
-            .join(seen, on="id", how="anti")
+        new_files = (
+            frontier.join(where, on="id").select("path").unique().join(files, on="path", how="anti")
         )
+        files = pl.concat([files, new_files])
+        parts = [
+            frontier.join(edges, left_on="id", right_on="src").select(id="dst"),
+            frontier.join(by_name, left_on="id", right_on="src")
+            .select("name")
+            .unique()
+            .join(fn_by_label, left_on="name", right_on="label")
+            .select(id="dst"),
+            new_files.join(written, on="path").select("id"),
+        ]
+        hit = new_files.join(prefixes, on="path").select("prefix").unique()
+        if hit.height:
+            parts.append(
+                fn_by_label.join(hit, how="cross")
+                .filter(pl.col("label").str.starts_with(pl.col("prefix")))
+                .select(id="dst")
+            )
+        step = pl.concat(parts).unique().join(seen, on="id", how="anti")
         if step.is_empty():
             break
         seen = pl.concat([seen, step])
         frontier = step
     return seen
+
+
+def _written(f: Facts) -> pl.DataFrame:
+    """(path, id): a file that writes a definition's name more often than it defines it."""
+    table = f.word_table
+    defs = f.definitions.select("id", "label", "path")
+    if table is None:
+        return pl.DataFrame(schema={"path": pl.String, "id": pl.String})
+    here = defs.group_by("path", "label").agg(defined=pl.len().cast(pl.Int32))
+    words = (
+        table.join(defs.select(word="label").unique(), on="word")
+        .join(here.rename({"label": "word"}), on=["path", "word"], how="left")
+        .filter(pl.col("n") > pl.col("defined").fill_null(0))
+        .select("path", "word")
+    )
+    return words.join(defs.select("id", word="label"), on="word").select("path", "id")
+
+
+def _prefixes(f: Facts) -> pl.DataFrame:
+    """(path, prefix): literal prefixes each file passes to getattr."""
+    from ctxframe._audit.dead import dynamic_prefixes
+
+    return dynamic_prefixes(f, per_file=True)
 
 
 def untested(f: Facts) -> dict[str, pl.DataFrame]:

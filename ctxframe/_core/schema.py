@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-# 7: function metrics (cyclomatic, nesting, params, decorators); 6: tokens in the nodes' parts;
+# 7: function metrics (cyclomatic, nesting, params, decorators, unreachable); 6: tokens in the nodes' parts;
 # 5: tables as datasets in parts; 4: tokens as codes + vocab; 3: versions
 SCHEMA_VERSION = 7
 
@@ -63,6 +63,7 @@ NODES = pl.Schema(
         "nesting": pl.Int32,  # deepest nesting of control structures
         "params": pl.Int32,  # parameters declared
         "decorators": pl.String,  # decorators, annotations, attributes: dotted names, "," between
+        "unreachable": pl.Int32,  # first line of its body after a return/raise/break/continue
     }
 )
 

@@ -17,8 +17,8 @@ from importlib import resources
 
 from ctxframe._core.languages import Language, query_source
 
-METRIC_COLUMNS = ("cyclomatic", "nesting", "params", "decorators")
-NO_METRICS = (None, None, None, None)
+METRIC_COLUMNS = ("cyclomatic", "nesting", "params", "decorators", "unreachable")
+NO_METRICS = (None, None, None, None, None)
 # definitions that get metrics (a class's or a declaration's are null)
 FUNCTION_KINDS = frozenset({"function", "method", "lambda"})
 _DECORATOR_CHARS = 80
@@ -78,9 +78,11 @@ def _assign(spans: list[tuple[int, int]], positions: list[int]) -> list[int | No
 
 
 def measure(lang: Language, root, items: list[dict], text: str) -> dict[str, tuple]:
-    """Definition id -> (cyclomatic, nesting, params, decorators) for the definitions in
-    `items` (the extractor's, each with `id`, `kind`, `node`, `start`, `end`). A function
-    gets all four; any other definition only its decorators."""
+    """Definition id -> (cyclomatic, nesting, params, decorators, unreachable) for the
+    definitions in `items` (the extractor's, each with `id`, `kind`, `node`, `start`, `end`).
+    A function gets them all (`unreachable`: the line of the first statement of its own body
+    that follows a return, raise, break or continue in the same block, None when there is
+    none); any other definition only its decorators."""
     query = compiled(lang)
     if query is None or not items:
         return {}
@@ -94,6 +96,7 @@ def measure(lang: Language, root, items: list[dict], text: str) -> dict[str, tup
     muted: list[tuple[int, int]] = []
     merged: set[int] = set()  # scopes that are not: their decisions count for the enclosing one
     top: list[tuple[int, int]] = []  # scopes unless inside another one
+    unreachable: list[tuple[int, int]] = []  # (position, line) of a statement nothing reaches
     decorators: list[tuple[int, int, str]] = []  # (where what it decorates starts, own, text)
     for _pattern, caps in QueryCursor(query).matches(root):
         for name, nodes in caps.items():
@@ -119,6 +122,11 @@ def measure(lang: Language, root, items: list[dict], text: str) -> dict[str, tup
                 muted.extend((n.start_byte, n.end_byte) for n in nodes if n.text[:1] == b"(")
             elif name == "decorator":
                 decorators.extend((n.start_byte, n.start_byte, _text(text, n)) for n in nodes)
+            elif name == "terminator":
+                for n in nodes:
+                    after = _next_statement(n)
+                    if after is not None:
+                        unreachable.append((after.start_byte, after.start_point[0] + 1))
             elif name == "decorator.next":
                 for n in nodes:
                     target = n.next_named_sibling
@@ -186,14 +194,22 @@ def measure(lang: Language, root, items: list[dict], text: str) -> dict[str, tup
         name = decorator_name(raw)
         if i is not None and name:
             decos.setdefault(i, []).append(name)
+    # the first unreachable statement of each scope
+    first_dead: dict[int, int] = {}
+    unreachable.sort()
+    for j, (_pos, line) in zip(_assign(scopes, [u[0] for u in unreachable]), unreachable,
+                               strict=True):  # fmt: skip
+        if j is not None and j not in first_dead:
+            first_dead[j] = line
     out: dict[str, tuple] = {}
     for i, it in enumerate(defs):
         deco = ",".join(decos[i]) if i in decos else None
         if it["kind"] not in FUNCTION_KINDS:
             if deco:
-                out[it["id"]] = (None, None, None, deco)
+                out[it["id"]] = (None, None, None, deco, None)
             continue
         j = body.get(i)
+        dead_line = first_dead.get(j) if j is not None else None
         if j is not None:
             cyclomatic, nest = 1 + owned[j], depth.get(j, 0)
         elif it["kind"] == "lambda":  # not a scope of its own (lizard): count what it holds
@@ -202,9 +218,9 @@ def measure(lang: Language, root, items: list[dict], text: str) -> dict[str, tup
             cyclomatic, nest = 1 + hi - lo, 0
         else:  # a declaration without a body (an interface's method)
             if deco:
-                out[it["id"]] = (None, None, None, deco)
+                out[it["id"]] = (None, None, None, deco, None)
             continue
-        out[it["id"]] = (cyclomatic, nest, n_params.get(i, 0), deco)
+        out[it["id"]] = (cyclomatic, nest, n_params.get(i, 0), deco, dead_line)
     return out
 
 
@@ -222,6 +238,20 @@ def _depths(nests: list[tuple[int, int]], scopes: list[tuple[int, int]]) -> dict
         if scope is not None and d > out.get(scope, 0):
             out[scope] = d
     return out
+
+
+def _next_statement(node):
+    """The statement after `node` in its block, when there is one some path could still be
+    meant to reach (not a comment, a declaration hoisted or jumped to, a label or a case)."""
+    after = node.next_named_sibling
+    while after is not None and "comment" in after.type:
+        after = after.next_named_sibling
+    if after is None:
+        return None
+    t = after.type
+    if t.endswith("_declaration") or "label" in t or "case" in t or t == "default_statement":
+        return None
+    return after
 
 
 _OPENERS = frozenset({"(", "[", "{", "`"})

@@ -354,7 +354,7 @@ class Snapshot:
             frame = pl.read_ipc(buf) if rel.endswith(".arrow") else pl.read_parquet(buf)
         except Exception as exc:  # any decoder error: the bytes are not a table
             raise _damaged(self.store, f"{rel}: {_short(exc)}") from None
-        if rel.startswith("nodes") and "cyclomatic" not in frame.columns:
+        if rel.startswith("nodes") and frame.width < len(NODES):
             frame = with_metric_columns(frame)
         if self.version is not None:
             _MEMO.put(self.parts[rel], frame)
@@ -521,7 +521,7 @@ def with_metric_columns(nodes: pl.DataFrame) -> pl.DataFrame:
 def has_metrics(snap: Snapshot) -> bool:
     """Whether the version's nodes hold the function metrics (schema 7 and later)."""
     try:
-        return "cyclomatic" in snap.scan("nodes", verify=False).collect_schema()
+        return set(NODES.names()) <= set(snap.scan("nodes", verify=False).collect_schema())
     except Exception:
         return False
 

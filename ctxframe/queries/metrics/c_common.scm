@@ -15,3 +15,6 @@
 
 [(if_statement) (for_statement) (while_statement) (do_statement) (switch_statement)] @nest
 (else_clause (if_statement) @flat)
+
+(compound_statement [(return_statement) (break_statement) (continue_statement) (goto_statement)]
+  @terminator)

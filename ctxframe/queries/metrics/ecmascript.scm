@@ -27,3 +27,6 @@
 (else_clause (if_statement) @flat)
 
 (arrow_function parameter: (identifier) @param)
+
+(statement_block [(return_statement) (throw_statement) (break_statement) (continue_statement)]
+  @terminator)

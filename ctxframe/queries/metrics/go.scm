@@ -14,3 +14,6 @@
 (method_declaration parameters: (parameter_list
   [(parameter_declaration name: (identifier) @param)
    (variadic_parameter_declaration name: (identifier) @param)]))
+
+(statement_list [(return_statement) (break_statement) (continue_statement) (goto_statement)]
+  @terminator)

@@ -19,3 +19,6 @@
      (list_splat_pattern) (dictionary_splat_pattern)] @param))
 
 (decorated_definition (decorator) @decorator.next)
+
+; the statement after one of these in the same block runs on no path (vulture: unreachable code)
+(block [(return_statement) (raise_statement) (continue_statement) (break_statement)] @terminator)
