@@ -518,30 +518,38 @@ def _against_coverage(runs, name: str) -> dict:
 SPEED = """
 import json, sys, time
 import ctxframe as cf
-g = cf.open(sys.argv[1], store=sys.argv[2])
-t = time.perf_counter(); g.audit(); first = time.perf_counter() - t
+t = time.perf_counter(); g = cf.open(sys.argv[1], store=sys.argv[2]); g.audit()
+first = time.perf_counter() - t
 t = time.perf_counter(); g.audit(); again = time.perf_counter() - t
 print(json.dumps({"first": first, "again": again}))
 """
 
 
 def speed(repeat: int = 3) -> dict:
+    """`cf.open` + `g.audit()` in a fresh process: once with the version's audit cache gone
+    (the first audit of an index), then warm (`repeat` times, the median)."""
     tree = c.ensure_corpus(c.CORPORA["django"])
     g = index(tree, "cy-django")
-    store = g.store
+    store, version_dir = g.store, g._cache_dir
     del g
     c.compile_ctxframe()
+    words = Path(version_dir) / "cache" / "audit_words.arrow"
     runs = []
-    for _ in range(repeat):
+    for i in range(repeat + 1):
+        if i == 0 and words.exists():
+            words.unlink()
         proc = subprocess.run([sys.executable, "-c", SPEED, str(tree), store],
                               capture_output=True, text=True, check=False)  # fmt: skip
         if proc.returncode != 0:
             raise c.Unavailable(f"audit run failed: {proc.stderr.strip()[-300:]}")
         runs.append(json.loads(proc.stdout))
+    warm = runs[1:]
     return {
-        "first": statistics.median(r["first"] for r in runs),
-        "again": statistics.median(r["again"] for r in runs),
+        "cold": runs[0]["first"],
+        "warm": statistics.median(r["first"] for r in warm),
+        "again": statistics.median(r["again"] for r in warm),
         "runs": runs,
+        "loadavg": os.getloadavg(),
     }
 
 
@@ -604,10 +612,12 @@ def main(argv: list[str] | None = None) -> int:
     if "speed" in parts:
         r = speed()
         result["speed"] = r
-        row("g.audit() on Django 5.1, fresh process (open + audit)", f"{r['first']:.2f} s",
-            "<= 5 s", r["first"] <= TARGET_SECONDS)  # fmt: skip
+        row("g.audit() on Django 5.1, warm: fresh process, open + audit", f"{r['warm']:.2f} s",
+            "<= 5 s", r["warm"] <= TARGET_SECONDS)  # fmt: skip
         row("g.audit() on Django 5.1, again in the same process", f"{r['again']:.2f} s",
             "<= 5 s", r["again"] <= TARGET_SECONDS)  # fmt: skip
+        row("g.audit() on Django 5.1, first audit of the index (open + audit)",
+            f"{r['cold']:.2f} s", "(reference)", None)  # fmt: skip
     print(c.format_table(["measure", "value", "target", ""], table))
     out = args.out or c.default_out("audit")
     c.write_json(out, {**result, "table": table})

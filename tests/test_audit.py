@@ -343,6 +343,17 @@ def test_audit_forms(shop_graph, tmp_path: Path) -> None:
     assert len(data["frames"]["complexity"]["data"]) == 3
 
 
+def test_the_word_table_is_kept_with_the_version(indexed_shop: Path) -> None:
+    """The first audit of a version tokenizes the tree's text; the next one (another process,
+    another Graph) reads it from the version's cache and finds the same."""
+    g = cf.open(str(indexed_shop))
+    first = g.audit("dead")
+    cache = Path(g._cache_dir) / "cache"
+    assert (cache / "audit_words.arrow").is_file()
+    again = cf.open(str(indexed_shop)).audit("dead")
+    assert again.dead.equals(first.dead) and again.dead_files.equals(first.dead_files)
+
+
 def test_sample_text_and_markdown_golden(shop_graph, golden) -> None:
     a = shop_graph.audit()
     root = str(shop_graph.root)

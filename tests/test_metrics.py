@@ -222,7 +222,8 @@ def test_decorators_per_language(tmp_path: Path, name, source, qual, want) -> No
 
 @pytest.mark.parametrize(("name", "source", "want"), [
     ("u.py", "def f(x):\n    if x:\n        return 1\n        # done\n        print(x)\n"
-             "    raise ValueError(x)\n    x += 1\n\n\ndef g(x):\n    return x\n", {"f": 5, "g": None}),
+             "    raise ValueError(x)\n    x += 1\n\n\ndef g(x):\n    return x\n",
+     {"f": 5, "g": None}),
     ("u.js", "function f(x) {\n  return x;\n  helper();\n  function helper() {}\n}\n"
              "function g(x) {\n  return x;\n  function hoisted() {}\n}\n", {"f": 3, "g": None}),
     ("u.go", "package m\n\nfunc f(x int) int {\n\treturn x\n\tx++\n}\n", {"f": 5}),

@@ -222,7 +222,9 @@ def _exported(f: Facts, defs: pl.DataFrame) -> pl.DataFrame:
     texts = f.texts
     if texts is None:
         return pl.DataFrame(schema={"id": pl.String})
-    py = texts.filter(pl.col("path").str.ends_with(".py"))
+    py = texts.filter(
+        pl.col("path").str.ends_with(".py") & pl.col("text").str.contains("__all__", literal=True)
+    )
     listed = (
         py.select("path", body=pl.col("text").str.extract_all(_ALL.pattern))
         .explode("body")
@@ -364,7 +366,7 @@ def dynamic_prefixes(f: Facts, per_file: bool = False) -> pl.DataFrame:
             return pl.DataFrame(schema={"path": pl.String, "prefix": pl.String})
         return pl.DataFrame(schema={"prefix": pl.String, "at": pl.String})
     found = (
-        texts.filter(pl.col("code"))
+        texts.filter(pl.col("code") & pl.col("text").str.contains("getattr(", literal=True))
         .select("path", m=pl.col("text").str.extract_all(_GETATTR.pattern))
         .explode("m")
         .filter(pl.col("m").is_not_null())

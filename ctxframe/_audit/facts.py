@@ -38,7 +38,9 @@ class AuditInput:
     id, lines, covered, share, stale) when the index read coverage data; `traversal` walks
     the calls (built from the frames when not given); `refs` gives the raw references
     (imports with the names they bind) when the store has them; `extra` holds frames other
-    sections read (history)."""
+    sections read (history); `memo(name, build)` keeps what is costly to derive with the
+    index version (the word table: the working tree's text as the first audit of a version
+    read it)."""
 
     nodes: pl.DataFrame
     edges: pl.DataFrame
@@ -49,6 +51,8 @@ class AuditInput:
     traversal: Reach | None = None
     refs: Any = None  # a callable returning the refs frame, or the frame, or None
     extra: dict[str, Any] = field(default_factory=dict)
+    # memo(name, build): a frame kept with the graph's version (built by `build()` once)
+    memo: Any = None
 
 
 class Facts:
@@ -223,10 +227,20 @@ class Facts:
 
     @cached_property
     def word_table(self) -> pl.DataFrame | None:
-        """(path, word, n, code, config): how often each word a section asks about — a definition's
-        name, a file's name, a name an import binds — is written in each file, in code,
-        strings and comments alike (what vulture calls a use, and more); None without the
-        text. Tokenized once, in one lazy pass, for every section."""
+        """(path, word, n, code, config): how often each word a section asks about — a
+        definition's name, a file's name, a name an import binds — is written in each file,
+        in code, strings and comments alike (what vulture calls a use, and more); None
+        without the text. Tokenized once, in one lazy pass, for every section, and kept with
+        the index version when the graph offers a memo."""
+        memo = self.input.memo
+        if memo is None or self.root is None:
+            return self._words()
+        table = memo("audit_words", self._words)
+        if table is None:
+            return None
+        return table.filter(pl.col("path").is_in(self.files["path"].implode()))
+
+    def _words(self) -> pl.DataFrame | None:
         texts = self.texts
         if texts is None:
             return None

@@ -114,19 +114,38 @@ def wide_reach(f: Facts) -> pl.DataFrame:
     seen = _starts(f).select("id")
     frontier = seen
     files = pl.DataFrame(schema={"path": pl.String})
+    words = pl.DataFrame(schema={"label": pl.String})  # names reached so far (by name)
     for _ in range(_WIDE_DEPTH):
+        # each step filters the big tables by the frontier (a hash set of the few new ids)
+        # rather than joining them: no hash table of every edge is built at every level
+        ids = frontier["id"].implode()
         new_files = (
-            frontier.join(where, on="id").select("path").unique().join(files, on="path", how="anti")
+            where.filter(pl.col("id").is_in(ids))
+            .select("path")
+            .unique()
+            .join(files, on="path", how="anti")
         )
         files = pl.concat([files, new_files])
-        parts = [
-            frontier.join(edges, left_on="id", right_on="src").select(id="dst"),
-            frontier.join(by_name, left_on="id", right_on="src")
-            .select("name")
+        # the names a new file writes and a call the graph could not resolve spells: every
+        # definition so named, once per name
+        new_words = (
+            pl.concat(
+                [
+                    written.filter(pl.col("path").is_in(new_files["path"].implode())).select(
+                        "label"
+                    ),
+                    by_name.filter(pl.col("src").is_in(ids)).select(label="name"),
+                ]
+            )
             .unique()
-            .join(fn_by_label, left_on="name", right_on="label")
-            .select(id="dst"),
-            new_files.join(written, on="path").select("id"),
+            .join(words, on="label", how="anti")
+        )
+        words = pl.concat([words, new_words])
+        parts = [
+            edges.filter(pl.col("src").is_in(ids)).select(id="dst"),
+            fn_by_label.filter(pl.col("label").is_in(new_words["label"].implode())).select(
+                id="dst"
+            ),
         ]
         hit = new_files.join(prefixes, on="path").select("prefix").unique()
         if hit.height:
@@ -144,19 +163,18 @@ def wide_reach(f: Facts) -> pl.DataFrame:
 
 
 def _written(f: Facts) -> pl.DataFrame:
-    """(path, id): a file that writes a definition's name more often than it defines it."""
+    """(path, label): a file that writes a definition's name more often than it defines it."""
     table = f.word_table
-    defs = f.definitions.select("id", "label", "path")
+    defs = f.definitions.select("label", "path")
     if table is None:
-        return pl.DataFrame(schema={"path": pl.String, "id": pl.String})
+        return pl.DataFrame(schema={"path": pl.String, "label": pl.String})
     here = defs.group_by("path", "label").agg(defined=pl.len().cast(pl.Int32))
-    words = (
+    return (
         table.join(defs.select(word="label").unique(), on="word")
         .join(here.rename({"label": "word"}), on=["path", "word"], how="left")
         .filter(pl.col("n") > pl.col("defined").fill_null(0))
-        .select("path", "word")
+        .select("path", label="word")
     )
-    return words.join(defs.select("id", word="label"), on="word").select("path", "id")
 
 
 def _prefixes(f: Facts) -> pl.DataFrame:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import polars as pl
 
-# 7: function metrics (cyclomatic, nesting, params, decorators, unreachable); 6: tokens in the nodes' parts;
-# 5: tables as datasets in parts; 4: tokens as codes + vocab; 3: versions
+# 7: function metrics (cyclomatic, nesting, params, decorators, unreachable);
+# 6: tokens in the nodes' parts; 5: tables as datasets in parts; 4: tokens as codes + vocab;
+# 3: versions
 SCHEMA_VERSION = 7
 
 NODE_KINDS = (

@@ -768,8 +768,19 @@ class Graph:
             coverage=self._measured_coverage(),
             traversal=self._lookups.traversal,
             refs=self._import_refs,
+            memo=self._version_memo,
         )
         return run(given, sections)
+
+    def _version_memo(self, name: str, build: Callable[[], pl.DataFrame | None]):
+        """A frame kept in this version's cache (built once per version, best effort)."""
+        got = _cache.load(self._cache_dir, (name,))
+        if got is not None:
+            return got[name]
+        frame = build()
+        if frame is not None:
+            _cache.save(self._cache_dir, {name: frame})
+        return frame
 
     def _measured_coverage(self) -> pl.DataFrame | None:
         """The coverage data the index read (a `coverage` table: id, lines, covered, share,
