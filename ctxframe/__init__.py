@@ -82,18 +82,22 @@ def index(
     dial: bool = False,
     wait: bool = True,
     cache: bool = True,
+    coverage: str | bool | None = None,
 ) -> "Graph":
     """Index (incrementally) the repository at `path` and return its Graph. Adapters in
     `.ctxframe/adapters/` always run; `dial=True` also reads the databases and buckets that env
     vars of the graph point at (docs/adapters.md). One writer at a time: `wait=False` raises
     StoreLocked instead of waiting for another run. `cache=False` parses every file without
-    the extraction cache (README, "The extraction cache")."""
+    the extraction cache (README, "The extraction cache"). `coverage`: a coverage data file
+    (coverage.py's, Cobertura XML, LCOV) read into `covers` edges and `g.coverage`; None
+    reads one found at the root, False none."""
     _alloc.for_index(path, store)  # only has an effect while Polars is not loaded yet
     from ctxframe._graph.graph import index_graph
 
     return index_graph(
-        path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait, cache=cache
-    )
+        path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait, cache=cache,
+        coverage=coverage,
+    )  # fmt: skip
 
 
 def open(path: str = ".", *, store: str | None = None) -> "Graph":

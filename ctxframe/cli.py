@@ -69,6 +69,16 @@ def _parser() -> argparse.ArgumentParser:
         help="parse every file, neither reading nor adding to the extraction cache "
         "(`ctxframe cache info`)",
     )
+    p.add_argument(
+        "--coverage",
+        metavar="PATH",
+        default=None,
+        help="coverage data to read into `covers` edges (coverage.py's data file, Cobertura "
+        "XML or LCOV; default: .coverage, coverage.xml or lcov.info at the root)",
+    )
+    p.add_argument(
+        "--no-coverage", action="store_true", help="read no coverage data, even one at the root"
+    )
 
     p = sub.add_parser("status", help="is the index fresh against git HEAD and the work tree?")
     _add_repo(p, positional=True)
@@ -147,11 +157,13 @@ def _parser() -> argparse.ArgumentParser:
     _add_repo(p)
     _add_budget(p)
     p.add_argument("--depth", type=int, default=2)
+    p.add_argument("--include-ambiguous", action="store_true")
 
     p = sub.add_parser("explain", help="a plain-language paragraph about a symbol or file")
     p.add_argument("name", help="symbol name or repo-relative file path")
     _add_repo(p)
     _add_budget(p)
+    p.add_argument("--include-ambiguous", action="store_true")
 
     p = sub.add_parser("hubs", help="orientation: hubs, largest files, entry points, dirs")
     _add_repo(p)
@@ -390,6 +402,7 @@ def _cmd_index(a) -> None:
         dial=a.dial,
         wait=not a.no_wait,
         cache=not a.no_cache,
+        coverage=False if a.no_coverage else a.coverage,
     )
     _emit(report, a.json)
 
@@ -694,9 +707,9 @@ def _verb(a) -> int:
     elif a.command == "path":
         res = g.path(a.a, a.b, undirected=a.undirected, include_ambiguous=a.include_ambiguous)
     elif a.command == "change-plan":
-        res = g.change_plan(a.name, depth=a.depth)
+        res = g.change_plan(a.name, depth=a.depth, include_ambiguous=a.include_ambiguous)
     elif a.command == "explain":
-        res = g.explain(a.name)
+        res = g.explain(a.name, include_ambiguous=a.include_ambiguous)
     elif a.command == "boundaries":
         res = g.boundaries(a.name)
     else:

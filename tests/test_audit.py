@@ -247,11 +247,10 @@ def test_untested_with_coverage_data_and_covers_edges(tmp_path: Path) -> None:
     })  # fmt: skip
     covers = pl.DataFrame({
         "src": ["tests/test_core.py::test_used"], "dst": ["pkg/core.py::decorated"],
-        "kind": ["covers"], "confidence": ["EXTRACTED"], "name": [None], "path": [None],
-        "line": [None], "producer": ["coverage"],
-    }).cast(g.edges.schema)  # fmt: skip
-    given = AuditInput(g.nodes, pl.concat([g.edges, covers]), g.files, root=g.root,
-                       coverage=cov)  # fmt: skip
+        "kind": ["covers"], "confidence": ["EXTRACTED"], "producer": ["coverage"],
+    })  # fmt: skip
+    edges = pl.concat([g.edges, covers], how="diagonal_relaxed")
+    given = AuditInput(g.nodes, edges, g.files, root=g.root, coverage=cov)
     u = {r["qualname"]: r for r in run(given, "untested").untested.iter_rows(named=True)}
     assert "never_called_anywhere" not in u and "decorated" not in u
     assert u["named_in_a_string"]["confidence"] == "measured"

@@ -189,14 +189,20 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "change_plan",
         "An ordered checklist of what to look at before editing a symbol.",
-        _obj({"name": _STR, "depth": _int(1, 10, 2, "hops")}, ("name",)),
-        lambda g, a: g.change_plan(a["name"], depth=a.get("depth", 2)),
+        _obj(
+            {"name": _STR, "depth": _int(1, 10, 2, "hops"), "include_ambiguous": _AMBIG}, ("name",)
+        ),
+        lambda g, a: g.change_plan(
+            a["name"],
+            depth=a.get("depth", 2),
+            include_ambiguous=a.get("include_ambiguous", False),
+        ),
     ),
     Tool(
         "explain",
         "A plain-language paragraph about a symbol or file, from graph facts only.",
-        _obj({"target": _STR}, ("target",)),
-        lambda g, a: g.explain(a["target"]),
+        _obj({"target": _STR, "include_ambiguous": _AMBIG}, ("target",)),
+        lambda g, a: g.explain(a["target"], include_ambiguous=a.get("include_ambiguous", False)),
     ),
     Tool(
         "hubs",

@@ -49,6 +49,9 @@ class AuditInput:
     config: AuditConfig = field(default_factory=AuditConfig)
     coverage: pl.DataFrame | None = None
     traversal: Reach | None = None
+    # the graph's test reach (ctxframe._graph.testreach.TestReach, or a callable giving it):
+    # `pairs` (row, t) over the rows of `nodes`
+    test_reach: Any = None
     refs: Any = None  # a callable returning the refs frame, or the frame, or None
     extra: dict[str, Any] = field(default_factory=dict)
     # memo(name, build): a frame kept with the graph's version (built by `build()` once)

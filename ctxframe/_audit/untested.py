@@ -1,9 +1,12 @@
 """Untested code: functions no test reaches through the graph, and, where coverage data was
 read into the index, functions no test ran.
 
-The graph's rule is `change-plan`'s: a test reaches a function when test code calls it within
-six calls, along EXTRACTED and INFERRED edges — here one walk from every test at once instead
-of one walk per function. A claim "untested" is `high` confidence when even a far wider walk
+The graph's rule is `change-plan`'s: the graph's test reach (ctxframe._graph.testreach: from
+every test file's test functions at once, along EXTRACTED and INFERRED calls to any depth, a
+call on an instance followed once that test file made one) — the pairs it computes for every
+node at once, not a walk per function. Without the graph's (an input built from frames
+alone), the calls from test code within six steps. A claim "untested" is `high` confidence
+when even a far wider walk
 does not get there (AMBIGUOUS calls, any depth, calls the graph could not resolve matched by
 name to every function so named, every name a reached file writes, getattr prefixes, the
 overrides of a reached method, the special methods of a reached class and every method of one
@@ -32,7 +35,14 @@ def _starts(f: Facts) -> pl.DataFrame:
 
 
 def test_reach(f: Facts) -> pl.DataFrame:
-    """(id, depth): what test code reaches along sure calls within TEST_DEPTH."""
+    """(id, depth): what the tests reach — the graph's test reach (`change-plan`'s) when the
+    input has it (depth null: any), else the calls from test code within TEST_DEPTH."""
+    reach = f.input.test_reach
+    if reach is not None:
+        got = reach() if callable(reach) else reach
+        rows = got.pairs["row"].unique()
+        ids = f.input.nodes["id"].gather(rows)
+        return pl.DataFrame({"id": ids, "depth": pl.Series([None] * len(ids), dtype=pl.Int32)})
     starts = _starts(f)
     t = f.input.traversal
     if t is not None:
@@ -196,7 +206,7 @@ def untested(f: Facts) -> dict[str, pl.DataFrame]:
         .join(wide, on="id", how="left")
         .join(covered, on="id", how="left")
         .with_columns(
-            tested=pl.col("depth").is_not_null(),
+            tested=pl.col("id").is_in(reach["id"].implode()),
             wide=pl.col("wide").fill_null(False),
         )
         .with_columns(
@@ -214,12 +224,7 @@ def untested(f: Facts) -> dict[str, pl.DataFrame]:
             .then(pl.lit("no test ran it (coverage data)"))
             .when(pl.col("confidence") == "high")
             .then(pl.lit("no test reaches it, even through AMBIGUOUS or unresolved calls"))
-            .otherwise(
-                pl.format(
-                    "no test calls it within {} calls; a wider reading of the graph may reach it",
-                    pl.lit(TEST_DEPTH),
-                )
-            )
+            .otherwise(pl.lit("no test reaches it through the graph; a wider reading may"))
         )
     )
     claims = (

@@ -329,7 +329,11 @@ class Graph:
     _LATER = ("traversal",)
 
     def _built_at(
-        self, snap: _store.Snapshot, built: set[str], parts: set[str], tables: set[str],
+        self,
+        snap: _store.Snapshot,
+        built: set[str],
+        parts: set[str],
+        tables: set[str],
         later_arrows: bool = False,
     ) -> tuple[Graph, Callable[[], dict]]:
         """A graph object at `snap` with the tables read and the symbol and edge lookups built
@@ -349,14 +353,13 @@ class Graph:
         # An index built from tables the new version holds byte for byte is kept (an edit
         # inside a body changes the tokens and files only: the lookups stay).
         keep_rank = old["_rank_index"] is not None and _same_tables(old_snap, snap, _RANK_TABLES)
-        keep_lookups = old["_lookups"] is not None and _same_tables(
-            old_snap, snap, _LOOKUP_TABLES
-        )
+        keep_lookups = old["_lookups"] is not None and _same_tables(old_snap, snap, _LOOKUP_TABLES)
         reads = []  # the tables read before, read again in parallel unless the same part
         for name in sorted(tables - {"tokens", "vocab"}):  # the ranking index's: when built
             if name in old_tables and _same_tables(old_snap, snap, (name,)):
                 fresh._tables[name] = old_tables[name]
             elif name in old_tables and name in ("nodes", "edges"):  # the parts an edit wrote
+
                 def moved(name=name) -> None:
                     fresh._tables[name] = snap.read_from(name, old_snap, old_tables[name])
 
@@ -492,6 +495,17 @@ class Graph:
         """One row per walked file, indexed or skipped with a reason."""
         with self._call():
             return self._table("files")
+
+    @property
+    def test_coverage(self) -> pl.DataFrame:
+        """Per definition and file, from the coverage data the index read: executable lines
+        the data knows (`lines`), those that ran (`covered`), `share`, and `stale` (the file
+        changed since the data was written); empty when it read none."""
+        from ctxframe._resolve.covers import TABLE
+
+        with self._call():
+            snap = self._snap
+            return self._table("coverage") if snap.has("coverage") else pl.DataFrame(schema=TABLE)
 
     def _token_table(self) -> TokenTable:
         return TokenTable(self._table("tokens"), self._table("vocab"))
@@ -722,14 +736,22 @@ class Graph:
         )
 
     @_live
-    def change_plan(self, name: str, depth: int = 2) -> verbs.ChangePlan:
-        """An ordered checklist of what to look at before editing a symbol."""
-        return verbs.change_plan(self._lookups, _text(name, "name"), depth=_depth(depth))
+    def change_plan(
+        self, name: str, depth: int = 2, include_ambiguous: bool = False
+    ) -> verbs.ChangePlan:
+        """An ordered checklist of what to look at before editing a symbol: its callers, blast
+        radius, the tests that run it (and those coverage data saw run it), docs, boundaries."""
+        return verbs.change_plan(
+            self._lookups, _text(name, "name"), depth=_depth(depth),
+            include_ambiguous=include_ambiguous,
+        )  # fmt: skip
 
     @_live
-    def explain(self, name: str) -> verbs.Explanation:
+    def explain(self, name: str, include_ambiguous: bool = False) -> verbs.Explanation:
         """A plain-language paragraph about a symbol or file, from graph facts only."""
-        return verbs.explain(self._lookups, _text(name, "name"))
+        return verbs.explain(
+            self._lookups, _text(name, "name"), include_ambiguous=include_ambiguous
+        )
 
     @_live
     def hubs(self, limit: int = 10, *, top: int | None = None) -> verbs.Hubs:
@@ -766,7 +788,7 @@ class Graph:
             root=self.root,
             config=parse(cfg.extra.get("audit"), cfg.source),
             coverage=self._measured_coverage(),
-            traversal=self._lookups.traversal,
+            test_reach=self._lookups.test_reach,
             refs=self._import_refs,
             memo=self._version_memo,
         )
@@ -783,12 +805,9 @@ class Graph:
         return frame
 
     def _measured_coverage(self) -> pl.DataFrame | None:
-        """The coverage data the index read (a `coverage` table: id, lines, covered, share,
-        stale), None when it read none."""
-        try:
-            return self._snap.read("coverage") if self._snap.has("coverage") else None
-        except Exception:
-            return None
+        """The coverage data the index read (`test_coverage`), None when it read none."""
+        table = self.test_coverage
+        return table if table.height else None
 
     def _import_refs(self) -> pl.DataFrame | None:
         """The raw import references (internal `refs` table), None when the store has none."""
@@ -868,14 +887,16 @@ def index_graph(
     dial: bool = False,
     wait: bool = True,
     cache: bool = True,
+    coverage: str | bool | None = None,
 ) -> Graph:
     """Index (incrementally) the repository at `path` and open the result; `graph.report`
     says what the run did."""
     from ctxframe._store.build import index
 
     report = index(
-        path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait, cache=cache
-    )
+        path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait, cache=cache,
+        coverage=coverage,
+    )  # fmt: skip
     graph = Graph(report.store, root=report.root)
     graph.report = report
     return graph

@@ -122,9 +122,7 @@ class Card(VerbResult):
     def error(self) -> dict[str, Any] | None:
         if self.status == OK:
             return None
-        cands = self.candidates.select(
-            [c for c in _CANDIDATE_COLS if c in self.candidates.columns]
-        )
+        cands = self.candidates.select([c for c in _CANDIDATE_COLS if c in self.candidates.columns])
         return {"code": self.status, "message": self.header()[0], "candidates": cands.to_dicts()}
 
     def failure_html(self, verb: str) -> str:
@@ -451,8 +449,16 @@ class ChangePlan(VerbResult):
     card: Card | None = None
     affected: Affected | None = None
     touches: pl.DataFrame = field(default_factory=pl.DataFrame)  # env vars, routes…
-    tests: list[str] | None = None  # test files reaching it (deeper than the blast radius)
+    tests: list[str] | None = None  # test files whose test functions run it (the graph's)
+    tests_left_out: int = 0  # more test files only AMBIGUOUS calls reach
+    measured: list[str] | None = None  # test files coverage data saw run it; None: no data
+    include_ambiguous: bool = False
     noun = "checklist items"
+
+    @property
+    def measured_test_files(self) -> list[str]:
+        """The test files coverage data (read by `index`) saw run it; empty without data."""
+        return self.measured or []
 
     @property
     def name(self) -> str:
@@ -485,10 +491,7 @@ class ChangePlan(VerbResult):
                 f"(a floor; {a.ambiguous_left_out} AMBIGUOUS edges left out)",
                 [", ".join(f"d{d} {k} {c}" for d, k, c in a.by_depth_kind().iter_rows()) or "none"],
             ),
-            (
-                f"run the {len(self.test_files)} test file(s) reached",
-                self.test_files or ["none reached"],
-            ),
+            *self._test_items(),
             (
                 f"update the {docs.height} doc section(s) that mention it",
                 [r["other_label"] for r in docs.iter_rows(named=True)] or ["none"],
@@ -505,6 +508,27 @@ class ChangePlan(VerbResult):
                 )
             )
         return out
+
+    def _test_items(self) -> list[tuple[str, list[str]]]:
+        """The tests to run: those coverage saw run it (when its data was read), then the
+        ones the graph's calls reach, with how many more only AMBIGUOUS calls reach."""
+        graph = self.test_files
+        floor = (
+            f"; {self.tests_left_out} more through AMBIGUOUS calls (--include-ambiguous)"
+            if self.tests_left_out
+            else ""
+        )
+        out = []
+        if self.measured is not None:
+            out.append((
+                f"run the {len(self.measured)} test file(s) coverage saw run it (measured)",
+                self.measured or ["none ran it"],
+            ))  # fmt: skip
+            graph = [t for t in graph if t not in set(self.measured)]
+            title = f"and the {len(graph)} other test file(s) whose calls reach it{floor}"
+        else:
+            title = f"run the {len(graph)} test file(s) whose tests run it{floor}"
+        return [*out, (title, graph or ["none reached"])]
 
     def blocks(self) -> list[list[str]]:
         if self.card.status != OK:
@@ -531,6 +555,8 @@ class ChangePlan(VerbResult):
             "callers": self.card.callers.to_dicts(),
             "affected": self.affected.payload(),
             "tests": self.test_files,
+            "tests_measured": self.measured,
+            "tests_left_out": self.tests_left_out,
             "docs": self.card.section("in", ("mentions",)).to_dicts(),
             "touches": self.touches.to_dicts(),
         }
@@ -830,12 +856,14 @@ def _frontier(lk: Lookups, r: pl.DataFrame, k: int = 5) -> list[str]:
     return rows.select(pl.coalesce("qualname", "label", "id"))[:, 0].to_list()
 
 
-def change_plan(lk: Lookups, name: str, *, depth: int = 2) -> ChangePlan:
+def change_plan(
+    lk: Lookups, name: str, *, depth: int = 2, include_ambiguous: bool = False
+) -> ChangePlan:
     """The card, callers to check, blast radius, tests to run, docs and boundaries to update."""
-    c = card(lk, name)
+    c = card(lk, name, include_ambiguous=include_ambiguous)
     if c.status != OK:
         return ChangePlan(card=c)
-    a = affected(lk, c.node["id"], depth=depth)
+    a = affected(lk, c.node["id"], depth=depth, include_ambiguous=include_ambiguous)
     touches = (
         c.arrows.filter(
             (pl.col("direction") == "out") & pl.col("edge_kind").is_in(["reads", "handles", "uses"])
@@ -844,37 +872,47 @@ def change_plan(lk: Lookups, name: str, *, depth: int = 2) -> ChangePlan:
         else c.arrows
     )
     handled = c.section("in", ("handles",))
+    tests = _tests(lk, c, include_ambiguous)
+    more = [] if include_ambiguous else _tests(lk, c, True)
     return ChangePlan(
-        card=c, affected=a, touches=pl.concat([touches, handled]), tests=_tests(lk, c, depth)
-    )
+        card=c, affected=a, touches=pl.concat([touches, handled]), tests=tests,
+        tests_left_out=len(set(more) - set(tests)), measured=_measured(lk, c),
+        include_ambiguous=include_ambiguous,
+    )  # fmt: skip
 
 
-TEST_DEPTH = 6
-
-
-def _tests(lk: Lookups, c: Card, depth: int) -> list[str]:
-    """The test files whose code calls the symbol, directly or through other calls: a test
-    exercises code several calls down (`client.get` reaches the redirect handling four calls
-    in), so deeper than the blast radius — along calls only, not the imports every test has.
-    A file's tests are its symbols'."""
+def _tests(lk: Lookups, c: Card, include_ambiguous: bool = False) -> list[str]:
+    """The test files whose test functions run the symbol, along calls to any depth, each
+    call on an instance followed only where that test file makes such an instance
+    (ctxframe._graph.testreach). A file's tests are its symbols'."""
     if c.node["kind"] == "file":
         ids, _ = start_ids(lk, c.node["id"])
     else:
         ids = [c.node["id"], *([init] if (init := _constructor(lk, c.node)) else [])]
-    t = lk.traversal
-    rows = t.reach(
-        lk.rows(ids).to_list(), reverse=True, depth=max(depth, TEST_DEPTH), kinds=["calls"]
-    )
-    reached = t.with_ids(rows).join(lk.nodes.select("id", "path"), on="id", how="left")
-    return sorted(set(reached.filter(is_test_path())["path"].drop_nulls().to_list()))
+    return lk.test_reach(include_ambiguous).tests_of(lk.rows(ids))
 
 
-def explain(lk: Lookups, name: str) -> Explanation:
+def _measured(lk: Lookups, c: Card) -> list[str] | None:
+    """The test files whose tests coverage data saw run the symbol (`covers` edges); None
+    when the index read no coverage data."""
+    if not lk.has_coverage:
+        return None
+    if c.node["kind"] == "file":
+        ids, _ = start_ids(lk, c.node["id"])
+    else:
+        ids = [c.node["id"], *([init] if (init := _constructor(lk, c.node)) else [])]
+    arrows = lk.arrows(ids)
+    ran = arrows.filter((pl.col("edge_kind") == "covers") & (pl.col("direction") == "in"))
+    paths = lk.node_rows(ran["other_id"].unique().to_list())["path"].drop_nulls()
+    return sorted(set(paths.to_list()))
+
+
+def explain(lk: Lookups, name: str, include_ambiguous: bool = False) -> Explanation:
     """Plain language from graph facts: what it is, where, who calls it, what it calls, tests."""
-    c = card(lk, name.strip().removeprefix("./"))
+    c = card(lk, name.strip().removeprefix("./"), include_ambiguous=include_ambiguous)
     if c.status != OK:
         return Explanation(card=c)
-    tests = _tests(lk, c, 3)  # the tests change-plan names
+    tests = _tests(lk, c, include_ambiguous)  # the tests change-plan names
     return Explanation(card=c, text=explain_text(c, tests), tests=tests)
 
 
@@ -1060,9 +1098,7 @@ def boundaries(lk: Lookups, name: str | None = None) -> Boundaries:
             return Boundaries(name=name, card=c)
         t = lk.traversal
         reached = t.with_ids(
-            t.reach(
-                lk.rows(start).to_list(), reverse=False, depth=20, kinds=["calls", "contains"]
-            )
+            t.reach(lk.rows(start).to_list(), reverse=False, depth=20, kinds=["calls", "contains"])
         )["id"].implode()
         rows = rows.filter(pl.col("user").is_in(reached))
     table = (

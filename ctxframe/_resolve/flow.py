@@ -48,6 +48,7 @@ from ctxframe._resolve.flow_tables import (
     INST,
     LIT,
     MODULE,
+    OPEN,
     SUPER,
     H,
     Tables,
@@ -150,7 +151,8 @@ class _Solver:
                     for spec in specs}  # fmt: skip
 
         K = _Space({**names, **parts("attrs.name_h", "values.kh", "slots.name_h")})
-        V = _Space(parts("values.v", "values.vt", "values.inst", "values.bound", "values.res",
+        V = _Space(parts("values.v", "values.vt", "values.inst", "values.open", "values.bound",
+                         "values.res",
                          "seeds.v", "slots.owner", "elems.cont", "params.f", "retparams.f",
                          "bases.cls"))  # fmt: skip
         N = _Space(parts(
@@ -179,6 +181,7 @@ class _Solver:
         self.vk = np.zeros(n_v, dtype=np.int8)
         self.vk[v] = t.values["vk"].to_numpy()
         self.vt, self.inst = column("vt", V), column("inst", V)
+        self.open = column("open", V)
         self.bound, self.res = column("bound", V), column("res", V)
         self.ret, self.yld = column("ret", N), column("yld", N)
         self.ret_by = {c: column(f"ret_{c}", N) for c in GUARDED}
@@ -249,7 +252,7 @@ class _Solver:
         self.kept_var = np.zeros(n_nodes, dtype=bool)
         self.kept_var[var[ok]] = True
         self.kept_own = KeySet(pair(var[ok], own[ok]))
-        self.definition = np.isin(self.vk, [FUNC, CLASS, INST, BOUND, SUPER, GEN])
+        self.definition = np.isin(self.vk, [FUNC, CLASS, INST, OPEN, BOUND, SUPER, GEN])
         # slots: (owner, name) -> the node lookups find; `named`: every node `owner|name`
         self.slots = Rel(pair(V.of("slots.owner"), K.of("slots.name_h")),
                          slot=N.of("slots.slot"))  # fmt: skip
@@ -317,7 +320,10 @@ class _Solver:
                 return
 
     def _relookup(self, changed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The lookups of the classes whose MRO grew, made again (the rest stands)."""
+        """The lookups of the classes whose MRO grew, made again (the rest stands), and of
+        their ancestors: a lookup through `o:` reaches down into the subclasses."""
+        _, j = self.mro.find(changed)
+        changed = unique(np.concatenate([changed, self.mro["anc"][j]]))
         _, j = self.class_reads.find(changed)
         k = unique(pair(self.class_reads["n"][j], self.class_reads["v"][j]))
         n, v = high(k), low(k)
@@ -483,7 +489,8 @@ class _Solver:
             hit = at >= 0
             copies.append((self.slots["slot"][at[hit]], dst[m][hit]))
             misses.append((v[m][~hit], name[m][~hit], dst[m][~hit], 2))
-        c, ins, sup = vk == CLASS, vk == INST, vk == SUPER
+        c, sup, opened = vk == CLASS, vk == SUPER, vk == OPEN
+        ins = (vk == INST) | opened
         cls = np.where(c, v, self.vt[v])
         failed = []
         for mask, how in ((c, 0), (ins, 1)):
@@ -496,6 +503,8 @@ class _Solver:
             failed.append((mc, md))
             if how == 1:
                 bcopies.append(self._lookup_down(mc, mn, md))
+        if opened.any():  # an instance of a subclass may run the subclass's own member
+            bcopies.append(self._lookup_down(cls[opened], name[opened], dst[opened]))
         if sup.any():
             hit, slot, _ = self._lookup(cls[sup], name[sup], skip_self=True)
             bcopies.append((slot, dst[sup][hit]))
@@ -567,7 +576,7 @@ class _Solver:
         f_f = np.concatenate([v[fn], self.vt[v[bd]]])
         f_shift = np.concatenate([np.zeros(fn.sum(), I64), np.ones(bd.sum(), I64)])
         f_live = np.concatenate([live[fn], live[bd]])
-        c, ins = vk == CLASS, vk == INST
+        c, ins = vk == CLASS, (vk == INST) | (vk == OPEN)
         cls = np.where(c, v, self.vt[v])
         init_dst, init_f, _ = self._method(cls[c], dst[c], live[c], self.init_k)
         call_dst, call_f, call_live = self._method(cls[ins], dst[ins], live[ins], self.call_k)
@@ -704,8 +713,8 @@ class _Solver:
         if len(i):
             sv = v[i]
             vk = self.vk[sv]
-            ok = np.isin(vk, [CLASS, MODULE, INST])
-            owner = np.where(vk == INST, self.vt[sv], sv)[ok]
+            ok = np.isin(vk, [CLASS, MODULE, INST, OPEN])
+            owner = np.where((vk == INST) | (vk == OPEN), self.vt[sv], sv)[ok]
             name, val = self.stores["name"][r][ok], self.stores["val"][r][ok]
             tested = self.stores["test"][r][ok] & ~self.of_tests[owner]  # a test's patch
             slot = self._slot_nodes(owner, name)
@@ -797,7 +806,7 @@ class _Solver:
         vk = self.vk[v]
         c = vk == CLASS
         o = np.isin(vk, [BFUNC, EXT])
-        return [], [], [(dst[c], self.inst[v[c]]), (dst[o], self.res[v[o]])]
+        return [], [], [(dst[c], self.open[v[c]]), (dst[o], self.res[v[o]])]
 
     def _decorators(self, n, v):
         """A decorator from outside the repository (or a builtin) leaves the definition as

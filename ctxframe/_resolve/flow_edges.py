@@ -16,7 +16,7 @@ import polars as pl
 
 from ctxframe._core import facts as F
 from ctxframe._resolve import flow, flow_tables
-from ctxframe._resolve.flow_tables import BOUND, CLASS, FUNC, INST, H, slot
+from ctxframe._resolve.flow_tables import BOUND, CLASS, FUNC, INST, OPEN, H, slot
 
 _EDGE = ["src", "dst", "kind", "confidence", "name", "path", "line"]
 _REF = ["src", "path", "language", "kind", "name", "receiver", "scope", "line"]
@@ -28,7 +28,9 @@ def python_edges(
     """(call edges, call references left to name matching, extends edges, base references
     left to name matching) of the Python files whose facts are given. `defs` needs id, kind,
     label, parent, language, line_start."""
-    py = defs.filter(pl.col("language") == "python").select("id", "kind", "label", "parent")
+    py = defs.filter(pl.col("language") == "python").select(
+        "id", "kind", "label", "parent", "line_start"
+    )
     tables = flow_tables.build(facts, py, files)
     sol = flow.solve(tables)
     points = pl.concat(
@@ -39,6 +41,11 @@ def python_edges(
     )
     sites = tables.sites.with_row_index("site")
     calls, fallback = _calls(sites, points, sol)
+    uses = tables.uses.select(
+        "src", "dst", kind=pl.lit("uses"), confidence=pl.lit("EXTRACTED"), name="name",
+        path="path", line="line", via=pl.lit("fixture"), bound=pl.lit(False),
+    )  # fmt: skip
+    calls = pl.concat([calls, _access_edges(tables, points, sol), uses])
     extends, unresolved = _extends(tables, sol, defs)
     return calls, fallback, extends, unresolved
 
@@ -48,8 +55,11 @@ def _calls(sites: pl.DataFrame, points: pl.DataFrame, sol: flow.Solution):
     kinds = t.values.select("v", "vk", "vt")
     vstr = t.values.select("v", "vs")
     hit = sites.join(points, left_on="callee", right_on="n").join(kinds, on="v", how="left")
-    func = hit.filter(pl.col("vk") == FUNC).with_columns(target=pl.col("v"))
-    bound = hit.filter(pl.col("vk") == BOUND).with_columns(target=pl.col("vt"))
+    plain = {"via": pl.lit(None, pl.String), "bound": pl.lit(False)}
+    func = hit.filter(pl.col("vk") == FUNC).with_columns(target=pl.col("v"), **plain)
+    bound = hit.filter(pl.col("vk") == BOUND).with_columns(
+        target=pl.col("vt"), via=pl.lit(None, pl.String), bound=pl.lit(True)
+    )
     classes = hit.filter(pl.col("vk") == CLASS).join(
         vstr.rename({"v": "v", "vs": "cs"}), on="v", how="left"
     )
@@ -57,20 +67,21 @@ def _calls(sites: pl.DataFrame, points: pl.DataFrame, sol: flow.Solution):
     classes = (
         classes.with_columns(init=slot(pl.col("cs"), pl.lit("__init__")))
         .join(own, on="init", how="left")
-        .with_columns(target=pl.coalesce("f", "v"))
+        .with_columns(target=pl.coalesce("f", "v"), **plain)
     )
-    insts = hit.filter(pl.col("vk") == INST).with_columns(
+    made = _constructors(classes, sol)
+    insts = hit.filter(pl.col("vk").is_in([INST, OPEN])).with_columns(
         cls=pl.col("vt"), n=pl.col("callee"), name_h=pl.lit(_h("__call__"), pl.UInt64),
         dst=pl.col("call"),
     )  # fmt: skip
-    called = _instance_calls(insts, sol)
-    keep = ["site", "target", "confidence"]
-    linked = pl.concat([x.select(keep) for x in (func, bound, classes, called)])
+    called = _instance_calls(insts, sol).with_columns(via=pl.lit("__call__"), bound=pl.lit(True))
+    keep = ["site", "target", "confidence", "via", "bound"]
+    linked = pl.concat([x.select(keep) for x in (func, bound, classes, made, called)])
     linked = (
         linked.join(vstr, left_on="target", right_on="v", how="inner")
-        .sort("site", "vs", "confidence")
+        .sort("site", "vs", "confidence", "via", nulls_last=False)
         .unique(["site", "vs"], keep="first", maintain_order=True)
-        .select("site", dst="vs", confidence="confidence")
+        .select("site", dst="vs", confidence="confidence", via="via", bound="bound")
     )
     edges = sites.join(linked, on="site", how="inner")
     held = points.select("n").unique()  # the nodes that hold a value
@@ -80,8 +91,9 @@ def _calls(sites: pl.DataFrame, points: pl.DataFrame, sol: flow.Solution):
     unknown = sites.join(known, on="site", how="anti").filter(written)
     fallback, unresolved = _fallback(unknown, t, held)
     nulls = pl.concat([dead.select(sites.columns), unresolved.select(sites.columns)]).with_columns(
-        dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String)
-    )
+        dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String),
+        via=pl.lit(None, pl.String), bound=pl.lit(None, pl.Boolean),
+    )  # fmt: skip
     out = pl.concat([edges.select(_site_edge()), nulls.select(_site_edge())])
     return out, fallback
 
@@ -95,7 +107,110 @@ def _site_edge() -> list:
         "name",
         "path",
         pl.col("line").cast(pl.Int32),
+        "via",
+        "bound",
     ]
+
+
+_MADE = ("__init__", "__new__", "__post_init__")
+
+
+def _constructors(classes: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
+    """What calling a class runs besides its own `__init__`: an `__init__` it inherits, a
+    `__new__`, a dataclass's `__post_init__` (the first along its MRO), `via` that name."""
+    t = sol.tables
+    names = pl.DataFrame({"mname": list(_MADE)}).with_columns(name_h=H(pl.col("mname")))
+    hit = (
+        classes.select("site", "v", "confidence", own="f")
+        .join(sol.mro, left_on="v", right_on="cls")
+        .join(names, how="cross")
+        .join(t.slots.select("owner", "name_h", "slot"), left_on=["anc", "name_h"],
+              right_on=["owner", "name_h"])
+        .join(_slotdef(t), on="slot")
+        .sort("rank")
+        .unique(["site", "v", "mname"], keep="first")
+        .filter(pl.col("own").is_null() | (pl.col("f") != pl.col("own")))
+    )
+    return hit.select(
+        "site", target="f", confidence="confidence", via="mname", bound=pl.lit(False)
+    )
+
+
+_HOW = {"get": "property", "set": "setter", "del": "deleter"}
+_FALLBACK = {"__bool__": "__len__", "__format__": "__str__"}
+
+
+def _access_edges(t, points: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
+    """Members run without a call written (F.ACCESS): a property's getter, setter or deleter
+    read through an instance, the dunder an operator or a protocol runs, every `visit_…`
+    of a `getattr(x, "visit_" + k)` — the first along the instance's class's MRO and, for an
+    instance that may be of a subclass (`self`), each subclass's own. `via` says which."""
+    schema = dict.fromkeys(["src", "dst", "kind", "confidence", "name", "path"], pl.String)
+    schema |= {"line": pl.Int32, "via": pl.String, "bound": pl.Boolean}
+    acc = t.access
+    if acc.is_empty():
+        return pl.DataFrame(schema=schema)
+    # a truth test runs `__bool__`, else `__len__`; `format()` and f-strings `__format__`,
+    # else (object's) `__str__`: each falls back along the MRO as a member of its own
+    fallback = acc.filter(pl.col("name").is_in(list(_FALLBACK))).with_columns(
+        pl.col("name").replace_strict(_FALLBACK)
+    )
+    acc = pl.concat([acc, fallback.with_columns(name_h=H(pl.col("name")))])
+    kinds = t.values.select("v", "vk", "vt", "vs")
+    on = (
+        acc.with_row_index("a")
+        .join(points, left_on="base", right_on="n")
+        .join(kinds, on="v")
+        .filter(pl.col("vk").is_in([INST, OPEN]))
+    )
+    mro = sol.mro
+    # along the MRO of the instance's class; and, for `o:` values, each subclass's own members
+    down = (
+        on.filter(pl.col("vk") == OPEN)
+        .join(mro.filter(pl.col("rank") > 0).select(sub="cls", anc="anc"), left_on="vt",
+              right_on="anc")
+        .select(pl.exclude("sub"), anc="sub", rank=pl.lit(-1, pl.Int32))
+    )
+    look = pl.concat([on.join(mro, left_on="vt", right_on="cls"), down], how="diagonal_relaxed")
+    props = look.filter(pl.col("how").is_in(list(_HOW))).join(
+        t.props, left_on=["anc", "name_h", "how"], right_on=["owner", "name_h", "how"]
+    )
+    methods = _slotdef(t).join(
+        t.slots.select("owner", "name_h", "slot", sname="name"), on="slot"
+    )
+    ops = look.filter(pl.col("how") == "op").join(
+        methods, left_on=["anc", "name_h"], right_on=["owner", "name_h"]
+    )
+    first = [
+        x.sort("rank").filter(
+            (pl.col("rank") < 0) | (pl.col("rank") == pl.col("rank").min().over("a", "v"))
+        )
+        for x in (props, ops)
+    ]
+    prefix = (
+        look.filter(pl.col("how") == "prefix")
+        .join(methods, left_on="anc", right_on="owner")
+        .filter(pl.col("sname").str.starts_with(pl.col("name")))
+    )
+    vstr = t.values.select(f="v", target="vs")
+    ops_prefix = pl.concat([first[1], prefix], how="diagonal_relaxed").join(vstr, on="f")
+    via = pl.when(pl.col("how") == "prefix").then(pl.lit("getattr")).otherwise(pl.col("name"))
+    rows = pl.concat(
+        [
+            first[0].select("src", "path", "line", "name", "confidence", dst="f",
+                            via=pl.col("how").replace_strict(_HOW)),
+            ops_prefix.select("src", "path", "line", "name", "confidence", dst="target",
+                              via=via),
+        ]
+    )
+    return (
+        rows.sort("confidence")
+        .unique(["src", "dst", "name", "via"], keep="first")
+        .select(
+            "src", "dst", kind=pl.lit("calls"), confidence="confidence", name="name",
+            path="path", line=pl.col("line").cast(pl.Int32), via="via", bound=pl.lit(True),
+        )
+    )
 
 
 def _h(s: str) -> int:

@@ -18,9 +18,11 @@ from ctxframe._core.paths import is_test_path_expr
 
 SEED = 0x5EED
 # value kinds
-FUNC, CLASS, MODULE, INST, SUPER, BOUND, GEN, CONT, LIT, BINST, BFUNC, EXT = range(1, 13)
+FUNC, CLASS, MODULE, INST, SUPER, BOUND, GEN, CONT, LIT, BINST, BFUNC, EXT, OPEN = range(1, 14)
+# INST (`i:C`) is an instance of C itself (made by calling C); OPEN (`o:C`) one of C or of any
+# subclass (a method's `self`, a declared type): its members are looked up down the subclasses too
 _PREFIX_KIND = {"i": INST, "s": SUPER, "m": BOUND, "g": GEN, "c": CONT, "k": LIT, "b": BINST,
-                "B": BFUNC, "x": EXT}  # fmt: skip
+                "B": BFUNC, "x": EXT, "o": OPEN}  # fmt: skip
 EXTERNAL = "x:"
 _BUILTIN_CONTAINERS = ["b:list", "b:dict", "b:set", "b:tuple"]  # containers of unknown elements
 
@@ -63,6 +65,9 @@ class Tables:
     store_items: pl.DataFrame  # base, key, keynode, val, test
     decorated: pl.DataFrame  # call, arg
     sites: pl.DataFrame  # src, callee, call, name, line, path, alias, callee_key
+    access: pl.DataFrame  # src, path, line, receiver, base, name, name_h, how (F.ACCESS)
+    props: pl.DataFrame  # f, owner, name_h, how: a property's getter, setter or deleter
+    uses: pl.DataFrame  # src, dst, name, path, line: a test or fixture -> each fixture it asks for
     bases: pl.DataFrame  # cls, base, pos, name
     values: pl.DataFrame  # v, vs, vk, vt, test (defined in a test file), ...
     slots: pl.DataFrame  # owner, name_h, slot
@@ -79,6 +84,8 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
     modules = _modules(files)
     params = _params(of[F.PARAM])
     imports, star_flows = _imports(of[F.IMPORT], of[F.ALL], of[F.FLOW], modules, defs)
+    fixture_flows, uses = _fixtures(of[F.FIXTURE], params, defs)
+    access = _accesses(of[F.ACCESS], defs)
     flows = pl.concat(
         [
             of[F.FLOW].select(src="receiver", dst="name"),
@@ -86,6 +93,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
             _receivers(params, defs),
             imports.filter(pl.col("src").is_not_null()).select("src", "dst"),
             star_flows,
+            fixture_flows,
         ]
     )
     consts = pl.concat([imports.filter(pl.col("src").is_null()).select("dst", "value"),
@@ -104,6 +112,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
             of[F.DECORATED].select(s="name"),
             of[F.BASE].select(s="name"),
             site_rows.select(s="module"),
+            access.select(s="receiver"),
         ]
     )
     exprs = _expressions(read)
@@ -135,9 +144,12 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
             "slots": pool.submit(_slots, slot_keys),
             "elems": pool.submit(_elems, slot_keys),
         }
-        tables = _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows)
+        tables = _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows,
+                         access)  # fmt: skip
     kept = _decorated_classes(defs, of[F.REBOUND])
-    return Tables(**tables, shapes=shapes, kept=kept,
+    return Tables(**tables, shapes=shapes, kept=kept, uses=uses,
+                  access=access.with_columns(base=H(pl.col("receiver")), name_h=H(pl.col("name"))),
+                  props=_properties(of[F.PROPERTY], defs),
                   **{name: job.result() for name, job in later.items()})  # fmt: skip
 
 
@@ -156,10 +168,10 @@ def _decorated_classes(defs: pl.DataFrame, rebound: pl.DataFrame) -> pl.DataFram
                                                                    own=H(pl.col("id")))  # fmt: skip
 
 
-def _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows) -> dict:
+def _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows, access) -> dict:
     """The tables `build` makes in its own thread."""
     step = pl.col("step")
-    live = _live(of, exprs, hashed, args, slot_keys, defs)
+    live = _live(of, exprs, hashed, args, slot_keys, defs, access)
     alive = pl.col("dst").is_in(live.implode())
     return dict(
         flows=hashed.filter(alive),
@@ -202,7 +214,7 @@ def _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows) 
     )
 
 
-def _live(of: dict, exprs, flows, args, slot_keys, defs) -> pl.Series:
+def _live(of: dict, exprs, flows, args, slot_keys, defs, access) -> pl.Series:
     """The nodes whose values something reads: a flow's source, a rule's base, an argument,
     a stored value, a base class, a slot of a class, module or container, a return or yield
     node. Values reaching any other node (a call whose result nobody uses) are not kept."""
@@ -242,7 +254,86 @@ def _live(of: dict, exprs, flows, args, slot_keys, defs) -> pl.Series:
     parts.append(keynodes.to_series())
     stored_keys = of[F.STORE_ITEM].filter(pl.col("scope").str.starts_with("@"))
     parts.append(stored_keys.select(H(pl.col("scope").str.slice(1))).to_series())
+    parts.append(access.select(H(pl.col("receiver"))).to_series())  # implicit calls read them
     return pl.concat([p.cast(pl.UInt64).rename("n") for p in parts]).unique()
+
+
+def _accesses(rows: pl.DataFrame, defs: pl.DataFrame) -> pl.DataFrame:
+    """The implicit member runs (F.ACCESS) that may reach a definition: those naming a method
+    of some class of the repository (a property is one), or a prefix of members' names."""
+    members = defs.filter(pl.col("kind") == "method").select(name="label").unique()
+    members = pl.concat([members, members.filter(pl.col("name").is_in(["__len__", "__str__"]))
+                         .select(name=pl.col("name").replace({"__len__": "__bool__",
+                                                              "__str__": "__format__"}))])
+    named = rows.filter(pl.col("alias") != "prefix").join(members, on="name", how="semi")
+    keep = ["src", "path", "line", "receiver", "name", pl.col("alias").alias("how")]
+    return pl.concat([named.select(keep), rows.filter(pl.col("alias") == "prefix").select(keep)])
+
+
+def _properties(rows: pl.DataFrame, defs: pl.DataFrame) -> pl.DataFrame:
+    """(f, owner, name_h, how) per property function (F.PROPERTY) defined in a class."""
+    classes = defs.filter(pl.col("kind") == "class").select(owner="id")
+    return (
+        rows.select(f="src", name="name", how="alias")
+        .join(defs.select(f="id", owner="parent"), on="f")
+        .join(classes, on="owner", how="semi")
+        .select("f", owner=H(pl.col("owner")), name_h=H(pl.col("name")), how="how")
+    )
+
+
+def _fixtures(
+    fixtures: pl.DataFrame, params: pl.DataFrame, defs: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """pytest's fixtures as values: a test's or a fixture's parameter named after a fixture it
+    can see (its own module's, else the nearest `conftest.py` up its directories) holds what
+    the fixture returns or yields. Flows (src, dst), and a `uses` edge per request."""
+    edge_schema = {"src": pl.String, "dst": pl.String, "name": pl.String, "path": pl.String,
+                   "line": pl.Int32}  # fmt: skip
+    if fixtures.is_empty():
+        return pl.DataFrame(schema={"src": pl.String, "dst": pl.String}), pl.DataFrame(
+            schema=edge_schema
+        )
+    path_of = pl.col("f").str.extract(r"^(.*?)::", 1)
+    fx = fixtures.select(
+        fid="src", pname="name", how="alias", fpath=pl.col("path"),
+        fdir=pl.col("path").str.extract(r"^(.*)/[^/]*$", 1).fill_null(""),
+        conftest=pl.col("path").str.contains(r"(^|/)conftest\.py$"),
+    )  # fmt: skip
+    asking = (
+        params.filter(~pl.col("pkind").is_in(["self", "cls", "*", "**"]))
+        .join(defs.select(f="id", label="label"), on="f")
+        .with_columns(path=path_of)
+        .filter(
+            pl.col("label").str.starts_with("test")
+            | pl.col("f").is_in(fixtures["src"].implode())
+        )
+    )
+    seen = asking.join(fx, on="pname").filter(
+        (pl.col("fid") != pl.col("f"))
+        & (
+            (pl.col("fpath") == pl.col("path"))
+            | (pl.col("conftest") & ((pl.col("fdir") == "")
+                                     | pl.col("path").str.starts_with(pl.col("fdir") + "/")))
+        )
+    )  # fmt: skip
+    near = pl.when(pl.col("fpath") == pl.col("path")).then(1 << 20).otherwise(
+        pl.col("fdir").str.len_chars()
+    )
+    best = seen.with_columns(near=near).sort("near", descending=True).unique(
+        ["f", "pname"], keep="first"
+    )
+    value = pl.col("fid") + pl.when(pl.col("how") == "yield").then(pl.lit("|*")).otherwise(
+        pl.lit("|()")
+    )
+    flows = best.select(src=value, dst=pl.col("f") + "|" + pl.col("pname"))
+    lines = defs.select(f="id", line="line_start") if "line_start" in defs.columns else None
+    uses = best.select(src="f", dst="fid", name="pname", path="path")
+    uses = (
+        uses.join(lines.rename({"f": "src"}), on="src", how="left")
+        if lines is not None
+        else uses.with_columns(line=pl.lit(None, pl.Int32))
+    )
+    return flows, uses.select(list(edge_schema)).cast(edge_schema)
 
 
 def _params(rows: pl.DataFrame) -> pl.DataFrame:
@@ -270,11 +361,12 @@ def _bindings(defs: pl.DataFrame, rebound: pl.DataFrame) -> pl.DataFrame:
 
 
 def _receivers(params: pl.DataFrame, defs: pl.DataFrame) -> pl.DataFrame:
-    """A method's bound first parameter holds an instance of its class (`cls`: the class)."""
+    """A method's bound first parameter holds an instance of its class or of a subclass (`cls`:
+    the class)."""
     first = params.filter(pl.col("pkind").is_in(["self", "cls"])).join(
         defs.select(f="id", cls="parent"), on="f"
     )
-    value = pl.when(pl.col("pkind") == "self").then(pl.lit("=i:") + pl.col("cls"))
+    value = pl.when(pl.col("pkind") == "self").then(pl.lit("=o:") + pl.col("cls"))
     return first.select(src=value.otherwise(pl.lit("=") + pl.col("cls")),
                         dst=pl.col("f") + "|" + pl.col("pname"))  # fmt: skip
 
@@ -438,11 +530,21 @@ def _values(
     builtin or outside value gives), `kh` (a literal as a subscript key)."""
     callable_ = defs.filter(pl.col("kind").is_in(["function", "method", "lambda"]))
     classes = defs.filter(pl.col("kind") == "class")
-    bound = params.filter(pl.col("pkind").is_in(["self", "cls"])).select(id="f").unique()
+    # bound when read through an instance: a method whose first parameter is `self`/`cls`, or
+    # one whose parameters nothing reads (no row says which; binding its arguments is moot)
+    bound = pl.concat(
+        [
+            params.filter(pl.col("pkind").is_in(["self", "cls"])).select(id="f"),
+            defs.filter(pl.col("kind") == "method")
+            .join(params.select(id="f"), on="id", how="anti")
+            .select("id"),
+        ]
+    ).unique()
     rows = [
         callable_.select(vs="id", vk=pl.lit(FUNC), t="id"),
         classes.select(vs="id", vk=pl.lit(CLASS), t="id"),
         classes.select(vs=pl.lit("i:") + pl.col("id"), vk=pl.lit(INST), t="id"),
+        classes.select(vs=pl.lit("o:") + pl.col("id"), vk=pl.lit(OPEN), t="id"),
         classes.select(vs=pl.lit("s:") + pl.col("id"), vk=pl.lit(SUPER), t="id"),
         bound.select(vs=pl.lit("m:") + pl.col("id"), vk=pl.lit(BOUND), t="id"),
         modules.select(vs="mpath", vk=pl.lit(MODULE), t="mpath").unique(),
@@ -477,6 +579,7 @@ def _values(
         **{f"ret_{c}": pl.when(vk.is_in([FUNC, BOUND])).then(H(t + f"|(){c}")) for c in F.GUARDED},
         yld=pl.when(vk == GEN).then(H(t + "|*")),
         inst=pl.when(vk == CLASS).then(H(pl.lit("i:") + vs)),
+        open=pl.when(vk == CLASS).then(H(pl.lit("o:") + vs)),
         bound=pl.when((vk == FUNC) & has_bound).then(H(pl.lit("m:") + vs)),
         res=pl.when(vk == BFUNC)
         .then(H(vs.str.slice(2).replace_strict(_BUILTIN_RESULT, default=EXTERNAL)))

@@ -17,7 +17,7 @@ import polars as pl
 
 from ctxframe._core.languages import LANGUAGES
 from ctxframe._core.paths import is_test_path_expr
-from ctxframe._core.schema import EDGES, NODES, PRODUCER
+from ctxframe._core.schema import EDGES, NODES, PRODUCER, conform_edges
 from ctxframe._core.trace import mark
 
 AMBIGUOUS_CAP = 8
@@ -277,7 +277,9 @@ def resolve(
     )
     inherits = pl.concat([inherits, py_extends.select(inherits.columns)])
     bases = (
-        inherits if kept is None else pl.concat([inherits, kept.filter(pl.col("kind") != "calls")])
+        inherits
+        if kept is None
+        else pl.concat([inherits, kept.filter(pl.col("kind") != "calls").select(inherits.columns)])
     )
     bases = bases.filter(pl.col("dst").is_not_null()).select("src", "dst")
     # Calls resolve in slices of whole files (a reference's result depends only on it and the
@@ -347,10 +349,10 @@ def resolve(
     ]
     mark("resolve: declares, mentions")
     # Unsorted and lazy: the indexer sorts the final edge table once.
-    cols = dict(list(EDGES.items())[:-1])
     edges = pl.concat(
-        [e.lazy().select(list(cols)).cast(cols) for e in out] + [c.cast(cols) for c in calls]
-    ).with_columns(producer=pl.lit(PRODUCER))
+        [conform_edges(e.lazy().with_columns(producer=pl.lit(PRODUCER))) for e in out]
+        + [conform_edges(c.with_columns(producer=pl.lit(PRODUCER))) for c in calls]
+    )
     return edges, stubs
 
 

@@ -8,7 +8,9 @@ equals a full rebuild.
 from __future__ import annotations
 
 import contextlib
+import functools
 import glob
+import hashlib
 import os
 import shutil
 import sys
@@ -24,8 +26,9 @@ from ctxframe._core.config import load_config
 from ctxframe._core.errors import RepoNotFound, StoreCorrupt, StoreNotFound
 from ctxframe._core.frames import sort_ranges, spread
 from ctxframe._core.languages import LANGUAGES
-from ctxframe._core.schema import EDGES, FILES, NODES, PRODUCER, SCHEMA_VERSION
+from ctxframe._core.schema import EDGES, FILES, NODES, PRODUCER, SCHEMA_VERSION, conform_edges
 from ctxframe._core.trace import mark as _trace
+from ctxframe._ingest import testcov as _testcov
 from ctxframe._ingest.adapters import AdapterRun, Started
 from ctxframe._ingest.adapters import discover as discover_adapters
 from ctxframe._ingest.boundaries import code as boundary_code
@@ -44,6 +47,7 @@ from ctxframe._ingest.redact import redact_frame, redact_rows
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk, walk_paths
 from ctxframe._rank.fields import TokenTable, body_counts, token_table
 from ctxframe._render.html import render
+from ctxframe._resolve import covers as _covers
 from ctxframe._resolve.boundaries import merge_boundaries
 from ctxframe._resolve.resolve import Previous, resolve
 from ctxframe._store import coverage as _coverage
@@ -68,7 +72,7 @@ _REF_SCHEMA = {
 _DEF_SCHEMA = {c: NODES[c] for c in DEF_FRAME_COLUMNS}
 _REDACTED_REFS = ("name", "receiver", "arg", "module", "alias")
 _CONTENT_SCHEMA = {"node_id": pl.String, "text": pl.String}
-_STORED = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
+_STORED = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges", "coverage")
 
 
 PARSE_ERROR_FILES = 5  # files named in the report's parse-error line
@@ -293,6 +297,33 @@ def _done(value):
     return future
 
 
+@functools.cache
+def code_fingerprint() -> str:
+    """The extraction cache's fingerprint of the code that makes rows, and the resolver's
+    source: a store made by other code is indexed again whole, not patched."""
+    h = hashlib.blake2b(_xcache.fingerprint().encode(), digest_size=16)
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_resolve")
+    for name in sorted(os.listdir(here)):
+        if name.endswith(".py"):
+            with open(os.path.join(here, name), "rb") as fh:
+                h.update(fh.read())
+    return h.hexdigest()
+
+
+def _coverage_stamp(run: _Run) -> dict | None:
+    return run.coverage.stamp() if run.coverage is not None else None
+
+
+def _coverage_rows(run: _Run, nodes: pl.DataFrame, files: pl.DataFrame):
+    """(covers edges, coverage table) from the run's coverage data (both empty without)."""
+    if run.coverage is None:
+        return pl.DataFrame(schema=EDGES).drop("producer"), pl.DataFrame(schema=_covers.TABLE)
+    measured = _testcov.read(run.coverage, run.root, files["path"])
+    edges, table = _covers.covers(measured, nodes, files, run.coverage.mtime_ns)
+    _trace("coverage")
+    return edges.with_columns(producer=pl.lit(PRODUCER + ".coverage")), table
+
+
 def _load_previous(store: str) -> _Stored | None:
     """The previous version, its part sizes checked (hashes are checked as parts are read or
     kept); None when there is none. Damage raises StoreCorrupt (the caller rebuilds)."""
@@ -302,6 +333,8 @@ def _load_previous(store: str) -> _Stored | None:
         return None
     if snap.version is None:  # a store from before versions: rebuilt once (hashes, redaction)
         return None
+    if snap.meta.get("code") != code_fingerprint():
+        return None  # made by other extraction or resolution code: its rows are not these
     if not _store.has_metrics(snap):  # from before the function metrics: rebuilt once
         return None
     for name in _STORED:
@@ -518,6 +551,7 @@ def index(
     processes: int | None = None,
     changed: Collection[str] | None = None,
     cache: bool = True,
+    coverage: str | bool | None = None,
 ) -> IndexReport:
     """Index the repository at `path` into its store (incremental unless `rebuild`); files
     are parsed in `processes` worker processes (default: one per core; 1: in this process).
@@ -531,7 +565,11 @@ def index(
     stored row. None walks the whole tree.
 
     `cache`: take the rows of files whose bytes were extracted before (by any index on this
-    machine) from the extraction cache, and add the others' (ctxframe._store.xcache)."""
+    machine) from the extraction cache, and add the others' (ctxframe._store.xcache).
+
+    `coverage`: a coverage data file to read into `covers` edges and the coverage table
+    (ctxframe._ingest.testcov); None reads `.coverage`, `coverage.xml` or `lcov.info` when one
+    is at the root; False reads none."""
     t0 = time.perf_counter()
     if not os.path.isdir(path):
         raise RepoNotFound(f"{path} is not a directory: pass the root of a source repository")
@@ -548,12 +586,14 @@ def index(
             run.processes = processes
             run.changed = _relative(changed)
             run.cache = cache
+            given = coverage if isinstance(coverage, str) else None
+            run.coverage = _testcov.find(root, given, enabled=coverage is not False)
             try:
                 report = _index(run, rebuild)
             except StoreCorrupt as exc:
                 shutil.rmtree(spill, ignore_errors=True)
                 os.makedirs(spill, exist_ok=True)
-                run = _Run(run.root, store, run.progress, dial, spill)
+                run = _Run(run.root, store, run.progress, dial, spill, coverage=run.coverage)
                 run.processes = processes
                 run.cache = cache
                 report = _index(run, rebuild=True)
@@ -603,6 +643,7 @@ class _Run:
     # token table can drop each as it takes it; a scan of a scratch file in a large run)
     content: list[pl.DataFrame | pl.LazyFrame] = field(default_factory=list)
     cache: bool = True  # use the extraction cache (ctxframe._store.xcache)
+    coverage: _testcov.Source | None = None  # coverage data read into `covers` edges
     cached: int = 0  # files whose rows the extraction cache gave
     adapters: Started | None = None  # the repository's adapters, running since the start
 
@@ -825,7 +866,8 @@ def _unchanged(run: _Run) -> IndexReport | None:
 
     meta = prev.meta
     same_meta = (
-        meta.get("root") == run.root
+        meta.get("coverage") == _coverage_stamp(run)
+        and meta.get("root") == run.root
         and meta.get("ctxframe_version") == __version__
         and meta.get("schema_version") == SCHEMA_VERSION
         and isinstance(meta.get("coverage_counts"), list)
@@ -846,6 +888,8 @@ def _try_delta(run: _Run) -> IndexReport | None:
     """The fast path (ctxframe._store.delta): only the changed files' rows replaced, the other
     tables kept as stored. None when it does not apply."""
     prev, files, batches = run.prev, run.files, run.batches
+    if run.coverage is not None or prev.meta.get("coverage"):
+        return None  # tests' lines matched to code: drawn again over the new code
     delta = _delta.update(
         prev,
         files,
@@ -976,13 +1020,15 @@ def _full(run: _Run) -> IndexReport:
             .sort("id")
         )
         del defs
-        staged.put({"nodes": nodes})
+        cov_edges, cov_table = _coverage_rows(run, nodes, files)
+        staged.put({"nodes": nodes, "coverage": cov_table})
         # The report reads only these; the token table reads its columns back from the parts
         # written, a slice at a time, once the edges (the peak: the sort) are gone.
         nodes = nodes.select("id", "kind", "label", "language", "path", "producer", "transport")
         _trace("nodes")
-        sources = [edges, bedges.lazy(), extra_e.lazy()]
-        del edges, bedges, extra_e
+        sources = [edges, conform_edges(bedges.lazy()), conform_edges(extra_e.lazy()),
+                   conform_edges(cov_edges.lazy())]  # fmt: skip
+        del edges, bedges, extra_e, cov_edges
         edges = _sorted_edges(sources)
         _trace("nodes+edges")
         report, meta = _report(
@@ -1032,7 +1078,7 @@ def _extra(run: _Run, defs, stubs, bnodes, edges, bedges):
         extra_n, extra_e, adapters_report, dial_report = extra_rows(
             run.root,
             pl.concat([run.file_nodes["id"], defs["id"], stubs["id"], bnodes["id"]]),
-            pl.concat([edges.select(EDGES.names()).collect(), bedges.select(EDGES.names())]),
+            pl.concat([conform_edges(edges).collect(), conform_edges(bedges)]),
             bnodes.filter(pl.col("kind") == "env"),
             dial=run.dial,
             adapters=run.adapters,
@@ -1169,6 +1215,8 @@ def _report(
 
     meta = {
         "ctxframe_version": __version__,
+        "code": code_fingerprint(),
+        "coverage": _coverage_stamp(run),
         "root": root,
         "git_head": git_head(root),
         "indexed_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -48,21 +48,30 @@ from ctxframe._core.errors import (
     StoreVersionError,
     StoreWriteError,
 )
-from ctxframe._core.schema import EDGES, FILES, NODES, SCHEMA_VERSION, TOKENS, VOCAB
+from ctxframe._core.schema import (
+    EDGES,
+    FILES,
+    NODES,
+    SCHEMA_VERSION,
+    TOKENS,
+    VOCAB,
+    conform_edges,
+)
 from ctxframe._store import parts as _parts
 from ctxframe._store import tokenparts as _tokenparts
 
 META = "meta.json"
 CURRENT = "current"
 LEGACY_SCHEMA = 2  # tables directly in the store directory, no hashes
-READABLE = (SCHEMA_VERSION, 6, 5, 4, LEGACY_SCHEMA)  # 6: no function metrics; 5: tokens in one
-# part; 4: a file per table
-TABLES = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
+# 7: nodes without the function metrics; 6: also edges without `via` and `bound`; 5: tokens in
+# one part; 4: a file per table
+READABLE = (SCHEMA_VERSION, 7, 6, 5, 4, LEGACY_SCHEMA)
+TABLES = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges", "coverage")
 CONTRACT = {"nodes": NODES, "edges": EDGES, "files": FILES, "tokens": TOKENS, "vocab": VOCAB}
-# The per-file boundary rows (internal, tiny, rewritten by most runs) are Arrow IPC; every
-# other table is Parquet. A table in the other format (an older store's) is read, and
-# converted by the next index.
-IPC = frozenset({"bnodes", "bedges"})
+# The per-file boundary rows and the coverage table (internal, small, rewritten by most runs)
+# are Arrow IPC; every other table is Parquet. A table in the other format (an older store's)
+# is read, and converted by the next index.
+IPC = frozenset({"bnodes", "bedges", "coverage"})
 _FIX = "run `ctxframe index` to rebuild it"
 _READ_RETRIES = 8
 
@@ -375,9 +384,18 @@ class Snapshot:
         # one chunk, as a table in one file reads: chunked columns make every later gather slow
         frame = frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=True)
         want = CONTRACT.get(name)
+        if name == "edges" and frame.schema != want and self._older_edges(frame):
+            frame = conform_edges(frame)
         if want is not None and frame.schema != want:
             raise _damaged(self.store, f"{name} has columns {list(frame.schema)}, not the schema")
         return frame
+
+    def _older_edges(self, frame: pl.DataFrame) -> bool:
+        """Edges of a store before `via` and `bound` (schema 6 and older): read with them null."""
+        version = self.meta.get("schema_version")
+        return isinstance(version, int) and version < 7 and list(frame.schema) == [
+            c for c in EDGES.names() if c not in ("via", "bound")
+        ]
 
     def local_tokens(self) -> bool:
         """Whether `tokens` and `vocab` are stored in the nodes' parts, each part with codes
