@@ -404,6 +404,11 @@ def dead_and_untested(parts: set[str]) -> dict:
                          f"(finds {u['high'] - u['high_ran']} of {u['not_run']} not run)",
                          "<= 10 %",
                          u["high_share"] is not None and u["high_share"] <= TARGET_UNTESTED_RAN))
+            rows.append((f"untested with coverage data indexed that tests run, {p['project']}",
+                         f"{u['measured_ran']}/{u['measured']} = {_pct(u['measured_share'])} "
+                         f"(finds {u['measured'] - u['measured_ran']} of {u['not_run']} not run)",
+                         "<= 10 %", u["measured_share"] is not None
+                         and u["measured_share"] <= TARGET_UNTESTED_RAN))
             rows.append((f"untested (all graph claims) that tests run, {p['project']}",
                          f"{u['all_ran']}/{u['all']} = {_pct(u['all_share'])} "
                          f"(finds {u['all'] - u['all_ran']} of {u['not_run']} not run)",
@@ -488,6 +493,14 @@ def _against_coverage(runs, name: str) -> dict:
 
     hr, hn, high_ids = claim_ran(u.filter(pl.col("confidence") == "high"))
     ar, an, _ = claim_ran(u)
+    # the same with the suite's coverage data in the index (ctxframe index --coverage): the
+    # claims are measured
+    import ctxframe as cf
+
+    gc = cf.index(str(tree), store=str(c.cache_dir() / "audit-stores" / f"trc-{project.key}"),
+                  progress=False, coverage=str(data))  # fmt: skip
+    uc = gc.audit("untested").untested.filter(inside)
+    mr, mn, _ = claim_ran(uc.filter(pl.col("confidence") == "measured"))
     # the functions of the package no test ran: what a perfect claim would list
     lib = a.complexity.filter(inside & ~pl.col("is_test"))
     not_run = sum(
@@ -509,6 +522,7 @@ def _against_coverage(runs, name: str) -> dict:
         "untested": {
             "high": hn, "high_ran": hr, "high_share": _share(hr, hn), "high_ran_ids": high_ids[:30],
             "all": an, "all_ran": ar, "all_share": _share(ar, an), "not_run": not_run,
+            "measured": mn, "measured_ran": mr, "measured_share": _share(mr, mn),
         },
     }  # fmt: skip
 
