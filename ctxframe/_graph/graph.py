@@ -788,11 +788,22 @@ class Graph:
             root=self.root,
             config=parse(cfg.extra.get("audit"), cfg.source),
             coverage=self._measured_coverage(),
-            test_reach=self._lookups.test_reach,
+            test_reach=self._test_reach_pairs,
             refs=self._import_refs,
             memo=self._version_memo,
         )
         return run(given, sections)
+
+    def _test_reach_pairs(self):
+        """The graph's test reach (what change-plan reads), its (row, test file) pairs kept in
+        this version's cache: an audit in a new process reads them instead of walking."""
+        from types import SimpleNamespace
+
+        built = self._lookups.__dict__.get("_test_reach_False")
+        if built is not None:
+            return built
+        pairs = self._version_memo("audit_test_reach", lambda: self._lookups.test_reach().pairs)
+        return SimpleNamespace(pairs=pairs)
 
     def _version_memo(self, name: str, build: Callable[[], pl.DataFrame | None]):
         """A frame kept in this version's cache (built once per version, best effort)."""
