@@ -117,11 +117,12 @@ def _short(text: str, n: int) -> str:
 
 
 def package_graph(packages: list[dict], edges: list[dict], *, title: str,
-                  limit: int = 30) -> str:  # fmt: skip
+                  limit: int = 30, max_width: float = 1100) -> str:  # fmt: skip
     """Packages (dicts with `package`, `lines`, `cycle`) and their dependencies (`src`, `dst`,
     `weight`, `in_cycle`) as an SVG: importers above what they import, a package's box as
-    wide as its name, packages in a cycle and the edges that close it in red. At most `limit`
-    packages (the largest); the rest are counted in the title."""
+    wide as its name, packages in a cycle and the edges that close it in red; a layer wider
+    than `max_width` pixels wraps. At most `limit` packages (the largest); the rest are
+    counted in the title."""
     shown = sorted(packages, key=lambda p: (-(p.get("lines") or 0), p["package"]))[:limit]
     names = [p["package"] for p in shown]
     keep = set(names)
@@ -130,11 +131,20 @@ def package_graph(packages: list[dict], edges: list[dict], *, title: str,
     order = _order(names, es, layer)
     box_h, gap_x, gap_y, pad = 26, 18, 70, 24
     width_of = {n: 7.2 * len(n) + 18 for n in names}
-    rows: dict[int, list[str]] = {}
+    by_layer: dict[int, list[str]] = {}
     for n in names:
-        rows.setdefault(layer[n], []).append(n)
-    for k in rows:
-        rows[k].sort(key=lambda n: order[n])
+        by_layer.setdefault(layer[n], []).append(n)
+    # a layer wider than the page (a cycle of many modules) wraps onto rows of its own
+    rows: dict[int, list[str]] = {}
+    for k in sorted(by_layer):
+        line: list[str] = []
+        for n in sorted(by_layer[k], key=lambda n: order[n]):
+            width = sum(width_of[m] + gap_x for m in line) + width_of[n]
+            if line and width > max_width:
+                rows[len(rows)] = line
+                line = []
+            line.append(n)
+        rows[len(rows)] = line
     row_w = {k: sum(width_of[n] for n in v) + gap_x * (len(v) - 1) for k, v in rows.items()}
     more = len(packages) - len(shown)
     head = f"{title}" + (f" (the {len(shown)} largest of {len(packages)})" if more else "")
