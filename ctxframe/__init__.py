@@ -50,6 +50,7 @@ _LAZY = {
     "Boundaries": ("ctxframe._graph.verbs", "Boundaries"),
     "Neighbourhood": ("ctxframe._graph.neighbourhood", "Neighbourhood"),
     "Picture": ("ctxframe._render.picture", "Picture"),
+    "Audit": ("ctxframe._audit.audit", "Audit"),
     "Evaluation": ("ctxframe._apps.eval", "Evaluation"),
     "Exported": ("ctxframe._store.export", "Exported"),
     "Catalog": ("ctxframe._apps.catalog", "Catalog"),
@@ -154,6 +155,7 @@ def status(path: str = ".", *, store: str | None = None) -> "Status":
 
 __all__ = [
     "Affected",
+    "Audit",
     "Boundaries",
     "Card",
     "Catalog",

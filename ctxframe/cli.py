@@ -176,6 +176,22 @@ def _parser() -> argparse.ArgumentParser:
     _add_repo(p)
     _add_budget(p)
 
+    p = sub.add_parser(
+        "audit", help="architecture, cycles, complexity, dead and untested code, risk"
+    )
+    _add_repo(p)
+    _add_budget(p)
+    p.add_argument("--html", default=None, metavar="FILE", help="write the report page here")
+    p.add_argument("--md", default=None, metavar="FILE", help="write the Markdown report here")
+    p.add_argument(
+        "--section",
+        action="append",
+        default=None,
+        help="only this section (repeat): architecture, cycles, contracts, complexity, dead, "
+        "untested, risk, boundaries",
+    )
+    p.add_argument("--limit", type=int, default=100, help="rows per table in --json (default 100)")
+
     p = sub.add_parser("adapters", help="the programs in .ctxframe/adapters/")
     asub = p.add_subparsers(dest="adapters_command", required=True, metavar="ACTION")
     c = asub.add_parser("check", help="run and validate every adapter without indexing")
@@ -651,6 +667,25 @@ def _cold_card(a) -> int | None:
     return out[1]
 
 
+def _cmd_audit(a) -> int:
+    g = _open(a)
+    res = g.audit(a.section)
+    wrote = []
+    if a.html:
+        wrote.append(res.to_html(a.html))
+    if a.md:
+        with open(a.md, "w", encoding="utf-8") as fh:
+            fh.write(res.to_markdown())
+        wrote.append(a.md)
+    if a.json:
+        print(json.dumps(res.to_dict(rows=max(0, a.limit)), indent=2, default=str))
+    else:
+        print(res.render(budget_tokens=a.budget) if a.budget else res.render())
+        for path in wrote:
+            print(f"wrote {path}")
+    return 0
+
+
 def _verb(a) -> int:
     if a.command == "card":
         code = _cold_card(a)
@@ -697,6 +732,7 @@ _COMMANDS["adapters"] = _cmd_adapters
 _COMMANDS["catalog"] = _cmd_catalog
 _COMMANDS["cache"] = _cmd_cache
 _COMMANDS.update(context=_cmd_context, mcp=_cmd_mcp, hook=_cmd_hook, watch=_cmd_watch)
+_COMMANDS["audit"] = _cmd_audit
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 
 

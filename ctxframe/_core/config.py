@@ -26,6 +26,8 @@ class Config:
 
 
 _KEYS = {"exclude", "deprioritize", "project_tokens"}
+# tables other stages read and check themselves, kept as written in `Config.extra`
+_TABLES = {"audit"}  # ctxframe._audit.config
 
 
 def _pyproject_table(path: str) -> dict:
@@ -55,12 +57,17 @@ def load_config(root: str) -> Config:
             source = pyproject if table else None
     except (tomllib.TOMLDecodeError, OSError, RecursionError) as exc:
         raise ConfigError(f"cannot read {source or own}: {exc}; fix the TOML and re-run") from exc
-    unknown = set(table) - _KEYS
+    unknown = set(table) - _KEYS - _TABLES
     if unknown:
         raise ConfigError(
             f"{source}: unknown setting(s) {', '.join(sorted(unknown))}; "
-            f"known: {', '.join(sorted(_KEYS))}"
+            f"known: {', '.join(sorted(_KEYS | _TABLES))}"
         )
+    extra = {}
+    for key in _TABLES & set(table):
+        if not isinstance(table[key], dict):
+            raise ConfigError(f"{source}: `{key}` must be a table ([{key}])")
+        extra[key] = table[key]
     out = {}
     for key in _KEYS:
         value = table.get(key, [])
@@ -69,4 +76,4 @@ def load_config(root: str) -> Config:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{source}: `{key}` must be a list of strings")
         out[key] = tuple(value)
-    return Config(**out, source=source)
+    return Config(**out, source=source, extra=extra)

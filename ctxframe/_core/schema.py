@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import polars as pl
 
-# 7: edges' `via` and `bound`; 6: tokens in the nodes' parts; 5: tables as datasets in parts;
-# 4: tokens as codes + vocab; 3: versions
-SCHEMA_VERSION = 7
+# 8: function metrics (cyclomatic, nesting, params, decorators, unreachable); 7: edges' `via`
+# and `bound`; 6: tokens in the nodes' parts; 5: tables as datasets in parts; 4: tokens as
+# codes + vocab; 3: versions
+SCHEMA_VERSION = 8
 
 NODE_KINDS = (
     "file",
@@ -58,6 +59,12 @@ NODES = pl.Schema(
         "transport": pl.String,  # network.http | config.env | process.exec | package | k8s …
         "direction": pl.String,  # consumes | provides
         "secret": pl.Boolean,  # by name only; a secret's value is never stored
+        # functions and methods (ctxframe._ingest.metrics); null for other nodes
+        "cyclomatic": pl.Int32,  # lizard's cyclomatic number
+        "nesting": pl.Int32,  # deepest nesting of control structures
+        "params": pl.Int32,  # parameters declared
+        "decorators": pl.String,  # decorators, annotations, attributes: dotted names, "," between
+        "unreachable": pl.Int32,  # first line of its body after a return/raise/break/continue
     }
 )
 

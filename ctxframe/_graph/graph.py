@@ -34,6 +34,7 @@ from ctxframe._store.coverage import coverage
 from ctxframe._store.export import Exported, export
 
 if TYPE_CHECKING:
+    from ctxframe._audit import Audit
     from ctxframe._graph.live import GraphWatch
     from ctxframe._store.build import IndexReport
 
@@ -770,6 +771,60 @@ class Graph:
         """Per language: files, parse errors, nodes (by kind) and the share of call sites
         resolved EXTRACTED or INFERRED (see ctxframe._store.coverage)."""
         return coverage(self.nodes, self.edges, self.files)
+
+    @_live
+    def audit(self, sections: str | list[str] | None = None) -> Audit:
+        """The audit of this graph: architecture (package graph, import cycles, contracts),
+        complexity, dead and untested code, risk and boundaries — a Polars frame per finding
+        (docs/audit.md) with a summary, shown in notebooks, `.to_html(path)`,
+        `.to_markdown()`, `.export(dir)`. `sections` asks for some only (`"cycles"`)."""
+        from ctxframe._audit import AuditInput, parse, run
+
+        cfg = self.config
+        given = AuditInput(
+            nodes=self.nodes,
+            edges=self.edges,
+            files=self.files,
+            root=self.root,
+            config=parse(cfg.extra.get("audit"), cfg.source),
+            coverage=self._measured_coverage(),
+            test_reach=self._test_reach_pairs,
+            refs=self._import_refs,
+            memo=self._version_memo,
+        )
+        return run(given, sections)
+
+    def _test_reach_pairs(self):
+        """The graph's test reach (what change-plan reads), its (row, test file) pairs kept in
+        this version's cache: an audit in a new process reads them instead of walking."""
+        from types import SimpleNamespace
+
+        built = self._lookups.__dict__.get("_test_reach_False")
+        if built is not None:
+            return built
+        pairs = self._version_memo("audit_test_reach", lambda: self._lookups.test_reach().pairs)
+        return SimpleNamespace(pairs=pairs)
+
+    def _version_memo(self, name: str, build: Callable[[], pl.DataFrame | None]):
+        """A frame kept in this version's cache (built once per version, best effort)."""
+        got = _cache.load(self._cache_dir, (name,))
+        if got is not None:
+            return got[name]
+        frame = build()
+        if frame is not None:
+            _cache.save(self._cache_dir, {name: frame})
+        return frame
+
+    def _measured_coverage(self) -> pl.DataFrame | None:
+        """The coverage data the index read (`test_coverage`), None when it read none."""
+        table = self.test_coverage
+        return table if table.height else None
+
+    def _import_refs(self) -> pl.DataFrame | None:
+        """The raw import references (internal `refs` table), None when the store has none."""
+        if not self._snap.has("refs"):
+            return None
+        return self._snap.scan("refs").filter(pl.col("kind") == "import").collect()
 
     @_live
     def neighbourhood(

@@ -22,6 +22,7 @@ from ctxframe._ingest import isolate
 from ctxframe._ingest.boundaries.calls import CALL_NAMES
 from ctxframe._ingest.content import CONTENT_COLUMNS, own_text
 from ctxframe._ingest.lang import ecmascript, others, python, python_facts, rust, sql
+from ctxframe._ingest.metrics import METRIC_COLUMNS, NO_METRICS, measure
 
 MAX_FILE_BYTES = 1_000_000
 _SIG_CHARS = 200
@@ -45,6 +46,9 @@ DEF_COLUMNS = (
     "id", "kind", "label", "qualname", "language", "path",
     "line_start", "line_end", "signature", "doc", "parent",
 )  # fmt: skip
+# The definitions' columns as a batch holds them: the rows' own, then the function metrics
+# (ctxframe._ingest.metrics), kept beside the rows by id.
+DEF_FRAME_COLUMNS = DEF_COLUMNS + METRIC_COLUMNS
 REF_COLUMNS = (
     "src", "path", "language", "kind", "name", "receiver", "scope", "line",
     "module", "alias", "candidates", "sub_candidates", "arg", "arg_name", "decorates",
@@ -68,6 +72,7 @@ class FileResult:
     boundary_nodes: list[dict] = field(default_factory=list)  # manifests, k8s, env files…
     boundary_edges: list[dict] = field(default_factory=list)
     content: list[tuple] = field(default_factory=list)  # (node_id, own text): _ingest.content
+    metrics: dict[str, tuple] = field(default_factory=dict)  # id -> METRIC_COLUMNS values
 
 
 @dataclass
@@ -200,6 +205,7 @@ def extract_batch(
     try:
         files: list[FileResult] = []
         defs: list[list] = [[] for _ in DEF_COLUMNS]
+        metric_cols: list[list] = [[] for _ in METRIC_COLUMNS]
         refs: list[list] = [[] for _ in REF_COLUMNS]
         bnodes: list[dict] = []
         bedges: list[dict] = []
@@ -210,13 +216,16 @@ def extract_batch(
             except Exception as exc:  # one bad file is skipped with the reason, never fatal
                 f = FileResult(path=p, skip_reason=isolate.skip_reason(exc))
             _add_rows(defs, f.defs)
+            got = f.metrics
+            _add_rows(metric_cols, [got.get(row[0], NO_METRICS) for row in f.defs])
             _add_rows(refs, f.refs)
             _add_rows(content, f.content)
             bnodes += f.boundary_nodes
             bedges += f.boundary_edges
             f.defs, f.refs, f.boundary_nodes, f.boundary_edges, f.content = [], [], [], [], []
+            f.metrics = {}
             files.append(f)
-        defs_cols = _columns(defs, DEF_COLUMNS, packed)
+        defs_cols = _columns(defs + metric_cols, DEF_FRAME_COLUMNS, packed)
         refs_cols = _columns(refs, REF_COLUMNS, packed)
         content_cols = _columns(content, CONTENT_COLUMNS, packed)
     finally:
@@ -308,7 +317,10 @@ def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None
         defs.extend(sql.procedures(data, defs))
     python_ = pack is None and lang.name == "python"
     decorators = _has_decorators(parser.language)
-    _Builder(res, lang, data, python=python_, decorators=decorators).build(defs, refs, flows)
+    builder = _Builder(res, lang, data, python=python_, decorators=decorators)
+    builder.build(defs, refs, flows)
+    if pack is None:
+        res.metrics = measure(lang, root, builder.items, builder.text)
     if python_:
         _scripts(res, root, data)
 
@@ -411,7 +423,7 @@ class _Builder:
     def build(self, defs: list, refs: list, flows: dict | None = None) -> None:
         """`defs` and `refs` hold (kind, captured node, captures) per match; `flows` (Python)
         the value-flow statements' nodes by kind."""
-        items = self._definitions(defs)
+        items = self.items = self._definitions(defs)
         self._emit_defs(items)
         self.decorations = python.decorations(items) if self.python else None
         self.recv_vars = any(item["recv_var"] for item in items)  # Go: `func (s *T) m()`

@@ -34,7 +34,15 @@ from ctxframe._ingest.adapters import discover as discover_adapters
 from ctxframe._ingest.boundaries import code as boundary_code
 from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
 from ctxframe._ingest.content import CONTENT_COLUMNS
-from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
+from ctxframe._ingest.extract import (
+    _NULL,
+    _SEP,
+    _UNCHANGED,
+    DEF_FRAME_COLUMNS,
+    Batch,
+    extract_batch,
+)
+from ctxframe._ingest.metrics import METRIC_COLUMNS
 from ctxframe._ingest.redact import redact_frame, redact_rows
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk, walk_paths
 from ctxframe._rank.fields import TokenTable, body_counts, token_table
@@ -61,7 +69,7 @@ _REF_SCHEMA = {
     "sub_candidates": pl.String, "arg": pl.String, "arg_name": pl.String,
     "decorates": pl.String,
 }  # fmt: skip
-_DEF_SCHEMA = {c: NODES[c] for c in DEF_COLUMNS}
+_DEF_SCHEMA = {c: NODES[c] for c in DEF_FRAME_COLUMNS}
 _REDACTED_REFS = ("name", "receiver", "arg", "module", "alias")
 _CONTENT_SCHEMA = {"node_id": pl.String, "text": pl.String}
 _STORED = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges", "coverage")
@@ -327,6 +335,8 @@ def _load_previous(store: str) -> _Stored | None:
         return None
     if snap.meta.get("code") != code_fingerprint():
         return None  # made by other extraction or resolution code: its rows are not these
+    if not _store.has_metrics(snap):  # from before the function metrics: rebuilt once
+        return None
     for name in _STORED:
         if not snap.has(name):
             exc = StoreCorrupt(f"the store at {store} is damaged (table {name} is missing)")
@@ -840,6 +850,7 @@ def _files_table(run: _Run) -> None:
         pl.lit(None, pl.String).alias("signature"),
         pl.lit(None, pl.String).alias("doc"),
         pl.lit(None, pl.String).alias("parent"),
+        *(pl.lit(None, NODES[c]).alias(c) for c in METRIC_COLUMNS),
     )
     run.gomods = _gomods(run.root, indexed["path"].to_list())
 
@@ -966,7 +977,7 @@ def _full(run: _Run) -> IndexReport:
             & (pl.col("producer") == PRODUCER)
             & pl.col("transport").is_null()
         )
-        .select(DEF_COLUMNS)
+        .select(DEF_FRAME_COLUMNS)
         if prev
         else _empty(_DEF_SCHEMA)
     )

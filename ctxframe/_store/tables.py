@@ -63,8 +63,9 @@ from ctxframe._store import tokenparts as _tokenparts
 META = "meta.json"
 CURRENT = "current"
 LEGACY_SCHEMA = 2  # tables directly in the store directory, no hashes
-# 6: edges without `via` and `bound`; 5: tokens in one part; 4: a file per table
-READABLE = (SCHEMA_VERSION, 6, 5, 4, LEGACY_SCHEMA)
+# 7: nodes without the function metrics; 6: also edges without `via` and `bound`; 5: tokens in
+# one part; 4: a file per table
+READABLE = (SCHEMA_VERSION, 7, 6, 5, 4, LEGACY_SCHEMA)
 TABLES = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges", "coverage")
 CONTRACT = {"nodes": NODES, "edges": EDGES, "files": FILES, "tokens": TOKENS, "vocab": VOCAB}
 # The per-file boundary rows and the coverage table (internal, small, rewritten by most runs)
@@ -362,6 +363,8 @@ class Snapshot:
             frame = pl.read_ipc(buf) if rel.endswith(".arrow") else pl.read_parquet(buf)
         except Exception as exc:  # any decoder error: the bytes are not a table
             raise _damaged(self.store, f"{rel}: {_short(exc)}") from None
+        if rel.startswith("nodes") and frame.width < len(NODES):
+            frame = with_metric_columns(frame)
         if self.version is not None:
             _MEMO.put(self.parts[rel], frame)
         return frame
@@ -522,6 +525,23 @@ def read_meta(path: str) -> dict:
 def read_table(path: str, name: str) -> pl.DataFrame:
     """One table of the store's current version."""
     return Snapshot(path).read(name)
+
+
+def with_metric_columns(nodes: pl.DataFrame) -> pl.DataFrame:
+    """Nodes written before the function metrics (schema 6 and older), read as they are:
+    the metric columns null. The next `index` rebuilds such a store."""
+    missing = [c for c in NODES.names() if c not in nodes.columns]
+    return nodes.with_columns(pl.lit(None, NODES[c]).alias(c) for c in missing).select(
+        NODES.names()
+    )
+
+
+def has_metrics(snap: Snapshot) -> bool:
+    """Whether the version's nodes hold the function metrics (schema 7 and later)."""
+    try:
+        return set(NODES.names()) <= set(snap.scan("nodes", verify=False).collect_schema())
+    except Exception:
+        return False
 
 
 def scan_table(path: str, name: str) -> pl.LazyFrame:
