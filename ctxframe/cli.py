@@ -407,7 +407,13 @@ def _cmd_adapters(a) -> int:
 def _cmd_status(a) -> None:
     from ctxframe._store.status import status
 
-    _emit(status(_repo(a), store=a.store), a.json)
+    repo = _repo(a)
+    if a.store is None and os.path.isfile(os.path.join(repo, "catalog.json")):
+        from ctxframe._apps.catalog import Catalog
+
+        _emit(Catalog(repo).status(), a.json)  # each repository's freshness
+        return
+    _emit(status(repo, store=a.store), a.json)
 
 
 def _cmd_export(a) -> None:
@@ -615,7 +621,7 @@ def _cmd_watch(a) -> int:
 def _cold_card(a) -> int | None:
     """`card` from the card cache of the store's version, without loading Polars (a fresh
     process answers in a fraction of the normal path's time); None: take the normal path."""
-    from ctxframe._core.config import default_store
+    from ctxframe._core.config import default_store, find_root
     from ctxframe._graph.coldcard import answer
 
     repo = _repo(a)
@@ -624,7 +630,7 @@ def _cold_card(a) -> int | None:
         if os.path.isfile(os.path.join(repo, "catalog.json")):
             return None
         is_store = os.path.isfile(os.path.join(repo, "meta.json"))
-        store = repo if is_store else default_store(os.path.realpath(repo))
+        store = repo if is_store else default_store(find_root(repo))
     out = answer(
         os.path.abspath(store),
         a.name,

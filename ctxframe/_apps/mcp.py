@@ -22,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxframe._core.errors import CtxframeError, StoreNotFound
+from ctxframe._core.config import find_root
+from ctxframe._core.errors import CtxframeError, RepoNotFound, StoreNotFound
 from ctxframe._core.version import __version__
 from ctxframe._graph.context import DEFAULT_BUDGET_TOKENS
 from ctxframe._graph.graph import Graph
@@ -224,6 +225,10 @@ class LiveGraph:
 
     def __init__(self, repo: str = ".", store: str | None = None):
         root = os.path.realpath(repo)
+        if store is None and not os.path.isdir(root):
+            raise RepoNotFound(f"{repo} is not a directory: pass the root of an indexed repository")
+        if store is None:  # from a sub-directory too, as git does
+            root = find_root(root)
         self.root = root if os.path.isdir(root) else None
         self.store = os.path.abspath(store or _store.default_store(root))
         self._graph: Graph | None = None
@@ -243,7 +248,8 @@ class LiveGraph:
         now = self.stamp()
         if self._graph is None or now != self._stamp:
             self._graph = None
-            graph = Graph(self.store, root=self.root)  # raises when there is no index
+            # raises when there is no index
+            graph = Graph(self.root or self.store, store=self.store, root=self.root)
             self._graph, self._stamp = graph, now
             self.opened += 1
         return self._graph
