@@ -7,7 +7,16 @@ from functools import lru_cache
 from typing import Any
 
 from ctxframe._render.palette import kind_colour, text_colour
-from ctxframe._render.text import first_line, hit_name, location, name_of, one_line
+from ctxframe._render.text import (
+    callee_label,
+    doc_summary,
+    first_line,
+    hit_name,
+    location,
+    name_of,
+    one_line,
+    unresolved_tag,
+)
 
 
 def _conf_text(conf: str | None) -> str:
@@ -35,6 +44,9 @@ def environment():
         text_colour=text_colour,
         one_line=one_line,
         first_line=first_line,
+        doc_summary=doc_summary,
+        callee_label=callee_label,
+        unresolved_tag=unresolved_tag,
         conf_text=_conf_text,
     )
     return env
