@@ -169,3 +169,13 @@ def test_truncation_counts_the_rows_left_out(tmp_path: Path) -> None:
     assert 0 < shown < 120
     assert text.splitlines()[-1].startswith(f"… truncated: {120 - shown} more boundary rows")
     assert json.loads(json.dumps(res.to_dict()))["rows"][0]["identifier"] == "VAR_000"
+
+
+def test_a_query_hit_lists_builtins_as_builtins(g) -> None:
+    res = g.query("dispatch rule view functions", limit=3)
+    text, html = str(res), res._repr_html_()
+    assert "→ calls ValueError (builtin)" in text and "ValueError (builtin)" in html
+    assert "(unresolved)" not in text.split("→ calls self.ensure_sync")[0].split("dispatch")[-1]
+    assert "→ calls self.ensure_sync(…) (unresolved)" in text
+    ctx = g.context("dispatch rule view functions", budget_tokens=1500).render()
+    assert "calls ValueError (builtin)" in ctx and "calls ValueError (unresolved)" not in ctx

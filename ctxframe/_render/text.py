@@ -115,12 +115,16 @@ def unresolved_tag(label: str | None, language: str | None) -> str:
     return "builtin" if is_builtin(label, language) else "unresolved"
 
 
-def arrow_text(arrow: dict[str, Any]) -> str:
-    """`← calls checkout` for a 1-hop arrow, with its confidence when it is not EXTRACTED."""
-    text = f"{ARROWS.get(arrow['direction'], '-')} {arrow['edge_kind']} {arrow['other_label']}"
+def arrow_text(arrow: dict[str, Any], language: str | None = None) -> str:
+    """`← calls checkout` for a 1-hop arrow, with its confidence when it is not EXTRACTED; an
+    arrow to no node says `(builtin)` for a builtin of `language`, else `(unresolved)`."""
+    label = arrow["other_label"]
+    if arrow.get("other_id") is None:
+        label = callee_label(label)
+    text = f"{ARROWS.get(arrow['direction'], '-')} {arrow['edge_kind']} {label}"
     conf = arrow.get("confidence")
     if arrow.get("other_id") is None:
-        text += " (unresolved)"
+        text += f" ({unresolved_tag(arrow['other_label'], language)})"
     elif conf and conf != "EXTRACTED":
         text += f" ({conf.lower()})"
     return text
