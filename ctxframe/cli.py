@@ -21,6 +21,14 @@ def _add_repo(p: argparse.ArgumentParser, *, positional: bool = False) -> None:
         p.add_argument("old_path", nargs="?", default=None, help=argparse.SUPPRESS)
 
 
+# the ranking rules' registry (ctxframe._rank.rules.RULES; a test keeps the two equal)
+_RULE_NAMES = (
+    "idf-tiers (default), bm25, flat-name-bonus, bm25-file, bm25-file-src, bm25-symbol, "
+    "bm25-symbol-src"
+)
+_AMBIGUOUS_HELP = "also follow AMBIGUOUS edges (2-8 same-named candidates; left out by default)"
+
+
 def _tokens(text: str) -> int:
     """A `--budget`: a whole number of tokens, at least 1."""
     try:
@@ -90,7 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--rule",
         default=None,
-        help="idf-tiers (default), bm25, bm25-file, bm25-symbol, flat-name-bonus",
+        help=f"ranking rule: {_RULE_NAMES}",
     )
     p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
     p.add_argument(
@@ -99,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="only nodes of this kind (repeat, or comma-separated: --kind function,method,class)",
     )
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
     p.add_argument(
         "--abstain", action="store_true", help='say "no structural match" instead of weak hits'
     )
@@ -110,7 +118,7 @@ def _parser() -> argparse.ArgumentParser:
         "--rule",
         action="append",
         default=None,
-        help="rule to score (repeat; default: idf-tiers); a registry name or package.module:Name",
+        help=f"rule to score (repeat; default: idf-tiers): {_RULE_NAMES}, or package.module:Name",
     )
     p.add_argument(
         "--repo", default=None, help="repository for every question (default: each question's)"
@@ -125,28 +133,30 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="id, qualified name (Class.method) or label")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("affected", help="blast radius of a symbol or file")
     p.add_argument("name", help="symbol name or repo-relative file path")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--depth", type=int, default=3)
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument("--depth", type=int, default=3, help="hops to follow (default 3)")
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("path", help="shortest paths from symbol A to symbol B")
     p.add_argument("a")
     p.add_argument("b")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--undirected", action="store_true")
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument(
+        "--undirected", action="store_true", help="follow edges both ways (default: A to B)"
+    )
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("change-plan", help="what to check before editing a symbol")
     p.add_argument("name")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--depth", type=int, default=2)
+    p.add_argument("--depth", type=int, default=2, help="hops of the blast radius (default 2)")
 
     p = sub.add_parser("explain", help="a plain-language paragraph about a symbol or file")
     p.add_argument("name", help="symbol name or repo-relative file path")
@@ -236,7 +246,7 @@ def _catalog_parsers(sub) -> None:
     c.add_argument(
         "--executor",
         default="local",
-        help="local (default), dask://HOST:PORT or dask://local (needs ctxframe[dask])",
+        help="local (default), dask://HOST:PORT or dask://local (needs dask and distributed)",
     )
     common(c)
 
@@ -276,13 +286,13 @@ def _agent_parsers(sub) -> None:
         help="how the budget counts: chars/4 (default) or tiktoken if installed",
     )
     p.add_argument("--limit", type=int, default=None, help="hits ranked (default: by budget)")
-    p.add_argument("--rule", default=None, help="idf-tiers (default), bm25, flat-name-bonus")
+    p.add_argument("--rule", default=None, help=f"ranking rule: {_RULE_NAMES}")
     p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
     p.add_argument(
         "--abstain", action="store_true", help='say "no structural match" instead of weak hits'
     )
 
-    p = sub.add_parser("mcp", help="an MCP server over stdio (needs `pip install ctxframe[mcp]`)")
+    p = sub.add_parser("mcp", help="an MCP server over stdio (needs `pip install mcp`)")
     p.add_argument("--repo", default=".", help="repository root (default: current directory)")
     p.add_argument("--store", default=None, help="store directory (default: REPO/.ctxframe/graph)")
 

@@ -30,7 +30,7 @@ from ctxframe._store.status import Status, status
 if TYPE_CHECKING:
     from ctxframe._graph.catalog import CatalogGraph
 
-_DASK_HINT = "pip install 'ctxframe[dask]'"
+_DASK_HINT = "pip install dask distributed (in a ctxframe clone: pip install '.[dask]')"
 
 
 class Catalog:
