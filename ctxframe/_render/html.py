@@ -55,3 +55,8 @@ def environment():
 def render(template: str, **context: Any) -> str:
     """Render `templates/<template>.html.j2` with plain values (dicts, lists, numbers)."""
     return environment().get_template(f"{template}.html.j2").render(**context).strip()
+
+
+def render_svg(template: str, **context: Any) -> str:
+    """Render `templates/<template>.svg.j2` (autoescaped as XML: names never break out)."""
+    return environment().get_template(f"{template}.svg.j2").render(**context).strip()
