@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tests.test_picture_svg import coloured_pixels
+from tests.test_picture_svg import settled_pixels
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -82,7 +82,7 @@ def test_exported_notebook_shows_every_picture_without_javascript(path: Path, tm
         seen = []  # what is on screen there (the frame above the SVG is see-through)
         for i, el in enumerate(page.locator(".ctxframe-picture").all()):
             el.scroll_into_view_if_needed()
-            seen.append(coloured_pixels(el.screenshot(path=str(tmp_path / f"p{i}.png"))))
+            seen.append(settled_pixels(el, str(tmp_path / f"p{i}.png"), 5_000))
         page.screenshot(path=str(shots / f"43-{path.stem}.png"), full_page=True)
         browser.close()
     # notebook 01: four pictures and the explorer's (its snapshot holds one too)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from ctxframe._core import facts as F
+from ctxframe._core.frames import string_lists
 from ctxframe._core.paths import is_test_path_expr
 
 SEED = 0x5EED
@@ -290,8 +291,8 @@ def _expressions(keys: pl.DataFrame) -> pl.DataFrame:
         .explode("i")
     )
     return parts.select(
-        node=pl.col("p").list.head(pl.col("i") + 1).list.join(F.STEP),
-        parent=pl.col("p").list.head(pl.col("i")).list.join(F.STEP),
+        node=pl.col("p").list.head(pl.col("i") + 1).pipe(string_lists).list.join(F.STEP),
+        parent=pl.col("p").list.head(pl.col("i")).pipe(string_lists).list.join(F.STEP),
         step=pl.col("p").list.get(pl.col("i")),
     ).unique("node")
 
@@ -507,7 +508,7 @@ def _modules(files: pl.DataFrame) -> pl.DataFrame:
         .filter(pl.col("n") > 0)
         .with_columns(i=pl.int_ranges(1, pl.col("n") + 1))
         .explode("i")
-        .select(dir=pl.col("parts").list.slice(0, pl.col("i")).list.join("/"))
+        .select(dir=pl.col("parts").list.slice(0, pl.col("i")).pipe(string_lists).list.join("/"))
         .unique()
     )
     virtual = dirs.select(
@@ -611,3 +612,4 @@ def _star_flows(
         src=pl.col("exporter") + "|" + pl.col("name"),
         dst=pl.col("importer") + "|" + pl.col("name"),
     ).unique()
+
