@@ -21,6 +21,14 @@ def _add_repo(p: argparse.ArgumentParser, *, positional: bool = False) -> None:
         p.add_argument("old_path", nargs="?", default=None, help=argparse.SUPPRESS)
 
 
+# the ranking rules' registry (ctxframe._rank.rules.RULES; a test keeps the two equal)
+_RULE_NAMES = (
+    "idf-tiers (default), bm25, flat-name-bonus, bm25-file, bm25-file-src, bm25-symbol, "
+    "bm25-symbol-src"
+)
+_AMBIGUOUS_HELP = "also follow AMBIGUOUS edges (2-8 same-named candidates; left out by default)"
+
+
 def _tokens(text: str) -> int:
     """A `--budget`: a whole number of tokens, at least 1."""
     try:
@@ -100,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--rule",
         default=None,
-        help="idf-tiers (default), bm25, bm25-file, bm25-symbol, flat-name-bonus",
+        help=f"ranking rule: {_RULE_NAMES}",
     )
     p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
     p.add_argument(
@@ -109,7 +117,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="only nodes of this kind (repeat, or comma-separated: --kind function,method,class)",
     )
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
     p.add_argument(
         "--abstain", action="store_true", help='say "no structural match" instead of weak hits'
     )
@@ -120,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
         "--rule",
         action="append",
         default=None,
-        help="rule to score (repeat; default: idf-tiers); a registry name or package.module:Name",
+        help=f"rule to score (repeat; default: idf-tiers): {_RULE_NAMES}, or package.module:Name",
     )
     p.add_argument(
         "--repo", default=None, help="repository for every question (default: each question's)"
@@ -135,35 +143,37 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="id, qualified name (Class.method) or label")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("affected", help="blast radius of a symbol or file")
     p.add_argument("name", help="symbol name or repo-relative file path")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--depth", type=int, default=3)
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument("--depth", type=int, default=3, help="hops to follow (default 3)")
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("path", help="shortest paths from symbol A to symbol B")
     p.add_argument("a")
     p.add_argument("b")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--undirected", action="store_true")
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument(
+        "--undirected", action="store_true", help="follow edges both ways (default: A to B)"
+    )
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("change-plan", help="what to check before editing a symbol")
     p.add_argument("name")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--depth", type=int, default=2)
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument("--depth", type=int, default=2, help="hops of the blast radius (default 2)")
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("explain", help="a plain-language paragraph about a symbol or file")
     p.add_argument("name", help="symbol name or repo-relative file path")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("hubs", help="orientation: hubs, largest files, entry points, dirs")
     _add_repo(p)
@@ -264,7 +274,7 @@ def _catalog_parsers(sub) -> None:
     c.add_argument(
         "--executor",
         default="local",
-        help="local (default), dask://HOST:PORT or dask://local (needs ctxframe[dask])",
+        help="local (default), dask://HOST:PORT or dask://local (needs dask and distributed)",
     )
     common(c)
 
@@ -304,13 +314,13 @@ def _agent_parsers(sub) -> None:
         help="how the budget counts: chars/4 (default) or tiktoken if installed",
     )
     p.add_argument("--limit", type=int, default=None, help="hits ranked (default: by budget)")
-    p.add_argument("--rule", default=None, help="idf-tiers (default), bm25, flat-name-bonus")
+    p.add_argument("--rule", default=None, help=f"ranking rule: {_RULE_NAMES}")
     p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
     p.add_argument(
         "--abstain", action="store_true", help='say "no structural match" instead of weak hits'
     )
 
-    p = sub.add_parser("mcp", help="an MCP server over stdio (needs `pip install ctxframe[mcp]`)")
+    p = sub.add_parser("mcp", help="an MCP server over stdio (needs `pip install mcp`)")
     p.add_argument("--repo", default=".", help="repository root (default: current directory)")
     p.add_argument("--store", default=None, help="store directory (default: REPO/.ctxframe/graph)")
 
@@ -436,7 +446,13 @@ def _cmd_adapters(a) -> int:
 def _cmd_status(a) -> None:
     from ctxframe._store.status import status
 
-    _emit(status(_repo(a), store=a.store), a.json)
+    repo = _repo(a)
+    if a.store is None and os.path.isfile(os.path.join(repo, "catalog.json")):
+        from ctxframe._apps.catalog import Catalog
+
+        _emit(Catalog(repo).status(), a.json)  # each repository's freshness
+        return
+    _emit(status(repo, store=a.store), a.json)
 
 
 def _cmd_export(a) -> None:
@@ -644,7 +660,7 @@ def _cmd_watch(a) -> int:
 def _cold_card(a) -> int | None:
     """`card` from the card cache of the store's version, without loading Polars (a fresh
     process answers in a fraction of the normal path's time); None: take the normal path."""
-    from ctxframe._core.config import default_store
+    from ctxframe._core.config import default_store, find_root
     from ctxframe._graph.coldcard import answer
 
     repo = _repo(a)
@@ -653,7 +669,7 @@ def _cold_card(a) -> int | None:
         if os.path.isfile(os.path.join(repo, "catalog.json")):
             return None
         is_store = os.path.isfile(os.path.join(repo, "meta.json"))
-        store = repo if is_store else default_store(os.path.realpath(repo))
+        store = repo if is_store else default_store(find_root(repo))
     out = answer(
         os.path.abspath(store),
         a.name,

@@ -14,6 +14,19 @@ def default_store(root: str) -> str:
     return os.path.join(root, ".ctxframe", "graph")
 
 
+def find_root(start: str) -> str:
+    """The nearest directory at or above `start` whose default store holds an index, as git
+    finds its repository from a sub-directory; `start` (made real) when there is none."""
+    here = first = os.path.realpath(start)
+    while True:
+        if os.path.isfile(os.path.join(default_store(here), "meta.json")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return first
+        here = parent
+
+
 @dataclass(frozen=True)
 class Config:
     """Scope levers (seed 001): exclude is index-time, deprioritize and within are rank-time."""

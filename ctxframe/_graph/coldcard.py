@@ -16,7 +16,7 @@ import zlib
 from typing import Any
 
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
-from ctxframe._render.text import card_section, location, name_of
+from ctxframe._render.text import card_section, doc_summary, location, name_of
 from ctxframe._store import cardcache
 
 CANDIDATE_COLS = ("id", "kind", "label", "qualname", "path", "line_start", "line_end")
@@ -133,7 +133,7 @@ def _ok_text(node: dict, arrows: list[dict]) -> tuple[list[str], list[list[str]]
     if node.get("signature"):
         lines.append(f"  sig: {node['signature']}")
     if node.get("doc"):
-        lines.append(f"  doc: {node['doc'].splitlines()[0]}")
+        lines.append(f"  doc: {doc_summary(node['doc'])}")
     if parent:
         lines.append(f"  parent: {parent[0]['other_label']}")
     sections = [
@@ -152,7 +152,7 @@ def _ok_text(node: dict, arrows: list[dict]) -> tuple[list[str], list[list[str]]
     for title, rows, arrow in sections:
         if not rows:
             continue
-        blocks += card_section(title, rows, arrow)
+        blocks += card_section(title, rows, arrow, node.get("language"))
     return lines, blocks
 
 

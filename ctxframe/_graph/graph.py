@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from ctxframe._core.config import Config, load_config
+from ctxframe._core.config import Config, find_root, load_config
 from ctxframe._core.errors import BadInput
 from ctxframe._core.inputs import clean_int, clean_text
 from ctxframe._graph import verbs
@@ -158,6 +158,8 @@ class Graph:
             store = path  # a store directory
         else:
             real = os.path.realpath(path)
+            if store is None and os.path.isdir(real):  # from a sub-directory, as git does
+                real = find_root(real)
             root = root or (real if os.path.isdir(real) else None)
             store = store or _store.default_store(real)
         self.store = os.path.abspath(store)

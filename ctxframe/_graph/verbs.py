@@ -19,7 +19,14 @@ from ctxframe._graph.traverse import pagerank
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
 from ctxframe._render.html import render
 from ctxframe._render.picture import DEFAULT_CAP, Picture, arrows_picture, picture
-from ctxframe._render.text import card_section, location, name_of
+from ctxframe._render.text import (
+    callee_label,
+    card_section,
+    doc_summary,
+    is_builtin,
+    location,
+    name_of,
+)
 
 OK, NOT_FOUND, AMBIGUOUS, NOT_INDEXED = "ok", "not-found", "ambiguous", "not-indexed"
 _CANDIDATE_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end"]
@@ -172,7 +179,7 @@ class Card(VerbResult):
         if n.get("signature"):
             lines.append(f"  sig: {n['signature']}")
         if n.get("doc"):
-            lines.append(f"  doc: {n['doc'].splitlines()[0]}")
+            lines.append(f"  doc: {doc_summary(n['doc'])}")
         if self.parent:
             lines.append(f"  parent: {self.parent}")
         if self.inherited_from:
@@ -188,7 +195,7 @@ class Card(VerbResult):
         for title, frame, arrow in self._sections():
             if frame.is_empty():
                 continue
-            out += card_section(title, frame.to_dicts(), arrow)
+            out += card_section(title, frame.to_dicts(), arrow, self.node.get("language"))
         return out
 
     def _sections(self) -> list[tuple[str, pl.DataFrame, str]]:
@@ -627,10 +634,13 @@ def explain_text(card: Card, tests: list[str]) -> str:
         parts[0] += f" ({n['language']})"
     parts[0] += "."
     if n.get("doc"):
-        parts.append(f"Its documentation says: “{n['doc'].splitlines()[0]}”")
+        parts.append(f"Its documentation says: “{doc_summary(n['doc'])}”")
     callers = [r["other_label"] for r in card.callers.iter_rows(named=True)]
     callees = [r["other_label"] for r in card.callees.iter_rows(named=True) if r["other_id"]]
-    external = [r["other_label"] for r in card.callees.iter_rows(named=True) if not r["other_id"]]
+    lang = n.get("language")
+    outside = [r["other_label"] for r in card.callees.iter_rows(named=True) if not r["other_id"]]
+    external = list(dict.fromkeys(callee_label(x) for x in outside if not is_builtin(x, lang)))
+    builtin = list(dict.fromkeys(x for x in outside if is_builtin(x, lang)))
     members = [r["other_label"] for r in card.members.iter_rows(named=True)]
     if n["kind"] == "file":
         importers = [
@@ -653,6 +663,8 @@ def explain_text(card: Card, tests: list[str]) -> str:
     if external:
         verb = "resolves" if len(external) == 1 else "resolve"
         parts.append(f"It also calls {_list(external)}, which {verb} outside the repo.")
+    if builtin:
+        parts.append(f"It uses the builtin{'s' if len(builtin) > 1 else ''} {_list(builtin)}.")
     if members:
         parts.append(f"It contains {_list(members)}.")
     bases = [
@@ -1080,16 +1092,16 @@ class Boundaries(VerbResult):
     def blocks(self) -> list[list[str]]:
         if self.card is not None:
             return self.card.blocks()
-        out = []
+        out = []  # a block per row (the truncation marker counts rows), headed by its group
         for (direction, transport), group in self.table.group_by(
             "direction", "transport", maintain_order=True
         ):
-            lines = [f"{direction} · {transport}:"]
-            for r in group.iter_rows(named=True):
+            for i, r in enumerate(group.iter_rows(named=True)):
                 flag = " [secret]" if r["secret"] else ""
-                where = f"{r['used_by']} ({r['path']}:{r['line']})" if r["used_by"] else ""
-                lines.append(f"  {r['identifier']}{flag}  ← {r['via']} {where}".rstrip())
-            out.append(lines)
+                place = r["path"] if r["line"] is None else f"{r['path']}:{r['line']}"
+                where = f"{r['used_by']} ({place})" if r["used_by"] else ""
+                line = f"  {r['identifier']}{flag}  ← {r['via']} {where}".rstrip()
+                out.append([f"{direction} · {transport}:", line] if i == 0 else [line])
         return out
 
     def payload(self) -> dict[str, Any]:

@@ -15,6 +15,7 @@ import polars as pl
 
 from ctxframe._core import callbacks as _callbacks
 from ctxframe._core import facts as F
+from ctxframe._core.frames import string_lists
 from ctxframe._core.paths import is_test_path_expr
 from ctxframe._resolve.roots import source_roots
 
@@ -419,8 +420,8 @@ def _expressions(keys: pl.DataFrame) -> pl.DataFrame:
         .explode("i")
     )
     return parts.select(
-        node=pl.col("p").list.head(pl.col("i") + 1).list.join(F.STEP),
-        parent=pl.col("p").list.head(pl.col("i")).list.join(F.STEP),
+        node=pl.col("p").list.head(pl.col("i") + 1).pipe(string_lists).list.join(F.STEP),
+        parent=pl.col("p").list.head(pl.col("i")).pipe(string_lists).list.join(F.STEP),
         step=pl.col("p").list.get(pl.col("i")),
     ).unique("node")
 
@@ -648,7 +649,7 @@ def _modules(files: pl.DataFrame) -> pl.DataFrame:
         .filter(pl.col("n") > 0)
         .with_columns(i=pl.int_ranges(1, pl.col("n") + 1))
         .explode("i")
-        .select(dir=pl.col("parts").list.slice(0, pl.col("i")).list.join("/"))
+        .select(dir=pl.col("parts").list.slice(0, pl.col("i")).pipe(string_lists).list.join("/"))
         .unique()
     )
     virtual = dirs.select(path=pl.col("dir") + "/__init__.py", pyi=pl.lit(True))
@@ -811,3 +812,4 @@ def _star_flows(
         src=pl.col("exporter") + "|" + pl.col("name"),
         dst=pl.col("importer") + "|" + pl.col("name"),
     ).unique()
+

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ctxframe._core.frames import string_lists
 from ctxframe._core.languages import LANGUAGES
 from ctxframe._core.paths import is_test_path_expr
 from ctxframe._core.schema import EDGES, NODES, PRODUCER, conform_edges
@@ -136,7 +137,8 @@ def _suffixes(targets: pl.DataFrame) -> pl.DataFrame:
         .explode("i")
         .select(
             "path",
-            suffix=pl.lit("/") + pl.col("parts").list.slice(pl.col("i")).list.join("/"),
+            suffix=pl.lit("/")
+            + pl.col("parts").list.slice(pl.col("i")).pipe(string_lists).list.join("/"),
         )
     )
 

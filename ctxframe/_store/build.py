@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 import polars as pl
 
 from ctxframe._core.config import load_config
-from ctxframe._core.errors import RepoNotFound, StoreCorrupt, StoreNotFound
+from ctxframe._core.errors import NothingToIndex, RepoNotFound, StoreCorrupt, StoreNotFound
 from ctxframe._core.frames import sort_ranges, spread
 from ctxframe._core.languages import LANGUAGES
 from ctxframe._core.schema import EDGES, FILES, NODES, PRODUCER, SCHEMA_VERSION, conform_edges
@@ -575,8 +575,23 @@ def index(
         raise RepoNotFound(f"{path} is not a directory: pass the root of a source repository")
     root = os.path.realpath(path)
     store = os.path.abspath(store) if store else _store.default_store(root)
-    from ctxframe._store.lock import writer_lock
     from ctxframe._store.reap import spill_dir
+
+    made = [d for d in (store, os.path.dirname(store)) if not os.path.exists(d)]
+    try:
+        report = _locked_index(root, store, wait, progress, dial, spill_dir, processes, changed,
+                               cache, rebuild, coverage)  # fmt: skip
+    except NothingToIndex:
+        for d in made:  # leave no `.ctxframe/` behind in a directory with nothing to index
+            shutil.rmtree(d, ignore_errors=True)
+        raise
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _locked_index(root, store, wait, progress, dial, spill_dir, processes, changed, cache,
+                  rebuild, coverage) -> IndexReport:  # fmt: skip
+    from ctxframe._store.lock import writer_lock
 
     with writer_lock(store, wait=wait):
         _store.clean_stale(store)
@@ -601,7 +616,6 @@ def index(
                 report.repaired = f"the previous store was damaged ({what}); rebuilt it"
         finally:
             shutil.rmtree(spill, ignore_errors=True)
-    report.seconds = time.perf_counter() - t0
     return report
 
 
@@ -715,6 +729,11 @@ def _plan(run: _Run) -> list[tuple[str, str | None]]:
     prev_files = run.prev_files = run.prev["files"] if run.prev else _empty(FILES)
     current = _walked(run, prev_files)
     _trace("walk")
+    if current.is_empty() and run.prev is None and not run.skipped:
+        raise NothingToIndex(
+            f"{run.root} has no file to index: pass the root of a source repository "
+            "(or check the config `exclude` and .gitignore)"
+        )
     from ctxframe._ingest.packs import load_packs
 
     packs, run.pack_errors = load_packs(run.root)
