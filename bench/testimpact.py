@@ -13,6 +13,9 @@ functions ran a line of its body:
 - precision: mean over sampled functions with a named test file of |named ∩ ran| / |named|;
 - none named: the share of functions some test runs for which `change-plan` names no test file.
 
+The same three figures are printed for change-plan's nearest tier (`nearest_test_files`: the
+test files at most one call further than the closest).
+
 Test files the suite never runs (examples' tests outside its `testpaths`, helpers) are not
 counted as named: coverage can say nothing of them.
 
@@ -108,13 +111,15 @@ def measure(
     pool = sorted(k for k in truth_all if k in ids)
     picked = random.Random(seed).sample(pool, min(sample, len(pool)))
     truth = {ids[k]: truth_all[k] for k in picked}
-    named, times = {}, []
+    named, nearest, times = {}, {}, []
     for i in truth:
         t1 = time.perf_counter()
         plan = g.change_plan(i)
         times.append(time.perf_counter() - t1)
         named[i] = set(plan.test_files) & ran_files
+        nearest[i] = set(plan.nearest_test_files) & ran_files
     row = {"project": p.key, **score(named, truth), "index_s": index_s}
+    row["nearest"] = score(nearest, truth)
     row["change_plan_ms_median"] = 1000 * statistics.median(times[1:] or times)
     row["unmatched_functions"] = len(truth_all) - len(ids)
     if misses:
@@ -165,6 +170,11 @@ def main(argv: list[str] | None = None) -> int:
                   fmt(mean["none_named"], 1), ""])  # fmt: skip
     print(format_table(headers, table))
     print("targets: recall >= 80, precision >= 85, none named <= 10")
+    near = [[r["project"], fmt(r["nearest"]["recall"], 1), fmt(r["nearest"]["precision"], 1),
+             fmt(r["nearest"]["none_named"], 1)] for r in rows]  # fmt: skip
+    print("\nthe nearest test files only (change-plan's first tier: at most one call further "
+          "than the closest):")
+    print(format_table(["project", "recall %", "precision %", "none named %"], near))
     if args.coverage:
         cov = [
             [r["project"], fmt(r["with_coverage"]["recall"], 1),

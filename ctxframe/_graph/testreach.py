@@ -173,7 +173,8 @@ class TestReach:
         fr = pl.DataFrame({"key": pl.concat([run, prep]),
                            "layer": [0] * run.len() + [1] * prep.len()},
                           schema={"key": _I64, "layer": pl.Int8})  # fmt: skip
-        for _ in range(10_000):
+        depth = [pl.Series("depth", [0] * run.len(), dtype=pl.Int16)]
+        for level in range(1, 10_000):
             if fr.is_empty():
                 break
             at = fr.select("layer", t=pl.col("key") // _SHIFT,
@@ -210,6 +211,7 @@ class TestReach:
                 & ~new_prep.is_in(new_run.implode())
             )  # fmt: skip
             run = pl.concat([run, new_run])
+            depth.append(pl.Series("depth", [min(level, 32000)] * new_run.len(), dtype=pl.Int16))
             prep = pl.concat([prep, new_prep])
             fr = pl.concat([
                 new_run.to_frame("key").with_columns(layer=pl.lit(0, pl.Int8)),
@@ -217,14 +219,28 @@ class TestReach:
             ])  # fmt: skip
         return (
             run.to_frame("key")
+            .with_columns(pl.concat(depth))
             .select(
                 row=(pl.col("key") % _SHIFT).cast(pl.Int32),
                 t=(pl.col("key") // _SHIFT).cast(pl.Int32),
+                depth="depth",
             )
             .sort("row", "t")
         )
 
     def tests_of(self, rows: pl.Series) -> list[str]:
-        """The test files whose test functions reach any of the node rows."""
+        """The test files whose test functions reach any of the node rows, the closest
+        first (fewest calls from a test function; ties by path)."""
+        return self.distances(rows)["path"].to_list()
+
+    def distances(self, rows: pl.Series) -> pl.DataFrame:
+        """(path, depth): each test file reaching the rows and the fewest calls it takes, the
+        closest first. A test file close to a symbol runs it more surely: bench/testimpact.py
+        measures how much."""
         hit = self.pairs.filter(pl.col("row").is_in(rows.cast(pl.Int32).implode()))
-        return sorted(hit.join(self.files, on="t")["path"].unique().to_list())
+        return (
+            hit.join(self.files, on="t")
+            .group_by("path")
+            .agg(pl.col("depth").min())
+            .sort("depth", "path")
+        )

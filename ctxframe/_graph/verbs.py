@@ -465,9 +465,19 @@ class ChangePlan(VerbResult):
     touches: pl.DataFrame = field(default_factory=pl.DataFrame)  # env vars, routes…
     tests: list[str] | None = None  # test files whose test functions run it (the graph's)
     tests_left_out: int = 0  # more test files only AMBIGUOUS calls reach
+    depths: dict[str, int] = field(default_factory=dict)  # test file -> calls it takes
     measured: list[str] | None = None  # test files coverage data saw run it; None: no data
     include_ambiguous: bool = False
     noun = "checklist items"
+
+    @property
+    def nearest_test_files(self) -> list[str]:
+        """The test files closest to it (at most one call further than the closest): the ones
+        to run first, and the ones most surely running it (bench/testimpact.py)."""
+        if not self.depths:
+            return []
+        first = min(self.depths.values())
+        return [t for t in self.test_files if self.depths.get(t, first) <= first + 1]
 
     @property
     def measured_test_files(self) -> list[str]:
@@ -541,8 +551,12 @@ class ChangePlan(VerbResult):
             graph = [t for t in graph if t not in set(self.measured)]
             title = f"and the {len(graph)} other test file(s) whose calls reach it{floor}"
         else:
-            title = f"run the {len(graph)} test file(s) whose tests run it{floor}"
-        return [*out, (title, graph or ["none reached"])]
+            title = f"run the {len(graph)} test file(s) whose tests run it, closest first{floor}"
+        return [*out, (title, [self._reach(t) for t in graph] or ["none reached"])]
+
+    def _reach(self, test: str) -> str:
+        d = self.depths.get(test)
+        return test if d is None else f"{test}  ({'calls it' if d <= 1 else f'{d} calls in'})"
 
     def blocks(self) -> list[list[str]]:
         if self.card.status != OK:
@@ -569,6 +583,8 @@ class ChangePlan(VerbResult):
             "callers": self.card.callers.to_dicts(),
             "affected": self.affected.payload(),
             "tests": self.test_files,
+            "tests_depth": self.depths,
+            "tests_nearest": self.nearest_test_files,
             "tests_measured": self.measured,
             "tests_left_out": self.tests_left_out,
             "docs": self.card.section("in", ("mentions",)).to_dicts(),
@@ -921,24 +937,31 @@ def change_plan(
         else c.arrows
     )
     handled = c.section("in", ("handles",))
-    tests = _tests(lk, c, include_ambiguous)
+    near = _test_distances(lk, c, include_ambiguous)
+    tests = near["path"].to_list()
     more = [] if include_ambiguous else _tests(lk, c, True)
     return ChangePlan(
         card=c, affected=a, touches=pl.concat([touches, handled]), tests=tests,
         tests_left_out=len(set(more) - set(tests)), measured=_measured(lk, c),
+        depths=dict(near.iter_rows()),
         include_ambiguous=include_ambiguous,
     )  # fmt: skip
 
 
 def _tests(lk: Lookups, c: Card, include_ambiguous: bool = False) -> list[str]:
-    """The test files whose test functions run the symbol, along calls to any depth, each
-    call on an instance followed only where that test file makes such an instance
-    (ctxframe._graph.testreach). A file's tests are its symbols'."""
+    """The test files whose test functions run the symbol, the closest first: along calls to
+    any depth, each call on an instance followed only where that test file makes such an
+    instance (ctxframe._graph.testreach). A file's tests are its symbols'."""
+    return _test_distances(lk, c, include_ambiguous)["path"].to_list()
+
+
+def _test_distances(lk: Lookups, c: Card, include_ambiguous: bool = False) -> pl.DataFrame:
+    """(path, depth) of `_tests`: how many calls from a test function each takes."""
     if c.node["kind"] == "file":
         ids, _ = start_ids(lk, c.node["id"])
     else:
         ids = [c.node["id"], *([init] if (init := _constructor(lk, c.node)) else [])]
-    return lk.test_reach(include_ambiguous).tests_of(lk.rows(ids))
+    return lk.test_reach(include_ambiguous).distances(lk.rows(ids))
 
 
 def _measured(lk: Lookups, c: Card) -> list[str] | None:
