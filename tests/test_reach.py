@@ -366,3 +366,24 @@ def test_library_code_calls_back(tmp_path: Path) -> None:
     assert ("m.py::main", "m.py::key", "builtins.sorted") in edges
     assert ("m.py::main", "m.py::task", None) in edges  # the partial, called
     assert ("m.py::main", "m.py::App.__call__", "werkzeug.test.Client") in edges
+
+
+def test_usefixtures_getfixturevalue_and_pytest_plugins(tmp_path: Path) -> None:
+    write_tree(tmp_path, {
+        "app.py": "class Db:\n    def query(self):\n        pass\n\n\n"
+        "class Cache:\n    def clear(self):\n        pass\n",
+        "plugins/fx.py": "import pytest\nfrom app import Cache\n\n\n"
+        "@pytest.fixture\ndef cache():\n    return Cache()\n",
+        "tests/conftest.py": "import pytest\nfrom app import Db\npytest_plugins = ['plugins.fx']\n"
+        "\n\n@pytest.fixture\ndef db():\n    return Db()\n\n\n@pytest.fixture\ndef clean():\n"
+        "    yield\n",
+        "tests/test_x.py": "import pytest\n\n\n@pytest.mark.usefixtures('clean')\n"
+        "def test_a(request, cache):\n    request.getfixturevalue('db').query()\n"
+        "    cache.clear()\n",
+    })  # fmt: skip
+    g = cf.index(str(tmp_path), progress=False)
+    got = set(g.edges.filter(pl.col("src") == "tests/test_x.py::test_a")
+              .select("dst", "kind").iter_rows())  # fmt: skip
+    assert {("app.py::Db.query", "calls"), ("app.py::Cache.clear", "calls"),
+            ("plugins/fx.py::cache", "uses"), ("tests/conftest.py::clean", "uses"),
+            ("tests/conftest.py::db", "uses")} <= got  # fmt: skip

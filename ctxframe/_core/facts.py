@@ -70,7 +70,9 @@ ACCESS = "v.a"  # src: the scope, name: a member's name, receiver: the node it i
 PROPERTY = "v.pr"  # src: a property's function, name: the property's name, alias: `get`, `set`
 # or `del`
 FIXTURE = "v.fx"  # src: a pytest fixture's function, name: the fixture's name, alias: `yield`
-# when its value is what it yields, else `return`
+# when its value is what it yields, else `return`; also alias `use` (src: a test or class
+# marked `usefixtures(name)`), `value` (src: a function calling `request.getfixturevalue(name)`,
+# receiver: that call's node) and `plugins` (src: a module, name: a module `pytest_plugins` names)
 
 KINDS = (FLOW, FLOW_INFERRED, PARAM, REBOUND, RETPARAM, STORE, STORE_ITEM, SITE, DECORATED,
          BASE, ALL, IMPORT, ACCESS, PROPERTY, FIXTURE)  # fmt: skip

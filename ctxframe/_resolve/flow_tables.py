@@ -94,7 +94,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
     modules = _modules(files)
     params = _params(of[F.PARAM])
     imports, star_flows = _imports(of[F.IMPORT], of[F.ALL], of[F.FLOW], modules, defs)
-    fixture_flows, uses = _fixtures(of[F.FIXTURE], params, defs)
+    fixture_flows, uses = _fixtures(of[F.FIXTURE], params, defs, modules)
     access = _accesses(of[F.ACCESS], defs)
     flows = pl.concat(
         [
@@ -317,31 +317,48 @@ def _properties(rows: pl.DataFrame, defs: pl.DataFrame) -> pl.DataFrame:
 
 
 def _fixtures(
-    fixtures: pl.DataFrame, params: pl.DataFrame, defs: pl.DataFrame
+    fixtures: pl.DataFrame, params: pl.DataFrame, defs: pl.DataFrame, modules: pl.DataFrame
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """pytest's fixtures as values: a test's or a fixture's parameter named after a fixture it
-    can see (its own module's, else the nearest `conftest.py` up its directories) holds what
-    the fixture returns or yields. Flows (src, dst), and a `uses` edge per request."""
+    can see (its own module's, else the nearest `conftest.py` up its directories, or a module
+    `pytest_plugins` names) holds what the fixture returns or yields, as does
+    `request.getfixturevalue(name)`; `usefixtures(name)` asks for one too. Flows (src, dst),
+    and a `uses` edge per request."""
     edge_schema = {"src": pl.String, "dst": pl.String, "name": pl.String, "path": pl.String,
                    "line": pl.Int32}  # fmt: skip
-    if fixtures.is_empty():
-        return pl.DataFrame(schema={"src": pl.String, "dst": pl.String}), pl.DataFrame(
-            schema=edge_schema
-        )
+    no_flows = pl.DataFrame(schema={"src": pl.String, "dst": pl.String})
+    defined = fixtures.filter(pl.col("alias").is_in(["yield", "return"]))
+    if defined.is_empty():
+        return no_flows, pl.DataFrame(schema=edge_schema)
+    plugins = fixtures.filter(pl.col("alias") == "plugins").join(
+        modules, left_on="name", right_on="dotted"
+    )["mpath"].unique()
     path_of = pl.col("f").str.extract(r"^(.*?)::", 1)
-    fx = fixtures.select(
+    fx = defined.select(
         fid="src", pname="name", how="alias", fpath=pl.col("path"),
         fdir=pl.col("path").str.extract(r"^(.*)/[^/]*$", 1).fill_null(""),
-        conftest=pl.col("path").str.contains(r"(^|/)conftest\.py$"),
+        conftest=pl.col("path").str.contains(r"(^|/)conftest\.py$")
+        | pl.col("path").is_in(plugins.implode()),
+    ).with_columns(  # a plugin module's fixtures are seen everywhere
+        fdir=pl.when(pl.col("fpath").is_in(plugins.implode())).then(pl.lit(""))
+        .otherwise(pl.col("fdir"))
     )  # fmt: skip
-    asking = (
+    tests = defs.filter(pl.col("label").str.starts_with("test"))
+    params_asked = (
         params.filter(~pl.col("pkind").is_in(["self", "cls", "*", "**"]))
         .join(defs.select(f="id", label="label"), on="f")
-        .with_columns(path=path_of)
         .filter(
-            pl.col("label").str.starts_with("test") | pl.col("f").is_in(fixtures["src"].implode())
+            pl.col("label").str.starts_with("test") | pl.col("f").is_in(defined["src"].implode())
         )
+        .select("f", "pname", dst=pl.col("f") + "|" + pl.col("pname"))
     )
+    marked = fixtures.filter(pl.col("alias") == "use").select(f="src", pname="name")
+    on_class = marked.join(tests.select(f="parent", m="id"), on="f").select(f="m", pname="pname")
+    used = pl.concat([marked, on_class]).with_columns(dst=pl.lit(None, pl.String))
+    valued = fixtures.filter(pl.col("alias") == "value").select(
+        f="src", pname="name", dst="receiver"
+    )
+    asking = pl.concat([params_asked, used, valued]).with_columns(path=path_of)
     seen = asking.join(fx, on="pname").filter(
         (pl.col("fid") != pl.col("f"))
         & (
@@ -358,14 +375,14 @@ def _fixtures(
     best = (
         seen.with_columns(near=near)
         .sort("near", descending=True)
-        .unique(["f", "pname"], keep="first")
+        .unique(["f", "pname", "dst"], keep="first")
     )
     value = pl.col("fid") + pl.when(pl.col("how") == "yield").then(pl.lit("|*")).otherwise(
         pl.lit("|()")
     )
-    flows = best.select(src=value, dst=pl.col("f") + "|" + pl.col("pname"))
+    flows = best.filter(pl.col("dst").is_not_null()).select(src=value, dst="dst")
     lines = defs.select(f="id", line="line_start") if "line_start" in defs.columns else None
-    uses = best.select(src="f", dst="fid", name="pname", path="path")
+    uses = best.select(src="f", dst="fid", name="pname", path="path").unique()
     uses = (
         uses.join(lines.rename({"f": "src"}), on="src", how="left")
         if lines is not None

@@ -599,6 +599,9 @@ class Facts:
                 return  # `@x.setter def x`: the name keeps the getter
             if name == "fixture":
                 self.fixtures.append((it, _fixture_name(deco, self.txt) or it["name"]))
+            if name == "usefixtures" and deco.type == "call":
+                for used in _literal_names(deco.child_by_field_name("arguments"), self.txt):
+                    self.emit(F.FIXTURE, used, src=it["id"], alias="use")
             if name in ("staticmethod", "classmethod", "abstractmethod", "override"):
                 continue
             dk = self.key(deco, outer)
@@ -670,6 +673,9 @@ class Facts:
                 self.annotate(self.target_key(left, item), ann, item)
             if left.type == "identifier" and self.txt(left) == "__all__" and item is None:
                 self.exports(cur)
+            if left.type == "identifier" and self.txt(left) == "pytest_plugins" and item is None:
+                for name in _literal_names(cur, self.txt, dotted=True):
+                    self.emit(F.FIXTURE, name, alias="plugins")
 
     def exports(self, value) -> None:
         if value is None:
@@ -1326,6 +1332,11 @@ class Facts:
         if receiver is None and name is not None and called is not None and called.startswith(
                 "=B:"):  # fmt: skip
             self.builtin_call(name, args, item, node.start_point[0] + 1)
+        if name == "getfixturevalue" and receiver is not None and called is not None:
+            wanted = _literal_names(args, self.txt)[:1]
+            for fixture in wanted:  # `request.getfixturevalue("db")`: the fixture's value
+                self.emit(F.FIXTURE, fixture, called, src=self.sid(self.function_of(item)),
+                          alias="value")  # fmt: skip
         if called is None or (called[0] == "=" and not (
                 receiver is None and name in _callbacks.builtin_callers()
                 and called.startswith("=B:"))):  # fmt: skip
@@ -1430,6 +1441,21 @@ def _inside_type(node) -> bool:
 
 _STATEMENTS = {"expression_statement", "assignment", "return_statement", "call", "argument_list",
                "if_statement", "block"}  # fmt: skip
+
+
+def _literal_names(node, txt, dotted: bool = False) -> list[str]:
+    """The identifiers (dotted names with `dotted`) written as string literals in a call's
+    arguments or a list/tuple display, or a lone string."""
+    if node is None:
+        return []
+    kids = [node] if node.type == "string" else node.named_children
+    out = []
+    for k in kids:
+        if k.type == "string":
+            text = txt(k).strip("\"'")
+            if text.replace(".", "_").isidentifier() if dotted else text.isidentifier():
+                out.append(text)
+    return out
 
 
 def _fixture_name(deco, txt) -> str | None:
