@@ -122,28 +122,44 @@ def _coverage_py(path: str) -> pl.DataFrame:
         {"path": files, "line": lines, "context": contexts},
         schema={"path": pl.String, "line": pl.Int32, "context": pl.String},
     ).with_columns(hit=pl.lit(True))
-    return pl.concat([frame, _not_run(path, data.measured_files())])
+    statements, missing = _analysis(path, data.measured_files())
+    if not statements.is_empty():  # a continuation line (a signature's) is its statement's
+        frame = (
+            frame.sort("line")
+            .join_asof(
+                statements.sort("line").with_columns(stmt=pl.col("line")),
+                on="line", by="path", strategy="backward",
+            )
+            .with_columns(line=pl.coalesce("stmt", "line"))
+            .drop("stmt")
+            .unique()
+        )  # fmt: skip
+    return pl.concat([frame.select(list(ROWS)), missing])
 
 
-def _not_run(path: str, measured) -> pl.DataFrame:
-    """The statements coverage.py's analysis finds but the data never saw run (for each
-    measured file still where it was measured): what makes a covered share."""
+def _analysis(path: str, measured) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(path, line) of every statement coverage.py's analysis finds in each measured file
+    still where it was measured, and (path, line, context, hit) rows of those the data never
+    saw run: what makes a covered share."""
     from coverage import Coverage
 
     cov = Coverage(data_file=path, config_file=False)
     cov.load()
+    stmts: list[tuple[str, int]] = []
     rows: list[tuple[str, int]] = []
     for file in measured:
         if not os.path.isfile(file):
             continue
         try:
-            _, _, _, missing, _ = cov.analysis2(file)
+            _, statements, excluded, missing, _ = cov.analysis2(file)
         except Exception:  # a file coverage.py cannot parse any more: its share stays unknown
             continue
+        stmts.extend((file, n) for n in (*statements, *excluded))  # `no cover` lines run too
         rows.extend((file, n) for n in missing)
-    return pl.DataFrame(rows, schema={"path": pl.String, "line": pl.Int32}, orient="row").select(
-        "path", "line", context=pl.lit(""), hit=pl.lit(False)
-    )
+    schema = {"path": pl.String, "line": pl.Int32}
+    return pl.DataFrame(stmts, schema=schema, orient="row"), pl.DataFrame(
+        rows, schema=schema, orient="row"
+    ).select("path", "line", context=pl.lit(""), hit=pl.lit(False))
 
 
 def _cobertura(path: str) -> pl.DataFrame:
