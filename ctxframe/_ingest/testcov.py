@@ -128,7 +128,7 @@ def _coverage_py(path: str) -> pl.DataFrame:
             frame.sort("line")
             .join_asof(
                 statements.sort("line").with_columns(stmt=pl.col("line")),
-                on="line", by="path", strategy="backward",
+                on="line", by="path", strategy="backward", check_sortedness=False,
             )
             .with_columns(line=pl.coalesce("stmt", "line"))
             .drop("stmt")
