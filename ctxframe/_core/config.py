@@ -23,9 +23,11 @@ class Config:
     project_tokens: tuple[str, ...] = ()
     source: str | None = None  # file the configuration came from
     extra: dict = field(default_factory=dict)
+    history: dict = field(default_factory=dict)  # the `[history]` table (ctxframe._history)
 
 
 _KEYS = {"exclude", "deprioritize", "project_tokens"}
+_TABLES = {"history"}  # tables of settings, checked by their owner
 
 
 def _pyproject_table(path: str) -> dict:
@@ -55,11 +57,11 @@ def load_config(root: str) -> Config:
             source = pyproject if table else None
     except (tomllib.TOMLDecodeError, OSError, RecursionError) as exc:
         raise ConfigError(f"cannot read {source or own}: {exc}; fix the TOML and re-run") from exc
-    unknown = set(table) - _KEYS
+    unknown = set(table) - _KEYS - _TABLES
     if unknown:
         raise ConfigError(
             f"{source}: unknown setting(s) {', '.join(sorted(unknown))}; "
-            f"known: {', '.join(sorted(_KEYS))}"
+            f"known: {', '.join(sorted(_KEYS | _TABLES))}"
         )
     out = {}
     for key in _KEYS:
@@ -69,4 +71,7 @@ def load_config(root: str) -> Config:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{source}: `{key}` must be a list of strings")
         out[key] = tuple(value)
-    return Config(**out, source=source)
+    history = table.get("history", {})
+    if not isinstance(history, dict):
+        raise ConfigError(f"{source}: `history` must be a table ([history])")
+    return Config(**out, source=source, history=history)

@@ -16,6 +16,7 @@ import polars as pl
 from ctxframe._core.config import Config, load_config
 from ctxframe._core.errors import BadInput
 from ctxframe._core.inputs import clean_int, clean_text
+from ctxframe._graph import history as _history
 from ctxframe._graph import verbs
 from ctxframe._graph.context import DEFAULT_BUDGET_TOKENS as CONTEXT_BUDGET
 from ctxframe._graph.context import Context, build_context
@@ -29,6 +30,7 @@ from ctxframe._rank.ranker import RankIndex, Ranking
 from ctxframe._rank.tokens import token_frequencies, tokenize
 from ctxframe._render.html import render
 from ctxframe._store import cache as _cache
+from ctxframe._store import history as _store_history
 from ctxframe._store import tables as _store
 from ctxframe._store.coverage import coverage
 from ctxframe._store.export import Exported, export
@@ -63,7 +65,7 @@ def _depth(value) -> int:
 
 # Built from one store version, dropped when the graph moves to another (see `_move`).
 _DERIVED = ("_tables", "_token_weights", "_config", "_duck", "_rank_index", "_lookups",
-            "_project_tokens", "_decoded_tokens")  # fmt: skip
+            "_project_tokens", "_decoded_tokens", "_history_cache")  # fmt: skip
 _CONTRACT = ("nodes", "edges", "files", "tokens", "vocab")
 _CONFIG = ("_config", "_project_tokens")  # from the repository, not the store: always re-read
 
@@ -544,6 +546,9 @@ class Graph:
         con = duckdb.connect()
         for name in ("nodes", "edges", "files", "tokens"):
             con.register(name, getattr(self, name))
+        if _store_history.stored_state(self._snap) is not None:  # the git history, when read
+            con.register("commits", self._snap.read("commits"))
+            con.register("changes", self._snap.read("changes"))
         return con
 
     @_live
@@ -766,6 +771,117 @@ class Graph:
         return neighbourhood(
             self._lookups, name, depth=depth, include_ambiguous=include_ambiguous, cap=cap
         )
+
+    # -- the git history (ctxframe._graph.history; docs/schema.md: commits, changes) ---------------
+    @property
+    def commits(self) -> pl.DataFrame:
+        """The git history's commits, newest first (sha, parents, author and committer time,
+        author name and email, subject); raises when the index holds no history."""
+        with self._call():
+            return _history.tables(self)[0]
+
+    @property
+    def changes(self) -> pl.DataFrame:
+        """One row per file a commit changed: sha, path, added, deleted, old_path."""
+        with self._call():
+            return _history.tables(self)[1]
+
+    @_live
+    def history(self, limit: int = 5, hops: int = _history.HIDDEN_HOPS):
+        """The history at a glance: its size, then the hotspots, the most coupled files, the
+        hidden coupling and the knowledge islands (`limit` rows each)."""
+        return _history.summary(self, limit=clean_int(limit, "limit", 1, 100_000), hops=hops)
+
+    @_live
+    def hotspots(self, level: str = "file", limit: int = 20, since=None, complexity=None,
+                 files: int = 10):  # fmt: skip
+        """Revisions × complexity (CodeScene's hotspots) per code file, or per function of
+        the `files` hottest files (`level="function"`); `.frame` has them all, `.plot()` the
+        scatter. `complexity`: a frame (`path` or `id`, `complexity`) instead of lines of
+        code; `since`: a date or a span back from the last commit (`1y`, `6mo`)."""
+        note = "complexity: " + ("given" if complexity is not None else "lines of code")
+        return _history.result(
+            _history.R.Hotspots if level == "file" else _history.R.Functions,
+            lambda: _history.hotspots(self, level, since, complexity, files), note,
+            clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def coupling(self, level: str = "file", limit: int = 20, since=None,
+                 depth: int | None = None, **thresholds):  # fmt: skip
+        """Change coupling (code-maat's): pairs of files, or packages (`level="package"`), that
+        change in the same commits; `max_changeset`, `min_revs`, `min_shared`, `min_degree`
+        filter the noise. `.plot()` draws the matrix."""
+        return _history.result(
+            _history.R.Coupling,
+            lambda: _history.coupling(self, level, since, depth, **thresholds),
+            _history._coupling_note(thresholds), clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def hidden_coupling(self, hops: int = _history.HIDDEN_HOPS, limit: int = 20, since=None,
+                        undirected: bool = False, **thresholds):  # fmt: skip
+        """Coupled code files with no path between them in the graph within `hops`
+        file-to-file dependencies: what only the history shows."""
+        hops = clean_int(hops, "hops", 1, 50)
+        return _history.result(
+            _history.R.HiddenCoupling,
+            lambda: _history.hidden_coupling(self, hops, since, undirected, **thresholds),
+            f"no path within {hops} hops; " + _history._coupling_note(thresholds),
+            clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def ownership(self, level: str = "file", limit: int = 20, since=None,
+                  depth: int | None = None, islands: bool = False):  # fmt: skip
+        """Authors per file (or package): the main developer and their share of the added
+        lines; `islands=True`: the hotspots one author wrote alone (knowledge islands)."""
+        if islands:
+            return _history.result(
+                _history.R.Ownership, lambda: _history.knowledge_islands(self, since=since),
+                "knowledge islands: hotspots one author wrote alone",
+                clean_int(limit, "limit", 1, 1_000_000),
+            )  # fmt: skip
+        return _history.result(
+            _history.R.Ownership, lambda: _history.ownership(self, level, since, depth),
+            "main developer: most added lines", clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def age(self, level: str = "file", path: str | None = None, limit: int = 20):
+        """Days since the last change per code file (longest untouched first), or per
+        function of the file `path` (`level="function"`)."""
+        return _history.result(
+            _history.R.Age, lambda: _history.age(self, level, path),
+            "from the newest commit", clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def timeline(self, every: str = "1mo", depth: int | None = 1, since=None, limit: int = 50):
+        """Commits per package per period (`every`: `1mo`, `1q`, `1y`); `.plot()` draws it."""
+        return _history.result(
+            _history.R.Timeline, lambda: _history.timeline(self, every, depth, since),
+            f"per {every}, packages by their first {depth} folder(s)",
+            clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def history_commits(self, limit: int = 20):
+        """The commits, newest first, with their files changed and lines added and deleted."""
+        return _history.result(
+            _history.R.Commits, lambda: _history.commits_frame(self), "newest first",
+            clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def function_history(self, path: str, limit: int = 50):
+        """Each function of the file `path`: its own revisions, authors and last change
+        (ctxframe._history.functions)."""
+        path = _text(path, "path")
+        return _history.result(
+            _history.R.Functions, lambda: _history.functions(self, path),
+            "revisions on the first-parent history", clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
 
     @_live
     def summary(self) -> dict:

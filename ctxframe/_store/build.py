@@ -40,6 +40,7 @@ from ctxframe._resolve.boundaries import merge_boundaries
 from ctxframe._resolve.resolve import Previous, resolve
 from ctxframe._store import coverage as _coverage
 from ctxframe._store import delta as _delta
+from ctxframe._store import history as _history
 from ctxframe._store import parts as _parts
 from ctxframe._store import tables as _store
 from ctxframe._store import tokenparts as _tokenparts
@@ -94,6 +95,8 @@ class IndexReport:
     adapters: dict = field(default_factory=dict)  # _ingest.adapters: accepted, rejected lines
     dial: dict = field(default_factory=dict)  # ctxframe._ingest.dial: dialled, unreachable lines
     repaired: str | None = None  # the previous version failed its checks and was rebuilt
+    # the git history (ctxframe._store.history): action, commits, pending, error
+    history: dict = field(default_factory=dict)
 
     @property
     def nodes(self) -> int:
@@ -130,6 +133,7 @@ class IndexReport:
             "adapters": self.adapters,
             "dial": self.dial,
             "repaired": self.repaired,
+            "history": self.history,
         }
 
     def __str__(self) -> str:
@@ -186,8 +190,22 @@ class IndexReport:
             *(f"dialled: {d}" for d in self.dial.get("dialled", [])),
             *(f"dial unreachable: {u}" for u in self.dial.get("unreachable", [])),
             *([f"repaired: {self.repaired}"] if self.repaired else []),
+            *([_history_line(self.history)] if self.history.get("action") else []),
         ]
         return text + "".join(f"\n{line}" for line in extra)
+
+
+def _history_line(h: dict) -> str:
+    """One line on what the run did with the git history."""
+    if h.get("pending"):
+        return f"history: {h.get('reason', 'read')}: reading {h['pending']} commits in the " \
+            "background (`ctxframe history` waits for it)"
+    if h.get("error"):
+        return f"history: {h['error']}"
+    if h["action"] in ("off", "none"):
+        return f"history: none ({h.get('reason')})"
+    read = f", {h['read']} read ({h.get('reason')})" if h.get("read") else ""
+    return f"history: {h.get('commits', 0)} commits{read}"
 
 
 def _empty(schema: dict) -> pl.DataFrame:
@@ -508,6 +526,8 @@ def index(
     processes: int | None = None,
     changed: Collection[str] | None = None,
     cache: bool = True,
+    history: bool | None = None,
+    anonymize: bool | None = None,
 ) -> IndexReport:
     """Index the repository at `path` into its store (incremental unless `rebuild`); files
     are parsed in `processes` worker processes (default: one per core; 1: in this process).
@@ -521,7 +541,11 @@ def index(
     stored row. None walks the whole tree.
 
     `cache`: take the rows of files whose bytes were extracted before (by any index on this
-    machine) from the extraction cache, and add the others' (ctxframe._store.xcache)."""
+    machine) from the extraction cache, and add the others' (ctxframe._store.xcache).
+
+    `history` and `anonymize` override the configuration's `[history]` (None: as configured):
+    read the git history into the store, with keyed hashes instead of author names
+    (ctxframe._store.history)."""
     t0 = time.perf_counter()
     if not os.path.isdir(path):
         raise RepoNotFound(f"{path} is not a directory: pass the root of a source repository")
@@ -538,6 +562,7 @@ def index(
             run.processes = processes
             run.changed = _relative(changed)
             run.cache = cache
+            run.history_terms = (history, anonymize)
             try:
                 report = _index(run, rebuild)
             except StoreCorrupt as exc:
@@ -546,6 +571,7 @@ def index(
                 run = _Run(run.root, store, run.progress, dial, spill)
                 run.processes = processes
                 run.cache = cache
+                run.history_terms = (history, anonymize)
                 report = _index(run, rebuild=True)
                 what = getattr(exc, "detail", None) or str(exc)
                 report.repaired = f"the previous store was damaged ({what}); rebuilt it"
@@ -595,6 +621,8 @@ class _Run:
     cache: bool = True  # use the extraction cache (ctxframe._store.xcache)
     cached: int = 0  # files whose rows the extraction cache gave
     adapters: Started | None = None  # the repository's adapters, running since the start
+    history_terms: tuple = (None, None)  # `index(history=, anonymize=)`
+    history: _history.HistoryRun | None = None  # reading the git history meanwhile
 
     def take_content(self) -> list[pl.DataFrame | pl.LazyFrame]:
         """The body counts, no longer held by the run (their last user can free them)."""
@@ -610,6 +638,7 @@ def _index(run: _Run, rebuild: bool) -> IndexReport:
     with started as run.adapters:
         run.exclude = excludes(run.root, run.store)
         run.prev = None if rebuild else _load_previous(run.store)
+        run.history = _start_history(run)
         jobs = _plan(run)
         _extract(run, jobs)
         _files_table(run)
@@ -624,6 +653,35 @@ def _index(run: _Run, rebuild: bool) -> IndexReport:
         ):
             return report
         return _full(run)
+
+
+def _start_history(run: _Run) -> _history.HistoryRun:
+    """Start reading the git history beside the index (ctxframe._store.history)."""
+    from ctxframe._history.settings import settings
+
+    cfg = load_config(run.root)
+    terms = settings(cfg.history, cfg.source, enabled=run.history_terms[0],
+                     anonymize=run.history_terms[1])  # fmt: skip
+    prev = run.prev.snap if run.prev is not None else None
+    return _history.HistoryRun(run.root, run.store, prev, terms, git_head(run.root))
+
+
+def _finish_history(run: _Run, staged, meta: dict, report: IndexReport) -> None:
+    """The history tables into the new version, and the report's line on them."""
+    h = run.history
+    if h is None:
+        return
+    h.finish(staged, meta)
+    p = h.plan
+    state = meta.get("history") or {}
+    report.history = {
+        "action": p.action if p is not None else "none",
+        "reason": p.reason if p is not None else "",
+        "commits": state.get("commits", 0),
+        "read": h.read_count,
+        **({"pending": h.to_read} if h.pending else {}),
+        **({"error": h.error} if h.error else {}),
+    }
 
 
 def excludes(root: str, store: str) -> list[str]:
@@ -823,6 +881,8 @@ def _unchanged(run: _Run) -> IndexReport | None:
         return None
     if meta.get("git_head") != git_head(run.root):
         return None
+    if run.history is not None and run.history.changes_store():
+        return None
     nodes = prev.scan("nodes").select("kind").collect()
     edges = prev.scan("edges").select("kind", "confidence").collect()
     none = pl.DataFrame(schema=_coverage.COUNTS)
@@ -886,6 +946,7 @@ def _try_delta(run: _Run) -> IndexReport | None:
             )
             _trace("report")
             writing.result()
+        _finish_history(run, staged, meta, report)
         staged.commit(meta)
     _trace("write")
     return report
@@ -988,6 +1049,7 @@ def _full(run: _Run) -> IndexReport:
         staged.put_tokens(table.tokens, table.vocab, ids)
         del table, ids
         _trace("tokens written")
+        _finish_history(run, staged, meta, report)
         staged.commit(meta)
     _trace("write")
     return report
