@@ -937,14 +937,17 @@ def index_graph(
     dial: bool = False,
     wait: bool = True,
     cache: bool = True,
+    history: bool | None = None,
+    anonymize: bool | None = None,
 ) -> Graph:
     """Index (incrementally) the repository at `path` and open the result; `graph.report`
     says what the run did."""
     from ctxframe._store.build import index
 
     report = index(
-        path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait, cache=cache
-    )
+        path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait, cache=cache,
+        history=history, anonymize=anonymize,
+    )  # fmt: skip
     graph = Graph(report.store, root=report.root)
     graph.report = report
     return graph

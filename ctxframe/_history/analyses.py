@@ -66,7 +66,7 @@ def _renamed_forward(rows: pl.DataFrame) -> pl.Series:
     for _ in range(_MAX_RENAME_HOPS):
         hop = cur.sort("o").join_asof(
             renames, left_on="o", right_on="r", by_left="p", by_right="src",
-            strategy="backward", allow_exact_matches=False,
+            strategy="backward", allow_exact_matches=False, check_sortedness=False,
         )  # fmt: skip
         # `backward` finds the largest rename order below the change's: the closest newer one
         moved = hop.filter(pl.col("dst").is_not_null())

@@ -94,10 +94,10 @@ def is_ancestor(root: str, old: str, new: str) -> bool:
     return out.returncode == 0
 
 
-def count(root: str, revs: list[str], since: int | None = None) -> int:
+def count(root: str, revs: list[str], since: int | None = None, prefix: str = "") -> int:
     """How many commits `git log REVS` lists (`rev-list --count`: no diff is computed)."""
     args = ["rev-list", "--count", *(_since(since)), *revs]
-    out = _git(root, *args, "--")
+    out = _git(root, *args, "--", *(["."] if prefix else []))
     return int(out.stdout.strip() or 0)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import polars as pl
 
@@ -18,6 +19,7 @@ from ctxframe._history import gitlog
 from ctxframe._history.settings import HistorySettings, anonymize_key
 
 OFF, NONE, KEEP, APPEND, FULL = "off", "none", "keep", "append", "full"
+ASK = object()  # `plan(head_sha=ASK)`: HEAD unknown, ask git
 
 
 @dataclass
@@ -34,12 +36,15 @@ class Plan:
     reason: str = ""
 
 
-def plan(root: str, s: HistorySettings, stored: dict | None, head_sha: str | None = None,
+def plan(root: str, s: HistorySettings, stored: dict | None, head_sha: Any = ASK,
          key: Callable[[], bytes] = anonymize_key) -> Plan:  # fmt: skip
-    """Decide cheaply (a `git rev-parse` at most, none when `head_sha`, read from the
-    repository's files, equals the stored head and nothing else changed)."""
+    """Decide cheaply: a `git rev-parse` at most, none when `head_sha` (HEAD's commit as the
+    repository's files say, None outside git) equals the stored head and nothing else
+    changed, or is None."""
     if not s.enabled:
         return Plan(OFF, reason="history is turned off")
+    if head_sha is None:
+        return Plan(NONE, reason="not a git repository, or no commit yet")
     fingerprint = gitlog.key_fingerprint(key()) if s.anonymize else None
     same_terms = (
         stored is not None
@@ -48,7 +53,7 @@ def plan(root: str, s: HistorySettings, stored: dict | None, head_sha: str | Non
         and stored.get("max_commits") == s.max_commits
         and stored.get("anonymized") == fingerprint
     )
-    if same_terms and head_sha is not None and stored.get("head") == head_sha:
+    if same_terms and head_sha is not ASK and stored.get("head") == head_sha:
         head = gitlog.Head(head_sha, stored.get("prefix") or "")
         return Plan(KEEP, head=head, since_time=stored.get("since_time"), fingerprint=fingerprint)
     head = gitlog.head_of(root)
@@ -74,7 +79,7 @@ def to_read(root: str, p: Plan, s: HistorySettings) -> int:
     """How many commits the plan reads (no diff computed: quick)."""
     if p.action not in (APPEND, FULL):
         return 0
-    n = gitlog.count(root, p.revs, p.since_time)
+    n = gitlog.count(root, p.revs, p.since_time, p.head.prefix if p.head else "")
     return min(n, s.max_commits) if s.max_commits else n
 
 

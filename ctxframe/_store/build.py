@@ -887,6 +887,9 @@ def _unchanged(run: _Run) -> IndexReport | None:
     edges = prev.scan("edges").select("kind", "confidence").collect()
     none = pl.DataFrame(schema=_coverage.COUNTS)
     report, _ = _report(run, nodes, edges, "unchanged", counts_change=none)
+    if run.history is not None and run.history.stored is not None:
+        report.history = {"action": "keep", "reason": "", "read": 0,
+                          "commits": run.history.stored.get("commits", 0)}  # fmt: skip
     _trace("unchanged")
     return report
 
