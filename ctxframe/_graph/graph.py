@@ -16,7 +16,6 @@ import polars as pl
 from ctxframe._core.config import Config, load_config
 from ctxframe._core.errors import BadInput
 from ctxframe._core.inputs import clean_int, clean_text
-from ctxframe._graph import history as _history
 from ctxframe._graph import verbs
 from ctxframe._graph.context import DEFAULT_BUDGET_TOKENS as CONTEXT_BUDGET
 from ctxframe._graph.context import Context, build_context
@@ -30,7 +29,6 @@ from ctxframe._rank.ranker import RankIndex, Ranking
 from ctxframe._rank.tokens import token_frequencies, tokenize
 from ctxframe._render.html import render
 from ctxframe._store import cache as _cache
-from ctxframe._store import history as _store_history
 from ctxframe._store import tables as _store
 from ctxframe._store.coverage import coverage
 from ctxframe._store.export import Exported, export
@@ -68,6 +66,13 @@ _DERIVED = ("_tables", "_token_weights", "_config", "_duck", "_rank_index", "_lo
             "_project_tokens", "_decoded_tokens", "_history_cache")  # fmt: skip
 _CONTRACT = ("nodes", "edges", "files", "tokens", "vocab")
 _CONFIG = ("_config", "_project_tokens")  # from the repository, not the store: always re-read
+
+
+def _hist():
+    """ctxframe._graph.history, imported on first use (a fresh `query` never needs it)."""
+    from ctxframe._graph import history
+
+    return history
 
 
 def _live(method):
@@ -247,7 +252,7 @@ class Graph:
             return False
         if _same_tables(self._snap, snap):
             self._snap, self._meta = snap, snap.meta
-            for name in _CONFIG:
+            for name in (*_CONFIG, "_history_cache"):  # the history may have moved on
                 self.__dict__.pop(name, None)
             return True
         # the symbol and edge lookups at once, in parallel (every verb needs them); the
@@ -546,7 +551,9 @@ class Graph:
         con = duckdb.connect()
         for name in ("nodes", "edges", "files", "tokens"):
             con.register(name, getattr(self, name))
-        if _store_history.stored_state(self._snap) is not None:  # the git history, when read
+        from ctxframe._store.history import stored_state
+
+        if stored_state(self._snap) is not None:  # the git history, when read
             con.register("commits", self._snap.read("commits"))
             con.register("changes", self._snap.read("changes"))
         return con
@@ -778,19 +785,19 @@ class Graph:
         """The git history's commits, newest first (sha, parents, author and committer time,
         author name and email, subject); raises when the index holds no history."""
         with self._call():
-            return _history.tables(self)[0]
+            return _hist().tables(self)[0]
 
     @property
     def changes(self) -> pl.DataFrame:
         """One row per file a commit changed: sha, path, added, deleted, old_path."""
         with self._call():
-            return _history.tables(self)[1]
+            return _hist().tables(self)[1]
 
     @_live
-    def history(self, limit: int = 5, hops: int = _history.HIDDEN_HOPS):
+    def history(self, limit: int = 5, hops: int = 3):
         """The history at a glance: its size, then the hotspots, the most coupled files, the
         hidden coupling and the knowledge islands (`limit` rows each)."""
-        return _history.summary(self, limit=clean_int(limit, "limit", 1, 100_000), hops=hops)
+        return _hist().summary(self, limit=clean_int(limit, "limit", 1, 100_000), hops=hops)
 
     @_live
     def hotspots(self, level: str = "file", limit: int = 20, since=None, complexity=None,
@@ -800,9 +807,9 @@ class Graph:
         scatter. `complexity`: a frame (`path` or `id`, `complexity`) instead of lines of
         code; `since`: a date or a span back from the last commit (`1y`, `6mo`)."""
         note = "complexity: " + ("given" if complexity is not None else "lines of code")
-        return _history.result(
-            _history.R.Hotspots if level == "file" else _history.R.Functions,
-            lambda: _history.hotspots(self, level, since, complexity, files), note,
+        return _hist().result(
+            _hist().R.Hotspots if level == "file" else _hist().R.Functions,
+            lambda: _hist().hotspots(self, level, since, complexity, files), note,
             clean_int(limit, "limit", 1, 1_000_000),
         )  # fmt: skip
 
@@ -812,22 +819,22 @@ class Graph:
         """Change coupling (code-maat's): pairs of files, or packages (`level="package"`), that
         change in the same commits; `max_changeset`, `min_revs`, `min_shared`, `min_degree`
         filter the noise. `.plot()` draws the matrix."""
-        return _history.result(
-            _history.R.Coupling,
-            lambda: _history.coupling(self, level, since, depth, **thresholds),
-            _history._coupling_note(thresholds), clean_int(limit, "limit", 1, 1_000_000),
+        return _hist().result(
+            _hist().R.Coupling,
+            lambda: _hist().coupling(self, level, since, depth, **thresholds),
+            _hist()._coupling_note(thresholds), clean_int(limit, "limit", 1, 1_000_000),
         )  # fmt: skip
 
     @_live
-    def hidden_coupling(self, hops: int = _history.HIDDEN_HOPS, limit: int = 20, since=None,
+    def hidden_coupling(self, hops: int = 3, limit: int = 20, since=None,
                         undirected: bool = False, **thresholds):  # fmt: skip
         """Coupled code files with no path between them in the graph within `hops`
         file-to-file dependencies: what only the history shows."""
         hops = clean_int(hops, "hops", 1, 50)
-        return _history.result(
-            _history.R.HiddenCoupling,
-            lambda: _history.hidden_coupling(self, hops, since, undirected, **thresholds),
-            f"no path within {hops} hops; " + _history._coupling_note(thresholds),
+        return _hist().result(
+            _hist().R.HiddenCoupling,
+            lambda: _hist().hidden_coupling(self, hops, since, undirected, **thresholds),
+            f"no path within {hops} hops; " + _hist()._coupling_note(thresholds),
             clean_int(limit, "limit", 1, 1_000_000),
         )  # fmt: skip
 
@@ -837,13 +844,13 @@ class Graph:
         """Authors per file (or package): the main developer and their share of the added
         lines; `islands=True`: the hotspots one author wrote alone (knowledge islands)."""
         if islands:
-            return _history.result(
-                _history.R.Ownership, lambda: _history.knowledge_islands(self, since=since),
+            return _hist().result(
+                _hist().R.Ownership, lambda: _hist().knowledge_islands(self, since=since),
                 "knowledge islands: hotspots one author wrote alone",
                 clean_int(limit, "limit", 1, 1_000_000),
             )  # fmt: skip
-        return _history.result(
-            _history.R.Ownership, lambda: _history.ownership(self, level, since, depth),
+        return _hist().result(
+            _hist().R.Ownership, lambda: _hist().ownership(self, level, since, depth),
             "main developer: most added lines", clean_int(limit, "limit", 1, 1_000_000),
         )  # fmt: skip
 
@@ -851,16 +858,16 @@ class Graph:
     def age(self, level: str = "file", path: str | None = None, limit: int = 20):
         """Days since the last change per code file (longest untouched first), or per
         function of the file `path` (`level="function"`)."""
-        return _history.result(
-            _history.R.Age, lambda: _history.age(self, level, path),
+        return _hist().result(
+            _hist().R.Age, lambda: _hist().age(self, level, path),
             "from the newest commit", clean_int(limit, "limit", 1, 1_000_000),
         )  # fmt: skip
 
     @_live
     def timeline(self, every: str = "1mo", depth: int | None = 1, since=None, limit: int = 50):
         """Commits per package per period (`every`: `1mo`, `1q`, `1y`); `.plot()` draws it."""
-        return _history.result(
-            _history.R.Timeline, lambda: _history.timeline(self, every, depth, since),
+        return _hist().result(
+            _hist().R.Timeline, lambda: _hist().timeline(self, every, depth, since),
             f"per {every}, packages by their first {depth} folder(s)",
             clean_int(limit, "limit", 1, 1_000_000),
         )  # fmt: skip
@@ -868,18 +875,18 @@ class Graph:
     @_live
     def history_commits(self, limit: int = 20):
         """The commits, newest first, with their files changed and lines added and deleted."""
-        return _history.result(
-            _history.R.Commits, lambda: _history.commits_frame(self), "newest first",
+        return _hist().result(
+            _hist().R.Commits, lambda: _hist().commits_frame(self), "newest first",
             clean_int(limit, "limit", 1, 1_000_000),
         )  # fmt: skip
 
     @_live
     def function_history(self, path: str, limit: int = 50):
         """Each function of the file `path`: its own revisions, authors and last change
-        (ctxframe._history.functions)."""
+        (ctxframe._hist().functions)."""
         path = _text(path, "path")
-        return _history.result(
-            _history.R.Functions, lambda: _history.functions(self, path),
+        return _hist().result(
+            _hist().R.Functions, lambda: _hist().functions(self, path),
             "revisions on the first-parent history", clean_int(limit, "limit", 1, 1_000_000),
         )  # fmt: skip
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import subprocess
 
-import numpy as np
 import polars as pl
 
 from ctxframe._history.gitlog import _GIT, GitError
@@ -86,11 +85,13 @@ def track(functions: pl.DataFrame, hunks: pl.DataFrame) -> pl.DataFrame:
     """(id, sha) for every commit of `hunks` (file_hunks) that touched each function
     (`functions`: id, line_start, line_end, today's lines), by carrying each range back
     through the commits' hunks."""
+    import numpy as np  # imported here: a fresh `ctxframe query` never needs it
+
     ids = functions["id"].to_list()
     s = functions["line_start"].cast(pl.Int64).to_numpy().copy()
     e = functions["line_end"].cast(pl.Int64).to_numpy().copy()
     alive = np.ones(len(ids), dtype=bool)
-    hit_f: list[np.ndarray] = []
+    hit_f: list = []
     hit_c: list[int] = []
     shas: list[str] = []
     for (_commit, sha), group in hunks.group_by(["commit", "sha"], maintain_order=True):
