@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import os
 import subprocess
+import tempfile
 from dataclasses import dataclass
 
 import polars as pl
@@ -131,17 +132,22 @@ def read_log(root: str, revs: list[str], since: int | None = None,
     """The commits `git log REVS` lists (newest first) and their changed files."""
     cmd = log_command(root, revs, since, max_commits, prefix)
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    try:
-        proc = subprocess.run(
-            cmd, capture_output=True, env=env, stdin=subprocess.DEVNULL,
-            preexec_fn=(lambda: os.nice(nice)) if nice else None,
-        )  # fmt: skip
-    except OSError as exc:
-        raise GitError(f"cannot run git: {exc.strerror or exc}") from None
-    if proc.returncode != 0:
-        text = proc.stderr.decode("utf-8", "replace").strip().splitlines() or ["no output"]
-        raise GitError(f"git log failed: {text[0]}")
-    return parse_log(proc.stdout)
+    # git writes into a scratch file, never blocked by a pipe this process reads late
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        try:
+            code = subprocess.run(
+                cmd, stdout=out, stderr=err, env=env, stdin=subprocess.DEVNULL,
+                preexec_fn=(lambda: os.nice(nice)) if nice else None,
+            ).returncode  # fmt: skip
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        if code != 0:
+            err.seek(0)
+            text = err.read().decode("utf-8", "replace").strip().splitlines() or ["no output"]
+            raise GitError(f"git log failed: {text[0]}")
+        out.seek(0)
+        data = out.read()
+    return parse_log(data)
 
 
 def parse_log(data: bytes) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -5,9 +5,10 @@ what to do (ctxframe._history.update.plan) and reads the new commits while the f
 parsed, and the run puts the tables (or links the stored ones) into its version before it
 commits. A long read — a first index or a rewritten history of more than `INLINE_MAX`
 commits — would hold the index up for seconds (numpy's 41,819 commits: `git log --numstat`
-takes 14 s of one core), so it goes to a background job instead: a process of its own, at a
-lower priority, that reads the history and then, under the writer lock, commits a version
-holding every table of the current one plus the history (`pending` in the meantime, and
+takes 14 s of one core), so it goes to a background job instead, started as the index
+finishes (not beside its extraction, which has the cores): a process of its own, at a lower
+priority, that reads the history and then, under the writer lock, commits a version holding
+every table of the current one plus the history (`pending` in the meantime, and
 `wait_history` waits for it).
 """
 
@@ -80,8 +81,8 @@ class HistoryRun:
             if p.action not in (_update.APPEND, _update.FULL):
                 return
             self.to_read = _update.to_read(self.root, p, self.settings)
-            if self.to_read > inline_max():
-                self.pending = start_job(self.root, self.store, self.settings, p.head.sha)
+            if self.to_read > inline_max():  # started by `finish`: off the index's cores
+                self.pending = True
                 return
             commits, changes, self.state = _update.read(
                 self.root, p, self.settings, stored=self._stored_frames
@@ -122,6 +123,8 @@ class HistoryRun:
         if keep:
             staged.keep(list(HISTORY_TABLES))
             meta["history"] = dict(self.stored or {})
+        if self.pending:
+            self.pending = start_job(self.root, self.store, self.settings, p.head.sha)
         if self.pending:
             meta["history"] = {**meta.get("history", {}), "pending": p.head.sha}
         elif self.error and keep:
