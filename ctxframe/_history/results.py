@@ -156,7 +156,9 @@ class Coupling(HistoryResult):
     empty = "no pair passes the thresholds"
 
     def plot(self) -> Chart:
-        return matrix(self.frame, a="a", b="b", value="degree", title=self.title_text)
+        """The matrix of the files in the pairs that changed together most often."""
+        pairs = self.frame.sort(["shared", "degree"], descending=True)
+        return matrix(pairs, a="a", b="b", value="degree", title=self.title_text)
 
 
 class HiddenCoupling(Coupling):

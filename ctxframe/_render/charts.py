@@ -72,8 +72,9 @@ def scatter(frame: pl.DataFrame, *, x: str, y: str, score: str, label: str, titl
         return Chart(title, fig)
     xs, ys = frame[x].cast(pl.Float64).to_list(), frame[y].cast(pl.Float64).to_list()
     sc = frame[score].cast(pl.Float64).fill_null(0).to_list()
+    top = max(sc) or 1.0  # the colours span the scores there are
     points = ax.scatter(
-        xs, ys, c=sc, s=[12 + 140 * v for v in sc], cmap="YlOrRd", vmin=0, vmax=1,
+        xs, ys, c=sc, s=[12 + 140 * v / top for v in sc], cmap="YlOrRd", vmin=0, vmax=top,
         edgecolors="#444444", linewidths=0.4, alpha=0.85,
     )  # fmt: skip
     for axis, values in (("x", xs), ("y", ys)):
@@ -119,9 +120,9 @@ def matrix(pairs: pl.DataFrame, *, a: str, b: str, value: str, title: str,
     n_ent = max(2, limit)
     names: list[str] = []
     for row in pairs.iter_rows(named=True):  # strongest first: bounded by `limit` names
-        for name in (row[a], row[b]):
-            if name not in names and len(names) < n_ent:
-                names.append(name)
+        new = [n for n in dict.fromkeys((row[a], row[b])) if n not in names]
+        if len(names) + len(new) <= n_ent:  # a pair is shown whole or not at all
+            names.extend(new)
         if len(names) >= n_ent:
             break
     size = max(4.0, 0.32 * len(names) + 2.5)
