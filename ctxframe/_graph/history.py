@@ -11,6 +11,7 @@ cyclomatic numbers.
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -54,6 +55,11 @@ def tables(g: Graph, wait: bool = True) -> tuple[pl.DataFrame, pl.DataFrame, dic
         newest = _tables.Snapshot(g.store)
         if _stored.stored_state(newest) is not None:
             snap, state = newest, _stored.stored_state(newest)
+    if state is None and (snap.meta.get("history") or {}).get("pending"):
+        raise NoHistory(
+            "the history was still being read in the background and that read did not finish "
+            f"(its errors: {os.path.join(g.store, _stored.JOB_LOG)}): run `ctxframe index` again"
+        )
     if state is None:
         raise NoHistory(
             "no history in this index: the repository is not a git repository (or has no "

@@ -31,6 +31,7 @@ from ctxframe._store import tables as _tables
 HISTORY_TABLES = ("commits", "changes")
 INLINE_MAX = 1000  # commits an index run reads itself; more go to a background job
 JOB = ".history-job.json"  # in the store: the background job's pid and the head it reads
+JOB_LOG = ".history-job.log"  # its errors, if any (the last job's)
 _NICE = 10
 
 
@@ -142,11 +143,12 @@ def start_job(root: str, store: str, settings: HistorySettings, head: str) -> bo
     os.makedirs(store, exist_ok=True)
     args = {"root": root, "store": store, "head": head, "settings": settings.__dict__}
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "ctxframe._store.history", json.dumps(args)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, close_fds=True,
-        )  # fmt: skip
+        with open(os.path.join(store, JOB_LOG), "wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "ctxframe._store.history", json.dumps(args)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+                start_new_session=True, close_fds=True,
+            )  # fmt: skip
     except OSError:
         return False
     _write_job(store, {"pid": proc.pid, "head": head, "started": time.time()})
