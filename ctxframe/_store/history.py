@@ -212,8 +212,21 @@ def run_job(root: str, store: str, head: str, settings: HistorySettings) -> str:
         with _tables.Staging(store, snap) as staged:
             staged.keep(names)
             staged.put({"commits": commits, "changes": changes})
+            _link_caches(snap.dir, staged.tmp)
             staged.commit(meta)
     return "written"
+
+
+def _link_caches(version: str, staging: str) -> None:
+    """The derived caches built in the current version meanwhile (the ranker's, the cards'):
+    the new version's contract tables are the same, so they hold for it too (best effort)."""
+    src = os.path.join(version, "cache")
+    for here, _dirs, files in os.walk(src):
+        rel = os.path.relpath(here, version)
+        for name in files:
+            with contextlib.suppress(OSError):
+                os.makedirs(os.path.join(staging, rel), exist_ok=True)
+                os.link(os.path.join(here, name), os.path.join(staging, rel, name))
 
 
 def _main(argv: list[str]) -> int:
