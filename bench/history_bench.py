@@ -199,16 +199,22 @@ def cold_index(cli: list[str], tree: Path, repeat: int) -> dict:
     from ctxframe._store.history import wait_history
 
     store = tree / ".ctxframe" / "graph"
-    off, on, ready = [], [], []
+    off, on, ready, cpu_off, cpu_on = [], [], [], [], []
     for _ in range(repeat):
-        off.append(_index(cli, tree, "--rebuild", "--no-cache", "--no-history").wall_s)
+        m = _index(cli, tree, "--rebuild", "--no-cache", "--no-history")
+        off.append(m.wall_s)
+        cpu_off.append(m.user_s + m.sys_s)
         t = time.perf_counter()
-        on.append(_index(cli, tree, "--rebuild", "--no-cache").wall_s)
+        m = _index(cli, tree, "--rebuild", "--no-cache")
+        on.append(m.wall_s)
+        cpu_on.append(m.user_s + m.sys_s)  # the index's own, pool workers included
         wait_history(str(store))
         ready.append(time.perf_counter() - t)
     return {"no_history_s": statistics.median(off), "history_s": statistics.median(on),
             "history_ready_s": statistics.median(ready), "runs_off": off, "runs_on": on,
-            "runs_ready": ready}  # fmt: skip
+            "runs_ready": ready, "cpu_no_history_s": statistics.median(cpu_off),
+            "cpu_history_s": statistics.median(cpu_on), "runs_cpu_off": cpu_off,
+            "runs_cpu_on": cpu_on}  # fmt: skip
 
 
 def update_after_commit(cli: list[str], tree: Path) -> dict:
@@ -382,6 +388,8 @@ def _table(repos: dict) -> list[list]:
         row("cold index --no-history s", lambda r: r["cold_index"]["no_history_s"]),
         row("cold index s", lambda r: r["cold_index"]["history_s"]),
         row("history ready s", lambda r: r["cold_index"]["history_ready_s"]),
+        row("cold index CPU --no-history s", lambda r: r["cold_index"]["cpu_no_history_s"]),
+        row("cold index CPU s", lambda r: r["cold_index"]["cpu_history_s"]),
         row("revisions equal", lambda r: _same(r, "revisions_differ")),
         row("coupling equal", lambda r: _same(r, "pairs_differ")),
         row("  as logged", lambda r: eq(r, "paths as logged")),

@@ -951,6 +951,8 @@ def _try_delta(run: _Run) -> IndexReport | None:
             writing.result()
         _finish_history(run, staged, meta, report)
         staged.commit(meta)
+        if run.history is not None:
+            run.history.start_pending()
     _trace("write")
     return report
 
@@ -1054,6 +1056,8 @@ def _full(run: _Run) -> IndexReport:
         _trace("tokens written")
         _finish_history(run, staged, meta, report)
         staged.commit(meta)
+        if run.history is not None:
+            run.history.start_pending()
     _trace("write")
     return report
 

@@ -5,11 +5,11 @@ what to do (ctxframe._history.update.plan) and reads the new commits while the f
 parsed, and the run puts the tables (or links the stored ones) into its version before it
 commits. A long read — a first index or a rewritten history of more than `INLINE_MAX`
 commits — would hold the index up for seconds (numpy's 41,819 commits: `git log --numstat`
-takes 14 s of one core), so it goes to a background job instead, started as the index
-finishes (not beside its extraction, which has the cores): a process of its own, at a lower
-priority, that reads the history and then, under the writer lock, commits a version holding
-every table of the current one plus the history (`pending` in the meantime, and
-`wait_history` waits for it).
+takes 14 s of one core), so it goes to a background job instead, started once the index
+has committed its version (not beside its extraction, which has the cores): a process of its
+own, at a lower priority, that reads the history and then, under the writer lock, commits a
+version holding every table of the current one plus the history (`pending` in the
+meantime, and `wait_history` waits for it).
 """
 
 from __future__ import annotations
@@ -93,6 +93,11 @@ class HistoryRun:
         except Exception as exc:
             self.error = f"history not read: {exc}"
 
+    def start_pending(self) -> None:
+        """After the index committed its version: start the background read it left."""
+        if self.pending and self.plan is not None and self.plan.head is not None:
+            self.pending = start_job(self.root, self.store, self.settings, self.plan.head.sha)
+
     def _stored_frames(self) -> tuple[pl.DataFrame, pl.DataFrame]:
         assert self.prev is not None
         return self.prev.read("commits"), self.prev.read("changes")
@@ -124,9 +129,7 @@ class HistoryRun:
         if keep:
             staged.keep(list(HISTORY_TABLES))
             meta["history"] = dict(self.stored or {})
-        if self.pending:
-            self.pending = start_job(self.root, self.store, self.settings, p.head.sha)
-        if self.pending:
+        if self.pending:  # the job starts once the version is committed (`start_pending`)
             meta["history"] = {**meta.get("history", {}), "pending": p.head.sha}
         elif self.error and keep:
             meta["history"]["error"] = self.error
