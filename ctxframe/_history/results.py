@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 import polars as pl
 
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
-from ctxframe._render.charts import Chart, matrix, scatter, timeline
+from ctxframe._render.history_charts import Chart, matrix, scatter, timeline
 from ctxframe._render.html import render
 
 OK, NOT_INDEXED = "ok", "not-indexed"
