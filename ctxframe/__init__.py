@@ -50,6 +50,7 @@ _LAZY = {
     "Boundaries": ("ctxframe._graph.verbs", "Boundaries"),
     "Neighbourhood": ("ctxframe._graph.neighbourhood", "Neighbourhood"),
     "Picture": ("ctxframe._render.picture", "Picture"),
+    "Audit": ("ctxframe._audit.audit", "Audit"),
     "Evaluation": ("ctxframe._apps.eval", "Evaluation"),
     "Exported": ("ctxframe._store.export", "Exported"),
     "Catalog": ("ctxframe._apps.catalog", "Catalog"),
@@ -81,6 +82,7 @@ def index(
     dial: bool = False,
     wait: bool = True,
     cache: bool = True,
+    coverage: str | bool | None = None,
     history: bool | None = None,
     anonymize: bool | None = None,
 ) -> "Graph":
@@ -88,15 +90,17 @@ def index(
     `.ctxframe/adapters/` always run; `dial=True` also reads the databases and buckets that env
     vars of the graph point at (docs/adapters.md). One writer at a time: `wait=False` raises
     StoreLocked instead of waiting for another run. `cache=False` parses every file without
-    the extraction cache (README, "The extraction cache"). `history=False` does not read the
-    git history, `anonymize=True` stores keyed hashes instead of author names (None: as
-    `[history]` in the configuration says)."""
+    the extraction cache (README, "The extraction cache"). `coverage`: a coverage data file
+    (coverage.py's, Cobertura XML, LCOV) read into `covers` edges and `g.coverage`; None
+    reads one found at the root, False none. `history=False` does not read the git history,
+    `anonymize=True` stores keyed hashes instead of author names (None: as `[history]` in
+    the configuration says)."""
     _alloc.for_index(path, store)  # only has an effect while Polars is not loaded yet
     from ctxframe._graph.graph import index_graph
 
     return index_graph(
         path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait, cache=cache,
-        history=history, anonymize=anonymize,
+        coverage=coverage, history=history, anonymize=anonymize,
     )  # fmt: skip
 
 
@@ -174,6 +178,7 @@ def status(path: str = ".", *, store: str | None = None) -> "Status":
 
 __all__ = [
     "Affected",
+    "Audit",
     "Boundaries",
     "Card",
     "Catalog",

@@ -21,6 +21,14 @@ def _add_repo(p: argparse.ArgumentParser, *, positional: bool = False) -> None:
         p.add_argument("old_path", nargs="?", default=None, help=argparse.SUPPRESS)
 
 
+# the ranking rules' registry (ctxframe._rank.rules.RULES; a test keeps the two equal)
+_RULE_NAMES = (
+    "idf-tiers (default), bm25, flat-name-bonus, bm25-file, bm25-file-src, bm25-symbol, "
+    "bm25-symbol-src"
+)
+_AMBIGUOUS_HELP = "also follow AMBIGUOUS edges (2-8 same-named candidates; left out by default)"
+
+
 def _tokens(text: str) -> int:
     """A `--budget`: a whole number of tokens, at least 1."""
     try:
@@ -69,6 +77,16 @@ def _parser() -> argparse.ArgumentParser:
         help="parse every file, neither reading nor adding to the extraction cache "
         "(`ctxframe cache info`)",
     )
+    p.add_argument(
+        "--coverage",
+        metavar="PATH",
+        default=None,
+        help="coverage data to read into `covers` edges (coverage.py's data file, Cobertura "
+        "XML or LCOV; default: .coverage, coverage.xml or lcov.info at the root)",
+    )
+    p.add_argument(
+        "--no-coverage", action="store_true", help="read no coverage data, even one at the root"
+    )
 
     p.add_argument(
         "--no-history", action="store_true", help="do not read the git history (config: "
@@ -99,7 +117,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--rule",
         default=None,
-        help="idf-tiers (default), bm25, bm25-file, bm25-symbol, flat-name-bonus",
+        help=f"ranking rule: {_RULE_NAMES}",
     )
     p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
     p.add_argument(
@@ -108,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="only nodes of this kind (repeat, or comma-separated: --kind function,method,class)",
     )
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
     p.add_argument(
         "--abstain", action="store_true", help='say "no structural match" instead of weak hits'
     )
@@ -119,7 +137,7 @@ def _parser() -> argparse.ArgumentParser:
         "--rule",
         action="append",
         default=None,
-        help="rule to score (repeat; default: idf-tiers); a registry name or package.module:Name",
+        help=f"rule to score (repeat; default: idf-tiers): {_RULE_NAMES}, or package.module:Name",
     )
     p.add_argument(
         "--repo", default=None, help="repository for every question (default: each question's)"
@@ -134,33 +152,37 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("name", help="id, qualified name (Class.method) or label")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("affected", help="blast radius of a symbol or file")
     p.add_argument("name", help="symbol name or repo-relative file path")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--depth", type=int, default=3)
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument("--depth", type=int, default=3, help="hops to follow (default 3)")
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("path", help="shortest paths from symbol A to symbol B")
     p.add_argument("a")
     p.add_argument("b")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--undirected", action="store_true")
-    p.add_argument("--include-ambiguous", action="store_true")
+    p.add_argument(
+        "--undirected", action="store_true", help="follow edges both ways (default: A to B)"
+    )
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("change-plan", help="what to check before editing a symbol")
     p.add_argument("name")
     _add_repo(p)
     _add_budget(p)
-    p.add_argument("--depth", type=int, default=2)
+    p.add_argument("--depth", type=int, default=2, help="hops of the blast radius (default 2)")
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("explain", help="a plain-language paragraph about a symbol or file")
     p.add_argument("name", help="symbol name or repo-relative file path")
     _add_repo(p)
     _add_budget(p)
+    p.add_argument("--include-ambiguous", action="store_true", help=_AMBIGUOUS_HELP)
 
     p = sub.add_parser("hubs", help="orientation: hubs, largest files, entry points, dirs")
     _add_repo(p)
@@ -172,6 +194,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", default=None, help="a symbol or file (default: all)")
     _add_repo(p)
     _add_budget(p)
+
+    p = sub.add_parser(
+        "audit", help="architecture, cycles, complexity, dead and untested code, risk"
+    )
+    _add_repo(p)
+    _add_budget(p)
+    p.add_argument("--html", default=None, metavar="FILE", help="write the report page here")
+    p.add_argument("--md", default=None, metavar="FILE", help="write the Markdown report here")
+    p.add_argument(
+        "--section",
+        action="append",
+        default=None,
+        help="only this section (repeat): architecture, cycles, contracts, complexity, dead, "
+        "untested, risk, boundaries",
+    )
+    p.add_argument("--limit", type=int, default=100, help="rows per table in --json (default 100)")
 
     p = sub.add_parser("adapters", help="the programs in .ctxframe/adapters/")
     asub = p.add_subparsers(dest="adapters_command", required=True, metavar="ACTION")
@@ -321,7 +359,7 @@ def _catalog_parsers(sub) -> None:
     c.add_argument(
         "--executor",
         default="local",
-        help="local (default), dask://HOST:PORT or dask://local (needs ctxframe[dask])",
+        help="local (default), dask://HOST:PORT or dask://local (needs dask and distributed)",
     )
     common(c)
 
@@ -361,13 +399,13 @@ def _agent_parsers(sub) -> None:
         help="how the budget counts: chars/4 (default) or tiktoken if installed",
     )
     p.add_argument("--limit", type=int, default=None, help="hits ranked (default: by budget)")
-    p.add_argument("--rule", default=None, help="idf-tiers (default), bm25, flat-name-bonus")
+    p.add_argument("--rule", default=None, help=f"ranking rule: {_RULE_NAMES}")
     p.add_argument("--within", default=None, help="only nodes whose path matches this glob")
     p.add_argument(
         "--abstain", action="store_true", help='say "no structural match" instead of weak hits'
     )
 
-    p = sub.add_parser("mcp", help="an MCP server over stdio (needs `pip install ctxframe[mcp]`)")
+    p = sub.add_parser("mcp", help="an MCP server over stdio (needs `pip install mcp`)")
     p.add_argument("--repo", default=".", help="repository root (default: current directory)")
     p.add_argument("--store", default=None, help="store directory (default: REPO/.ctxframe/graph)")
 
@@ -459,6 +497,7 @@ def _cmd_index(a) -> None:
         dial=a.dial,
         wait=not a.no_wait,
         cache=not a.no_cache,
+        coverage=False if a.no_coverage else a.coverage,
         history=False if a.no_history else None,
         anonymize=True if a.anonymize else None,
     )
@@ -494,7 +533,13 @@ def _cmd_adapters(a) -> int:
 def _cmd_status(a) -> None:
     from ctxframe._store.status import status
 
-    _emit(status(_repo(a), store=a.store), a.json)
+    repo = _repo(a)
+    if a.store is None and os.path.isfile(os.path.join(repo, "catalog.json")):
+        from ctxframe._apps.catalog import Catalog
+
+        _emit(Catalog(repo).status(), a.json)  # each repository's freshness
+        return
+    _emit(status(repo, store=a.store), a.json)
 
 
 def _cmd_export(a) -> None:
@@ -702,7 +747,7 @@ def _cmd_watch(a) -> int:
 def _cold_card(a) -> int | None:
     """`card` from the card cache of the store's version, without loading Polars (a fresh
     process answers in a fraction of the normal path's time); None: take the normal path."""
-    from ctxframe._core.config import default_store
+    from ctxframe._core.config import default_store, find_root
     from ctxframe._graph.coldcard import answer
 
     repo = _repo(a)
@@ -711,7 +756,7 @@ def _cold_card(a) -> int | None:
         if os.path.isfile(os.path.join(repo, "catalog.json")):
             return None
         is_store = os.path.isfile(os.path.join(repo, "meta.json"))
-        store = repo if is_store else default_store(os.path.realpath(repo))
+        store = repo if is_store else default_store(find_root(repo))
     out = answer(
         os.path.abspath(store),
         a.name,
@@ -723,6 +768,25 @@ def _cold_card(a) -> int | None:
         return None
     print(out[0])
     return out[1]
+
+
+def _cmd_audit(a) -> int:
+    g = _open(a)
+    res = g.audit(a.section)
+    wrote = []
+    if a.html:
+        wrote.append(res.to_html(a.html))
+    if a.md:
+        with open(a.md, "w", encoding="utf-8") as fh:
+            fh.write(res.to_markdown())
+        wrote.append(a.md)
+    if a.json:
+        print(json.dumps(res.to_dict(rows=max(0, a.limit)), indent=2, default=str))
+    else:
+        print(res.render(budget_tokens=a.budget) if a.budget else res.render())
+        for path in wrote:
+            print(f"wrote {path}")
+    return 0
 
 
 def _verb(a) -> int:
@@ -746,9 +810,9 @@ def _verb(a) -> int:
     elif a.command == "path":
         res = g.path(a.a, a.b, undirected=a.undirected, include_ambiguous=a.include_ambiguous)
     elif a.command == "change-plan":
-        res = g.change_plan(a.name, depth=a.depth)
+        res = g.change_plan(a.name, depth=a.depth, include_ambiguous=a.include_ambiguous)
     elif a.command == "explain":
-        res = g.explain(a.name)
+        res = g.explain(a.name, include_ambiguous=a.include_ambiguous)
     elif a.command == "boundaries":
         res = g.boundaries(a.name)
     else:
@@ -772,6 +836,7 @@ _COMMANDS["catalog"] = _cmd_catalog
 _COMMANDS["cache"] = _cmd_cache
 _COMMANDS["history"] = _cmd_history
 _COMMANDS.update(context=_cmd_context, mcp=_cmd_mcp, hook=_cmd_hook, watch=_cmd_watch)
+_COMMANDS["audit"] = _cmd_audit
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))
 
 

@@ -41,7 +41,7 @@ ROUTES = [
             "views.py": "from flask import Flask\napp = Flask(__name__)\n\n"
             '@app.route("/orders/<int:order_id>")\ndef show(order_id):\n    return ""\n'
         },
-        "route:ANY /orders/{order_id}",
+        "route:GET /orders/{order_id}",  # Flask: GET unless methods= says
         "views.py::show",
     ),
     (
@@ -59,7 +59,7 @@ ROUTES = [
             "web.py": "from bottle import route\n\n\n"
             '@route("/hello/<name>")\ndef hello(name):\n    return name\n'
         },
-        "route:ANY /hello/{name}",
+        "route:GET /hello/{name}",
         "web.py::hello",
     ),
     (
@@ -512,12 +512,18 @@ def test_reads_boundaries_agrees_with_from_refs(_shop_index_template: Path) -> N
     """The cheap test reads_boundaries makes first never misses what from_refs finds: file by
     file on the shop (routes, env reads, HTTP and exec calls in several languages)."""
     from ctxframe._ingest.boundaries.code import from_refs, reads_boundaries
+    from ctxframe._ingest.boundaries.routes import STRUCTURE, split_facts
     from ctxframe._store import tables as store
 
     refs = store.read_table(str(_shop_index_template / ".ctxframe" / "graph"), "refs")
     found = 0
     for _, rows in refs.group_by("path"):
         want = not all(f.is_empty() for f in from_refs(rows))
-        assert reads_boundaries(rows) == want
+        got = reads_boundaries(rows)
+        # a file that makes or mounts a router says so too: other files' routes hang off it
+        shapes = split_facts(rows.filter(pl.col("name").is_in(STRUCTURE))).select(
+            pl.any_horizontal(pl.col("^f_(var|obj|include)$").is_not_null()).any()
+        ).item()
+        assert got == (want or shapes)
         found += want
     assert found >= 5

@@ -34,7 +34,8 @@ USER = "from pkg.core import Box, run\n\n\ndef main():\n    return run(Box().siz
 @pytest.mark.parametrize(
     ("edit", "resolves"),
     [
-        (lambda t: t + "\n\ndef added(value):\n    return value + 1\n", 0),
+        (lambda t: t + "\n\ndef added(value):\n    pass\n", 0),
+        (lambda t: t + "\n\ndef added(value):\n    return value + 1\n", 1),  # `+` runs `__add__`
         (lambda t: t + '\n\ndef added(value):\n    """Docs."""\n    return value\n', 1),  # a fact
         (lambda t: t + "\n# a comment\n", 0),
         (lambda t: t + "\n\nclass Added:\n    pass\n", 1),  # a new class: the value flow runs

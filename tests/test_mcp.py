@@ -36,27 +36,29 @@ CALLS = [
     ),
     (
         "context",
-        {"question": "where is refund processing implemented", "budget": 800},
+        {"text": "where is refund processing implemented", "budget": 800},
         lambda g: g.context("where is refund processing implemented", 800, format="json"),
     ),
     ("card", {"name": "ProcessRefund"}, lambda g: g.card("ProcessRefund")),
-    ("affected", {"target": "ProcessRefund", "depth": 2}, lambda g: g.affected("ProcessRefund", 2)),
+    ("affected", {"name": "ProcessRefund", "depth": 2}, lambda g: g.affected("ProcessRefund", 2)),
     (
         "path",
         {"a": "CheckoutHandler.handle_refund_request", "b": "PaymentGateway.Refund"},
         lambda g: g.path("CheckoutHandler.handle_refund_request", "PaymentGateway.Refund"),
     ),
     ("change_plan", {"name": "ProcessRefund"}, lambda g: g.change_plan("ProcessRefund")),
-    ("explain", {"target": "ProcessRefund"}, lambda g: g.explain("ProcessRefund")),
-    ("hubs", {"top": 3}, lambda g: g.hubs(top=3)),
+    ("explain", {"name": "ProcessRefund"}, lambda g: g.explain("ProcessRefund")),
+    ("hubs", {"limit": 3}, lambda g: g.hubs(limit=3)),
     ("boundaries", {}, lambda g: g.boundaries()),
 ]
 BAD = [
     ("card", {}, "'name' is a required property"),
     ("card", {"name": 3}, "name: 3 is not of type 'string'"),
     ("card", {"name": "x", "colour": "red"}, "Additional properties are not allowed"),
-    ("hubs", {"top": 0}, "top: 0 is less than the minimum of 1"),
-    ("context", {"question": ""}, "question: '' should be non-empty"),
+    ("hubs", {"limit": 0}, "limit: 0 is less than the minimum of 1"),
+    ("hubs", {"top": 0}, "limit: 0 is less than the minimum of 1"),  # the old name
+    ("hubs", {"top": 1, "limit": 1}, "give 'limit' ('top' is its old name)"),
+    ("context", {"text": ""}, "text: '' should be non-empty"),
 ]
 
 
@@ -94,7 +96,7 @@ def test_tools_calls_and_bad_arguments(shop_graph):
         bad = [await client.call_tool(name, args) for name, args, _ in BAD]
         unknown = await client.call_tool("delete_everything", {})
         missing = await client.call_tool("card", {"name": "NoSuchSymbolAnywhere"})
-        after = await client.call_tool("hubs", {"top": 1})  # still serving
+        after = await client.call_tool("hubs", {"top": 1})  # still serving; the old name
         return listed, results, bad, unknown, missing, after
 
     listed, results, bad, unknown, missing, after = session(shop_graph.root, script)
@@ -193,4 +195,4 @@ def test_missing_sdk_says_how_to_install(monkeypatch, capsys, shop_graph):
 
     monkeypatch.setattr(builtins, "__import__", fake)
     assert main(["mcp", "--repo", shop_graph.root]) == 2
-    assert "pip install 'ctxframe[mcp]'" in capsys.readouterr().err
+    assert "pip install mcp" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ctxframe as cf
+from ctxframe._core.schema import SCHEMA_VERSION
 from ctxframe._store import parts as _parts
 from ctxframe._store import tables as _store
 
@@ -229,7 +230,7 @@ def test_store_with_tokens_in_one_part_converts(shop, tmp_path, small_parts, edi
     assert report.mode.startswith("delta") if edit else report.mode != "unchanged", report.mode
     names = set(_files(_version(store)))
     assert sum(n.startswith("tokens/part-") for n in names) > 1
-    assert json.loads((Path(store) / "meta.json").read_text())["schema_version"] == 6
+    assert json.loads((Path(store) / "meta.json").read_text())["schema_version"] == SCHEMA_VERSION
     _assert_equal_to_rebuild(shop, store, tmp_path)
 
 

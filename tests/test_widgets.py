@@ -26,7 +26,8 @@ def test_typing_a_query_lists_hits_and_shows_the_best(shop_graph) -> None:
     assert labels and "refund_processor" in labels[0]
     assert ex.hits.value == ex.hits.options[0][1]  # the best hit is selected…
     assert "refund_processor.py" in ex.card.value  # …so its card shows
-    assert ex.picture.value.startswith("<iframe srcdoc=")
+    assert ex.picture.value.startswith("<div class=\"ctxframe-picture\"")
+    assert "<iframe srcdoc=" in ex.picture.value and "<svg " in ex.picture.value
     assert "hits for <code>refund processor</code>" in ex.status.value
 
 

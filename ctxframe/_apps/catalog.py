@@ -16,18 +16,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import polars as pl
 
 from ctxframe._core.errors import BadInput, CtxframeError
+from ctxframe._render.html import render
 from ctxframe._store import catalog as _cat
 from ctxframe._store.catalog_run import CatalogReport, index_catalog, sequential
+from ctxframe._store.status import Status, status
 
 if TYPE_CHECKING:
     from ctxframe._graph.catalog import CatalogGraph
 
-_DASK_HINT = "pip install 'ctxframe[dask]'"
+_DASK_HINT = "pip install dask distributed (in a ctxframe clone: pip install '.[dask]')"
 
 
 class Catalog:
@@ -136,12 +139,63 @@ class Catalog:
             )
         return pl.read_parquet(path)
 
+    def status(self) -> CatalogStatus:
+        """Each repository's freshness against its git HEAD and working tree (`status`), or
+        why it cannot be told (not indexed yet, a store at a URL)."""
+        rows = []
+        for r in self.repos.iter_rows(named=True):
+            store = r["store"]
+            if "://" in store and not store.startswith("file://"):
+                rows.append((r["name"], None, f"store at {store}: not checked here"))
+                continue
+            try:
+                rows.append((r["name"], status(r["path"], store=store.removeprefix("file://")),
+                             None))  # fmt: skip
+            except CtxframeError as exc:
+                rows.append((r["name"], None, str(exc)))
+        return CatalogStatus(self.directory, rows)
+
     def __repr__(self) -> str:
         state = self.state
         return f"<ctxframe.Catalog {self.directory}: {len(state.repos)} repositories>"
 
     def _repr_html_(self) -> str:
         return self.repos._repr_html_()
+
+
+@dataclass
+class CatalogStatus:
+    """`status` of every repository of a catalog: (name, Status or None, error or None)."""
+
+    directory: str
+    rows: list[tuple[str, Status | None, str | None]]
+
+    @property
+    def fresh(self) -> bool:
+        return all(st is not None and st.fresh for _, st, _ in self.rows)
+
+    def to_dict(self) -> dict:
+        repos = [
+            {"name": name, **(st.to_dict() if st else {}), "error": err}
+            for name, st, err in self.rows
+        ]
+        for r in repos:
+            r.pop("verb", None)
+            r.pop("status", None)
+        return {"verb": "status", "status": "ok", "catalog": self.directory, "repos": repos}
+
+    def __str__(self) -> str:
+        lines = [f"catalog {self.directory}: {len(self.rows)} repositories"]
+        for name, st, err in self.rows:
+            if st is None:
+                lines.append(f"  {name}: {err}")
+            else:
+                lines += [f"  {name}: " + str(st).splitlines()[0]]
+                lines += [f"    {ln.strip()}" for ln in str(st).splitlines()[1:]]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return render("message", message=str(self))
 
 
 def catalog(directory: str = ".") -> Catalog:

@@ -18,7 +18,7 @@ from typing import IO
 
 import polars as pl
 
-from ctxframe._core.config import default_store, load_config
+from ctxframe._core.config import default_store, find_root, load_config
 from ctxframe._core.errors import CtxframeError
 from ctxframe._graph.context import Context, build_context
 from ctxframe._graph.edges import SubsetEdgeIndex
@@ -55,18 +55,6 @@ def read_prompt(raw: str) -> tuple[str, str | None]:
                 f"hook input is JSON without a prompt: expected one of {', '.join(PROMPT_KEYS)}"
             )
     return raw, None
-
-
-def find_root(start: str) -> str:
-    """The nearest directory at or above ``start`` holding an index; ``start`` when none."""
-    here = os.path.realpath(start)
-    while True:
-        if os.path.isfile(os.path.join(default_store(here), _store.META)):
-            return here
-        parent = os.path.dirname(here)
-        if parent == here:
-            return os.path.realpath(start)
-        here = parent
 
 
 class PromptIndex:

@@ -9,8 +9,8 @@ ambiguous, not-indexed, …) is returned with ``isError`` set, its JSON unchange
 
 The index is opened once and re-opened when the store changes: every call stats the store's
 ``meta.json`` (a write swaps the whole store directory in, so its inode, size or mtime move).
-The SDK is an optional extra (``pip install 'ctxframe[mcp]'``); nothing here imports it at
-module level, so the rest of ctxframe never pays for it.
+The SDK is an optional extra (``pip install '.[mcp]'`` in a clone, or ``pip install mcp``);
+nothing here imports it at module level, so the rest of ctxframe never pays for it.
 """
 
 from __future__ import annotations
@@ -22,13 +22,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ctxframe._core.errors import CtxframeError, StoreNotFound
+from ctxframe._core.config import find_root
+from ctxframe._core.errors import CtxframeError, RepoNotFound, StoreNotFound
 from ctxframe._core.version import __version__
 from ctxframe._graph.context import DEFAULT_BUDGET_TOKENS
 from ctxframe._graph.graph import Graph
 from ctxframe._store import tables as _store
 
-INSTALL_HINT = "the MCP server needs the `mcp` package: pip install 'ctxframe[mcp]'"
+INSTALL_HINT = (
+    "the MCP server needs the `mcp` package: pip install mcp (in a ctxframe clone: "
+    "pip install '.[mcp]')"
+)
 INSTRUCTIONS = (
     "ctxframe answers questions about one indexed repository from its code graph. Start with "
     "`context` (a question in words -> the best-matching code with its source, within a token "
@@ -80,7 +84,7 @@ class Tool:
 
 def _context(g: Graph, a: dict[str, Any]) -> Any:
     return g.context(
-        a["question"],
+        a["text"],
         budget_tokens=a.get("budget", DEFAULT_BUDGET_TOKENS),
         format="json",
         limit=a.get("limit"),
@@ -127,14 +131,14 @@ TOOLS: tuple[Tool, ...] = (
         "what was left out. Sources are checked against the index and flagged when changed.",
         _obj(
             {
-                "question": {**_STR, "description": "the question"},
+                "text": {**_STR, "description": "the question"},
                 "budget": _int(1, 100_000, DEFAULT_BUDGET_TOKENS, "tokens (chars/4)"),
                 "limit": _int(1, 200, 100, "hits ranked before packing (default: budget / 40)"),
                 "rule": _RULE,
                 "within": _WITHIN,
                 "abstain": {"type": "boolean", "default": False},
             },
-            ("question",),
+            ("text",),
         ),
         _context,
     ),
@@ -155,14 +159,14 @@ TOOLS: tuple[Tool, ...] = (
         "Blast radius: who depends on a symbol or file, by depth, and the tests among them.",
         _obj(
             {
-                "target": {**_STR, "description": "symbol name or repo-relative file path"},
+                "name": {**_STR, "description": "symbol name or repo-relative file path"},
                 "depth": _int(1, 10, 3, "hops"),
                 "include_ambiguous": _AMBIG,
             },
-            ("target",),
+            ("name",),
         ),
         lambda g, a: g.affected(
-            a["target"],
+            a["name"],
             depth=a.get("depth", 3),
             include_ambiguous=a.get("include_ambiguous", False),
         ),
@@ -189,30 +193,51 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         "change_plan",
         "An ordered checklist of what to look at before editing a symbol.",
-        _obj({"name": _STR, "depth": _int(1, 10, 2, "hops")}, ("name",)),
-        lambda g, a: g.change_plan(a["name"], depth=a.get("depth", 2)),
+        _obj(
+            {"name": _STR, "depth": _int(1, 10, 2, "hops"), "include_ambiguous": _AMBIG}, ("name",)
+        ),
+        lambda g, a: g.change_plan(
+            a["name"],
+            depth=a.get("depth", 2),
+            include_ambiguous=a.get("include_ambiguous", False),
+        ),
     ),
     Tool(
         "explain",
         "A plain-language paragraph about a symbol or file, from graph facts only.",
-        _obj({"target": _STR}, ("target",)),
-        lambda g, a: g.explain(a["target"]),
+        _obj(
+            {
+                "name": {**_STR, "description": "symbol name or repo-relative file path"},
+                "include_ambiguous": _AMBIG,
+            },
+            ("name",),
+        ),
+        lambda g, a: g.explain(a["name"], include_ambiguous=a.get("include_ambiguous", False)),
     ),
     Tool(
         "hubs",
         "Orientation: most depended-on symbols, largest files, entry points, directories.",
-        _obj({"top": _int(1, 100, 10, "rows per list")}),
-        lambda g, a: g.hubs(top=a.get("top", 10)),
+        _obj({"limit": _int(1, 100, 10, "rows per list")}),
+        lambda g, a: g.hubs(limit=a.get("limit", 10)),
     ),
     Tool(
         "boundaries",
         "What the code consumes and provides: routes, env vars, HTTP endpoints, programs "
         "run, dependencies, Kubernetes objects; for the repo or one symbol or file.",
-        _obj({"target": {**_STR, "description": "a symbol or file (default: all)"}}),
-        lambda g, a: g.boundaries(a.get("target")),
+        _obj({"name": {**_STR, "description": "a symbol or file (default: all)"}}),
+        lambda g, a: g.boundaries(a.get("name")),
     ),
 )
 BY_NAME = {t.name: t for t in TOOLS}
+# Arguments named as the CLI names them (`--limit`, NAME, TEXT); the names these tools had
+# before are still taken, for clients written against them.
+ALIASES: dict[str, dict[str, str]] = {
+    "context": {"question": "text"},
+    "affected": {"target": "name"},
+    "explain": {"target": "name"},
+    "boundaries": {"target": "name"},
+    "hubs": {"top": "limit"},
+}
 
 
 # -- the graph, re-opened when the store changes ---------------------------------------------------
@@ -224,6 +249,10 @@ class LiveGraph:
 
     def __init__(self, repo: str = ".", store: str | None = None):
         root = os.path.realpath(repo)
+        if store is None and not os.path.isdir(root):
+            raise RepoNotFound(f"{repo} is not a directory: pass the root of an indexed repository")
+        if store is None:  # from a sub-directory too, as git does
+            root = find_root(root)
         self.root = root if os.path.isdir(root) else None
         self.store = os.path.abspath(store or _store.default_store(root))
         self._graph: Graph | None = None
@@ -243,7 +272,8 @@ class LiveGraph:
         now = self.stamp()
         if self._graph is None or now != self._stamp:
             self._graph = None
-            graph = Graph(self.store, root=self.root)  # raises when there is no index
+            # raises when there is no index
+            graph = Graph(self.root or self.store, store=self.store, root=self.root)
             self._graph, self._stamp = graph, now
             self.opened += 1
         return self._graph
@@ -261,6 +291,13 @@ def validate(tool: Tool, arguments: dict[str, Any] | None) -> dict[str, Any]:
     import jsonschema
 
     args = dict(arguments or {})
+    for old, new in ALIASES.get(tool.name, {}).items():
+        if old in args:
+            if new in args:
+                raise InvalidArguments(
+                    f"invalid arguments for {tool.name}: give {new!r} ({old!r} is its old name)"
+                )
+            args[new] = args.pop(old)
     errors = sorted(
         jsonschema.Draft202012Validator(tool.schema).iter_errors(args), key=lambda e: e.path
     )

@@ -184,8 +184,24 @@ class Explorer:
 
                 self.boundaries.value = boundaries_of(self.graph)._repr_html_()
 
+    def snapshot_html(self) -> str:
+        """What the explorer shows now as plain HTML (question, hits, card, picture with its
+        static SVG): the output where widgets cannot run (exported HTML, notebook viewers)."""
+        hits = [{"id": i, "label": label} for label, i in self.hits.options]
+        return render(
+            "explorer_snapshot",
+            query=self.query.value.strip(),
+            status=self.status.value,
+            hits=hits,
+            selected=self.selected,
+            card=self.card.value,
+            picture=self.picture.value,
+        )
+
     def _repr_mimebundle_(self, **kwargs) -> dict:
-        return self.widget._repr_mimebundle_(**kwargs)
+        bundle = dict(self.widget._repr_mimebundle_(**kwargs) or {})
+        bundle["text/html"] = self.snapshot_html()  # a front end with widgets shows those
+        return bundle
 
 
 def explore(graph: Any, *, limit: int = 15, depth: int = 1, rule: str | None = None) -> Explorer:

@@ -14,6 +14,19 @@ def default_store(root: str) -> str:
     return os.path.join(root, ".ctxframe", "graph")
 
 
+def find_root(start: str) -> str:
+    """The nearest directory at or above `start` whose default store holds an index, as git
+    finds its repository from a sub-directory; `start` (made real) when there is none."""
+    here = first = os.path.realpath(start)
+    while True:
+        if os.path.isfile(os.path.join(default_store(here), "meta.json")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return first
+        here = parent
+
+
 @dataclass(frozen=True)
 class Config:
     """Scope levers (seed 001): exclude is index-time, deprioritize and within are rank-time."""
@@ -27,7 +40,8 @@ class Config:
 
 
 _KEYS = {"exclude", "deprioritize", "project_tokens"}
-_TABLES = {"history"}  # tables of settings, checked by their owner
+# tables other stages read and check themselves, kept as written in `Config.extra`
+_TABLES = {"audit", "history"}  # ctxframe._audit.config, ctxframe._history.settings
 
 
 def _pyproject_table(path: str) -> dict:
@@ -63,6 +77,11 @@ def load_config(root: str) -> Config:
             f"{source}: unknown setting(s) {', '.join(sorted(unknown))}; "
             f"known: {', '.join(sorted(_KEYS | _TABLES))}"
         )
+    extra = {}
+    for key in _TABLES & set(table):
+        if not isinstance(table[key], dict):
+            raise ConfigError(f"{source}: `{key}` must be a table ([{key}])")
+        extra[key] = table[key]
     out = {}
     for key in _KEYS:
         value = table.get(key, [])
@@ -71,7 +90,4 @@ def load_config(root: str) -> Config:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{source}: `{key}` must be a list of strings")
         out[key] = tuple(value)
-    history = table.get("history", {})
-    if not isinstance(history, dict):
-        raise ConfigError(f"{source}: `history` must be a table ([history])")
-    return Config(**out, source=source, history=history)
+    return Config(**out, source=source, extra=extra, history=extra.get("history", {}))

@@ -2,6 +2,7 @@
 
 CtxframeError
 ├── RepoNotFound        the path to index is not a directory
+│   └── NothingToIndex  the directory holds no file to index (no store is made)
 ├── StoreNotFound       no index yet at the store path
 ├── StoreVersionError   the store was written by another schema version
 ├── StoreWriteError     the store cannot be written (old store left untouched)
@@ -21,6 +22,10 @@ class CtxframeError(Exception):
 
 class RepoNotFound(CtxframeError):
     """The path to index is not a directory."""
+
+
+class NothingToIndex(RepoNotFound):
+    """The directory holds no file the walk takes: no store is made for it."""
 
 
 class StoreNotFound(CtxframeError):

@@ -62,7 +62,17 @@ IMPORT = "v.im"  # src: binding scope, name: local node, receiver: absolute modu
 # scope: imported name (None: the module itself, "*": every public name), alias: "root" when
 # `import a.b` binds `a`
 
+ACCESS = "v.a"  # src: the scope, name: a member's name, receiver: the node it is read on, line,
+# alias: how the member runs — `get`, `set`, `del` (an attribute read, stored or deleted: a
+# property's getter, setter or deleter, a descriptor's `__get__`/`__set__`), `op` (a dunder an
+# operator, a protocol or a builtin calls: `__len__`, `__getitem__`, `__eq__`, `__str__`, …) or
+# `prefix` (`getattr(x, "visit_" + name)`: every member whose name starts so)
+PROPERTY = "v.pr"  # src: a property's function, name: the property's name, alias: `get`, `set`
+# or `del`
+FIXTURE = "v.fx"  # src: a pytest fixture's function, name: the fixture's name, alias: `yield`
+# when its value is what it yields, else `return`
+
 KINDS = (FLOW, FLOW_INFERRED, PARAM, REBOUND, RETPARAM, STORE, STORE_ITEM, SITE, DECORATED,
-         BASE, ALL, IMPORT)  # fmt: skip
+         BASE, ALL, IMPORT, ACCESS, PROPERTY, FIXTURE)  # fmt: skip
 
 SITE_KINDS = ("implicit", "raise", "decorator")

@@ -5,6 +5,12 @@ from __future__ import annotations
 import polars as pl
 
 
+def string_lists(lists: pl.Expr) -> pl.Expr:
+    """A list column as lists of strings even in an empty frame (Polars 1.x types a slice of
+    an empty list column as a list of nulls, which `list.join` refuses)."""
+    return lists.list.eval(pl.element().cast(pl.String))
+
+
 def splice_sorted(rest: pl.DataFrame, key: str, new: pl.DataFrame) -> pl.DataFrame:
     """Sorted `new` rows inserted into sorted `rest`, where no key of one occurs in the other:
     the rows of `rest` keep their order and are sliced, never re-sorted."""

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import polars as pl
 
-# 6: tokens in the nodes' parts; 5: tables as datasets in parts; 4: tokens as codes + vocab;
-# 3: versions
-SCHEMA_VERSION = 6
+# 8: function metrics (cyclomatic, nesting, params, decorators, unreachable); 7: edges' `via`
+# and `bound`; 6: tokens in the nodes' parts; 5: tables as datasets in parts; 4: tokens as
+# codes + vocab; 3: versions
+SCHEMA_VERSION = 8
 
 NODE_KINDS = (
     "file",
@@ -58,6 +59,12 @@ NODES = pl.Schema(
         "transport": pl.String,  # network.http | config.env | process.exec | package | k8s …
         "direction": pl.String,  # consumes | provides
         "secret": pl.Boolean,  # by name only; a secret's value is never stored
+        # functions and methods (ctxframe._ingest.metrics); null for other nodes
+        "cyclomatic": pl.Int32,  # lizard's cyclomatic number
+        "nesting": pl.Int32,  # deepest nesting of control structures
+        "params": pl.Int32,  # parameters declared
+        "decorators": pl.String,  # decorators, annotations, attributes: dotted names, "," between
+        "unreachable": pl.Int32,  # first line of its body after a return/raise/break/continue
     }
 )
 
@@ -71,8 +78,23 @@ EDGES = pl.Schema(
         "path": pl.String,  # file the edge was read from
         "line": pl.Int32,
         "producer": pl.String,
+        # how a call runs its target when it is not a plain call of what the site names: a
+        # property (`property`, `setter`, `deleter`), a dunder an operator, a protocol or a
+        # constructor runs (`__len__`, `__init__` inherited), `getattr`, `fixture`, a wrapper's
+        # decorator, a library calling back; null for a plain call and for other kinds
+        "via": pl.String,
+        # the target runs on an instance made elsewhere (a method read through an instance, a
+        # property, a dunder): it runs only where an instance of its class exists
+        "bound": pl.Boolean,
     }
 )
+
+
+def conform_edges(frame):
+    """`frame` (eager or lazy) with the EDGES columns in order, absent ones null."""
+    names = frame.collect_schema().names() if hasattr(frame, "collect_schema") else frame.columns
+    missing = [pl.lit(None, EDGES[c]).alias(c) for c in EDGES.names() if c not in names]
+    return frame.with_columns(missing).select(EDGES.names()).cast(dict(EDGES))
 
 FILES = pl.Schema(
     {

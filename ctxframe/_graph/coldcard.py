@@ -16,7 +16,7 @@ import zlib
 from typing import Any
 
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
-from ctxframe._render.text import card_section, location, name_of
+from ctxframe._render.text import card_section, doc_summary, location, name_of
 from ctxframe._store import cardcache
 
 CANDIDATE_COLS = ("id", "kind", "label", "qualname", "path", "line_start", "line_end")
@@ -70,7 +70,7 @@ def _arrows(db, node_id: str, cols: dict | None, include_ambiguous: bool) -> lis
         for r, ident, kind, qual, label in db.execute(sql, chunk):
             ends[r] = (ident, _display(ident, kind, qual, label), kind)
     rows = []
-    for direction, kind, conf, other, other_id, other_label, line in zip(
+    for direction, kind, conf, other, other_id, other_label, line, via in zip(
         *(cols[c] for c in cardcache.PACKED_COLS), strict=True
     ):
         if not include_ambiguous and conf == "AMBIGUOUS":
@@ -88,6 +88,7 @@ def _arrows(db, node_id: str, cols: dict | None, include_ambiguous: bool) -> lis
                 "other_label": other_label,
                 "other_kind": other_kind,
                 "line": line,
+                "via": via,
             }
         )
     return rows
@@ -132,7 +133,7 @@ def _ok_text(node: dict, arrows: list[dict]) -> tuple[list[str], list[list[str]]
     if node.get("signature"):
         lines.append(f"  sig: {node['signature']}")
     if node.get("doc"):
-        lines.append(f"  doc: {node['doc'].splitlines()[0]}")
+        lines.append(f"  doc: {doc_summary(node['doc'])}")
     if parent:
         lines.append(f"  parent: {parent[0]['other_label']}")
     sections = [
@@ -151,7 +152,7 @@ def _ok_text(node: dict, arrows: list[dict]) -> tuple[list[str], list[list[str]]
     for title, rows, arrow in sections:
         if not rows:
             continue
-        blocks += card_section(title, rows, arrow)
+        blocks += card_section(title, rows, arrow, node.get("language"))
     return lines, blocks
 
 
@@ -213,7 +214,8 @@ def save(graph) -> None:
     if cardcache.intact(version):
         return
     ei = lookups.edge_index
-    common = ["direction", "edge_kind", "confidence", "other", "other_id", "other_label", "line"]
+    common = ["direction", "edge_kind", "confidence", "other", "other_id", "other_label", "line",
+              "via"]  # fmt: skip
     inn = ei.inn.select(
         row="_d",
         direction=pl.lit("in"),
@@ -223,6 +225,7 @@ def save(graph) -> None:
         other_id="src",
         other_label=pl.coalesce("src_label", "src"),
         line="line",
+        via="via",
     )
     out = ei.out.select(
         row="_s",
@@ -233,6 +236,7 @@ def save(graph) -> None:
         other_id="dst",
         other_label=pl.coalesce("dst_label", "name", "dst"),
         line="line",
+        via="via",
     )
     arrows = pl.concat([inn, out]).with_columns(seq=pl.int_range(pl.len()))
     cardcache.build(version, graph.nodes, arrows.select("row", "seq", *common))

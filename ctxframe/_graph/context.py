@@ -25,7 +25,7 @@ import polars as pl
 
 from ctxframe._core.errors import CtxframeError
 from ctxframe._graph.excerpt import Excerpt, WordMatcher, excerpt, head_text, line_scores
-from ctxframe._graph.query import QueryResult
+from ctxframe._graph.query import QueryResult, hit_language
 from ctxframe._graph.source import NONE, OK, SourceReader, Span
 from ctxframe._render.budget import ELLIPSIS
 from ctxframe._render.text import OUTSIDE, arrow_text, location, one_line
@@ -720,8 +720,9 @@ class Context:
 
 def _neighbour_lines(result: QueryResult, places: dict[str, str]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
+    langs = {h["id"]: hit_language(h) for h in result.hits.iter_rows(named=True)}
     for a in result.neighbours.iter_rows(named=True):
-        text = arrow_text(a)
+        text = arrow_text(a, langs.get(a["hit_id"]))
         where = places.get(a.get("other_id") or "")
         out.setdefault(a["hit_id"], []).append(f"{text} ({where})" if where else text)
     return out

@@ -26,6 +26,7 @@ NEIGHBOURS_SCHEMA = pl.Schema(
         "other_label": pl.String,
         "other_kind": pl.String,
         "line": pl.Int32,
+        "via": pl.String,  # how the call runs its target (edges' `via`), else null
     }
 )
 
@@ -39,7 +40,7 @@ def _display_label_expr() -> pl.Expr:
     )
 
 
-_ARROW_COLUMNS = ["src", "dst", "kind", "confidence", "name", "line", "_s", "_d",
+_ARROW_COLUMNS = ["src", "dst", "kind", "confidence", "name", "line", "via", "_s", "_d",
                   "src_label", "src_kind", "dst_label", "dst_kind"]  # fmt: skip
 
 
@@ -59,7 +60,8 @@ def _sorted_arrows(edges: pl.DataFrame, nodes: pl.DataFrame) -> tuple[pl.DataFra
 
     base = (
         edges.lazy()
-        .select("src", "dst", "kind", "confidence", "name", pl.col("line").cast(pl.Int32))
+        .select("src", "dst", "kind", "confidence", "name", pl.col("line").cast(pl.Int32),
+                pl.col("via") if "via" in edges.columns else pl.lit(None, pl.String).alias("via"))
         .join(end("src", "_s"), on="src", how="left")
         .join(end("dst", "_d"), on="dst", how="left")
         .select(_ARROW_COLUMNS)
@@ -109,7 +111,7 @@ class EdgeIndex:
             return None
         shown = ["id", "kind", "label", "qualname"]
         moved = changed_rows(nodes0.select(shown), nodes.select(shown))["id"].unique()
-        cols = ["src", "dst", "kind", "confidence", "name", "line"]
+        cols = ["src", "dst", "kind", "confidence", "name", "line", "via"]
         diff = changed_rows(edges0.select(cols), edges.select(cols))
         near = pl.col("src").is_in(moved.implode()) | pl.col("dst").is_in(moved.implode())
         ends = [e.select("src", "dst").filter(near) for e in (edges0, edges)]
@@ -147,6 +149,7 @@ class EdgeIndex:
             other_label=pl.coalesce("dst_label", "name", "dst"),
             other_kind="dst_kind",
             line="line",
+            via="via",
         ).cast(dict(NEIGHBOURS_SCHEMA))
         self._in_view = self.inn.select(
             hit_id="dst",
@@ -157,6 +160,7 @@ class EdgeIndex:
             other_label=pl.coalesce("src_label", "src"),
             other_kind="src_kind",
             line="line",
+            via="via",
         ).cast(dict(NEIGHBOURS_SCHEMA))
 
     @classmethod
@@ -247,6 +251,7 @@ def neighbours_of(
             pl.col("_kind").first(),
             pl.col("other_kind").first(),
             pl.col("line").min(),
+            pl.col("via").drop_nulls().first(),
         )
         .with_columns(
             confidence=pl.col("_conf").replace_strict(back, default=None, return_dtype=pl.String)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from ctxframe._core.config import Config, load_config
+from ctxframe._core.config import Config, find_root, load_config
 from ctxframe._core.errors import BadInput
 from ctxframe._core.inputs import clean_int, clean_text
 from ctxframe._graph import verbs
@@ -34,6 +34,7 @@ from ctxframe._store.coverage import coverage
 from ctxframe._store.export import Exported, export
 
 if TYPE_CHECKING:
+    from ctxframe._audit import Audit
     from ctxframe._graph.live import GraphWatch
     from ctxframe._store.build import IndexReport
 
@@ -164,6 +165,8 @@ class Graph:
             store = path  # a store directory
         else:
             real = os.path.realpath(path)
+            if store is None and os.path.isdir(real):  # from a sub-directory, as git does
+                real = find_root(real)
             root = root or (real if os.path.isdir(real) else None)
             store = store or _store.default_store(real)
         self.store = os.path.abspath(store)
@@ -335,7 +338,11 @@ class Graph:
     _LATER = ("traversal",)
 
     def _built_at(
-        self, snap: _store.Snapshot, built: set[str], parts: set[str], tables: set[str],
+        self,
+        snap: _store.Snapshot,
+        built: set[str],
+        parts: set[str],
+        tables: set[str],
         later_arrows: bool = False,
     ) -> tuple[Graph, Callable[[], dict]]:
         """A graph object at `snap` with the tables read and the symbol and edge lookups built
@@ -355,14 +362,13 @@ class Graph:
         # An index built from tables the new version holds byte for byte is kept (an edit
         # inside a body changes the tokens and files only: the lookups stay).
         keep_rank = old["_rank_index"] is not None and _same_tables(old_snap, snap, _RANK_TABLES)
-        keep_lookups = old["_lookups"] is not None and _same_tables(
-            old_snap, snap, _LOOKUP_TABLES
-        )
+        keep_lookups = old["_lookups"] is not None and _same_tables(old_snap, snap, _LOOKUP_TABLES)
         reads = []  # the tables read before, read again in parallel unless the same part
         for name in sorted(tables - {"tokens", "vocab"}):  # the ranking index's: when built
             if name in old_tables and _same_tables(old_snap, snap, (name,)):
                 fresh._tables[name] = old_tables[name]
             elif name in old_tables and name in ("nodes", "edges"):  # the parts an edit wrote
+
                 def moved(name=name) -> None:
                     fresh._tables[name] = snap.read_from(name, old_snap, old_tables[name])
 
@@ -498,6 +504,17 @@ class Graph:
         """One row per walked file, indexed or skipped with a reason."""
         with self._call():
             return self._table("files")
+
+    @property
+    def test_coverage(self) -> pl.DataFrame:
+        """Per definition and file, from the coverage data the index read: executable lines
+        the data knows (`lines`), those that ran (`covered`), `share`, and `stale` (the file
+        changed since the data was written); empty when it read none."""
+        from ctxframe._resolve.covers import TABLE
+
+        with self._call():
+            snap = self._snap
+            return self._table("coverage") if snap.has("coverage") else pl.DataFrame(schema=TABLE)
 
     def _token_table(self) -> TokenTable:
         return TokenTable(self._table("tokens"), self._table("vocab"))
@@ -733,14 +750,22 @@ class Graph:
         )
 
     @_live
-    def change_plan(self, name: str, depth: int = 2) -> verbs.ChangePlan:
-        """An ordered checklist of what to look at before editing a symbol."""
-        return verbs.change_plan(self._lookups, _text(name, "name"), depth=_depth(depth))
+    def change_plan(
+        self, name: str, depth: int = 2, include_ambiguous: bool = False
+    ) -> verbs.ChangePlan:
+        """An ordered checklist of what to look at before editing a symbol: its callers, blast
+        radius, the tests that run it (and those coverage data saw run it), docs, boundaries."""
+        return verbs.change_plan(
+            self._lookups, _text(name, "name"), depth=_depth(depth),
+            include_ambiguous=include_ambiguous,
+        )  # fmt: skip
 
     @_live
-    def explain(self, name: str) -> verbs.Explanation:
+    def explain(self, name: str, include_ambiguous: bool = False) -> verbs.Explanation:
         """A plain-language paragraph about a symbol or file, from graph facts only."""
-        return verbs.explain(self._lookups, _text(name, "name"))
+        return verbs.explain(
+            self._lookups, _text(name, "name"), include_ambiguous=include_ambiguous
+        )
 
     @_live
     def hubs(self, limit: int = 10, *, top: int | None = None) -> verbs.Hubs:
@@ -760,6 +785,60 @@ class Graph:
         """Per language: files, parse errors, nodes (by kind) and the share of call sites
         resolved EXTRACTED or INFERRED (see ctxframe._store.coverage)."""
         return coverage(self.nodes, self.edges, self.files)
+
+    @_live
+    def audit(self, sections: str | list[str] | None = None) -> Audit:
+        """The audit of this graph: architecture (package graph, import cycles, contracts),
+        complexity, dead and untested code, risk and boundaries — a Polars frame per finding
+        (docs/audit.md) with a summary, shown in notebooks, `.to_html(path)`,
+        `.to_markdown()`, `.export(dir)`. `sections` asks for some only (`"cycles"`)."""
+        from ctxframe._audit import AuditInput, parse, run
+
+        cfg = self.config
+        given = AuditInput(
+            nodes=self.nodes,
+            edges=self.edges,
+            files=self.files,
+            root=self.root,
+            config=parse(cfg.extra.get("audit"), cfg.source),
+            coverage=self._measured_coverage(),
+            test_reach=self._test_reach_pairs,
+            refs=self._import_refs,
+            memo=self._version_memo,
+        )
+        return run(given, sections)
+
+    def _test_reach_pairs(self):
+        """The graph's test reach (what change-plan reads), its (row, test file) pairs kept in
+        this version's cache: an audit in a new process reads them instead of walking."""
+        from types import SimpleNamespace
+
+        built = self._lookups.__dict__.get("_test_reach_False")
+        if built is not None:
+            return built
+        pairs = self._version_memo("audit_test_reach", lambda: self._lookups.test_reach().pairs)
+        return SimpleNamespace(pairs=pairs)
+
+    def _version_memo(self, name: str, build: Callable[[], pl.DataFrame | None]):
+        """A frame kept in this version's cache (built once per version, best effort)."""
+        got = _cache.load(self._cache_dir, (name,))
+        if got is not None:
+            return got[name]
+        frame = build()
+        if frame is not None:
+            _cache.save(self._cache_dir, {name: frame})
+        return frame
+
+    def _measured_coverage(self) -> pl.DataFrame | None:
+        """The coverage data the index read (`test_coverage`), None when it read none."""
+        table = self.test_coverage
+        return table if table.height else None
+
+    def _import_refs(self) -> pl.DataFrame | None:
+        """The raw import references (internal `refs` table), None when the store has none."""
+        if not self._snap.has("refs"):
+            return None
+        return self._snap.scan("refs").filter(pl.col("kind") == "import").collect()
 
     @_live
     def neighbourhood(
@@ -944,6 +1023,7 @@ def index_graph(
     dial: bool = False,
     wait: bool = True,
     cache: bool = True,
+    coverage: str | bool | None = None,
     history: bool | None = None,
     anonymize: bool | None = None,
 ) -> Graph:
@@ -953,7 +1033,7 @@ def index_graph(
 
     report = index(
         path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait, cache=cache,
-        history=history, anonymize=anonymize,
+        coverage=coverage, history=history, anonymize=anonymize,
     )  # fmt: skip
     graph = Graph(report.store, root=report.root)
     graph.report = report

@@ -13,6 +13,7 @@ import polars as pl
 
 from ctxframe._graph.edges import EdgeIndex, SubsetEdgeIndex
 from ctxframe._graph.lookup import SymbolIndex
+from ctxframe._graph.testreach import TestReach
 from ctxframe._graph.traverse import Traversal
 from ctxframe._store import cache as _cache
 
@@ -124,3 +125,15 @@ class Lookups:
     @cached_property
     def traversal(self) -> Traversal:
         return Traversal(self.nodes, self.edges)
+
+    @cached_property
+    def has_coverage(self) -> bool:
+        """Whether the index read coverage data (it made `covers` edges)."""
+        return bool(self.edges.select((pl.col("kind") == "covers").any()).item())
+
+    def test_reach(self, include_ambiguous: bool = False) -> TestReach:
+        """Which test files run what (ctxframe._graph.testreach), built on first use."""
+        key = f"_test_reach_{include_ambiguous}"
+        if key not in self.__dict__:
+            self.__dict__[key] = TestReach(self.nodes, self.edges, include_ambiguous)
+        return self.__dict__[key]

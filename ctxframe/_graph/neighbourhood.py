@@ -120,7 +120,10 @@ class Neighbourhood:
         )
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
-        return {"text/plain": self.render(), "text/html": self._repr_html_()}
+        bundle = {"text/plain": self.render(), "text/html": self._repr_html_()}
+        if self.found:  # the picture as static SVG too (viewers that show no HTML)
+            bundle["image/svg+xml"] = self.plot().svg()
+        return bundle
 
 
 def neighbourhood(

@@ -9,6 +9,7 @@ from typing import Any
 
 import polars as pl
 
+from ctxframe._core.languages import language_for
 from ctxframe._graph.edges import NEIGHBOURS_SCHEMA, EdgeIndex, SubsetEdgeIndex, neighbours_of
 from ctxframe._rank.ranker import RankIndex, Ranking
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
@@ -56,7 +57,8 @@ class QueryResult:
             doc = first_line(hit.get("doc"), DOC_CHARS)
             if doc:
                 lines.append(f"    doc: {doc}")
-            lines.extend(f"    {arrow_text(a)}" for a in arrows.get(hit["id"], []))
+            lang = hit_language(hit)
+            lines.extend(f"    {arrow_text(a, lang)}" for a in arrows.get(hit["id"], []))
             blocks.append(lines)
         return blocks
 
@@ -117,7 +119,7 @@ class QueryResult:
     def _repr_html_(self) -> str:
         arrows = self._arrows_by_hit()
         hits = [
-            {**h, "arrows": [arrow_text(a) for a in arrows.get(h["id"], [])]}
+            {**h, "arrows": [arrow_text(a, hit_language(h)) for a in arrows.get(h["id"], [])]}
             for h in self.hits.iter_rows(named=True)
         ]
         return render(
@@ -195,3 +197,11 @@ def run_query(
         include_ambiguous=include_ambiguous,
         budget_tokens=budget_tokens,
     )
+
+
+def hit_language(hit: dict[str, Any]) -> str | None:
+    """The language of a hit's code (by its file's extension), for the builtins it names."""
+    if hit.get("language"):
+        return hit["language"]
+    lang = language_for(hit["path"]) if hit.get("path") else None
+    return lang.name if lang is not None else None

@@ -13,12 +13,20 @@ from typing import Any
 import polars as pl
 
 from ctxframe._core.paths import is_test_path_expr
+from ctxframe._graph.lookup import Match
 from ctxframe._graph.lookups import Lookups
 from ctxframe._graph.traverse import pagerank
 from ctxframe._render.budget import DEFAULT_BUDGET_TOKENS, fit_blocks
 from ctxframe._render.html import render
 from ctxframe._render.picture import DEFAULT_CAP, Picture, arrows_picture, picture
-from ctxframe._render.text import card_section, location, name_of
+from ctxframe._render.text import (
+    callee_label,
+    card_section,
+    doc_summary,
+    is_builtin,
+    location,
+    name_of,
+)
 
 OK, NOT_FOUND, AMBIGUOUS, NOT_INDEXED = "ok", "not-found", "ambiguous", "not-indexed"
 _CANDIDATE_COLS = ["id", "kind", "label", "qualname", "path", "line_start", "line_end"]
@@ -113,6 +121,7 @@ class Card(VerbResult):
     arrows: pl.DataFrame = field(default_factory=pl.DataFrame)
     candidates: pl.DataFrame = field(default_factory=pl.DataFrame)  # the nodes it may mean
     suggestions: list[str] = field(default_factory=list)  # closest names when none matched
+    inherited_from: str | None = None  # `App.register` found as a base's member: that base
     noun = "lines"
 
     @property
@@ -122,9 +131,7 @@ class Card(VerbResult):
     def error(self) -> dict[str, Any] | None:
         if self.status == OK:
             return None
-        cands = self.candidates.select(
-            [c for c in _CANDIDATE_COLS if c in self.candidates.columns]
-        )
+        cands = self.candidates.select([c for c in _CANDIDATE_COLS if c in self.candidates.columns])
         return {"code": self.status, "message": self.header()[0], "candidates": cands.to_dicts()}
 
     def failure_html(self, verb: str) -> str:
@@ -172,9 +179,11 @@ class Card(VerbResult):
         if n.get("signature"):
             lines.append(f"  sig: {n['signature']}")
         if n.get("doc"):
-            lines.append(f"  doc: {n['doc'].splitlines()[0]}")
+            lines.append(f"  doc: {doc_summary(n['doc'])}")
         if self.parent:
             lines.append(f"  parent: {self.parent}")
+        if self.inherited_from:
+            lines.append(f"  {self.name}: inherited from {self.inherited_from}")
         return lines
 
     def blocks(self) -> list[list[str]]:
@@ -186,7 +195,7 @@ class Card(VerbResult):
         for title, frame, arrow in self._sections():
             if frame.is_empty():
                 continue
-            out += card_section(title, frame.to_dicts(), arrow)
+            out += card_section(title, frame.to_dicts(), arrow, self.node.get("language"))
         return out
 
     def _sections(self) -> list[tuple[str, pl.DataFrame, str]]:
@@ -232,7 +241,10 @@ class Card(VerbResult):
     def payload(self) -> dict[str, Any]:
         if self.status != OK:
             return {"name": self.name}
-        return {"name": self.name, "node": self.node, "arrows": self.arrows.to_dicts()}
+        out = {"name": self.name, "node": self.node, "arrows": self.arrows.to_dicts()}
+        if self.inherited_from:
+            out["inherited_from"] = self.inherited_from
+        return out
 
 
 # -- affected -----------------------------------------------------------------------------------
@@ -451,8 +463,26 @@ class ChangePlan(VerbResult):
     card: Card | None = None
     affected: Affected | None = None
     touches: pl.DataFrame = field(default_factory=pl.DataFrame)  # env vars, routes…
-    tests: list[str] | None = None  # test files reaching it (deeper than the blast radius)
+    tests: list[str] | None = None  # test files whose test functions run it (the graph's)
+    tests_left_out: int = 0  # more test files only AMBIGUOUS calls reach
+    depths: dict[str, int] = field(default_factory=dict)  # test file -> calls it takes
+    measured: list[str] | None = None  # test files coverage data saw run it; None: no data
+    include_ambiguous: bool = False
     noun = "checklist items"
+
+    @property
+    def nearest_test_files(self) -> list[str]:
+        """The test files closest to it (at most one call further than the closest): the ones
+        to run first, and the ones most surely running it (bench/testimpact.py)."""
+        if not self.depths:
+            return []
+        first = min(self.depths.values())
+        return [t for t in self.test_files if self.depths.get(t, first) <= first + 1]
+
+    @property
+    def measured_test_files(self) -> list[str]:
+        """The test files coverage data (read by `index`) saw run it; empty without data."""
+        return self.measured or []
 
     @property
     def name(self) -> str:
@@ -485,10 +515,7 @@ class ChangePlan(VerbResult):
                 f"(a floor; {a.ambiguous_left_out} AMBIGUOUS edges left out)",
                 [", ".join(f"d{d} {k} {c}" for d, k, c in a.by_depth_kind().iter_rows()) or "none"],
             ),
-            (
-                f"run the {len(self.test_files)} test file(s) reached",
-                self.test_files or ["none reached"],
-            ),
+            *self._test_items(),
             (
                 f"update the {docs.height} doc section(s) that mention it",
                 [r["other_label"] for r in docs.iter_rows(named=True)] or ["none"],
@@ -505,6 +532,31 @@ class ChangePlan(VerbResult):
                 )
             )
         return out
+
+    def _test_items(self) -> list[tuple[str, list[str]]]:
+        """The tests to run: those coverage saw run it (when its data was read), then the
+        ones the graph's calls reach, with how many more only AMBIGUOUS calls reach."""
+        graph = self.test_files
+        floor = (
+            f"; {self.tests_left_out} more through AMBIGUOUS calls (--include-ambiguous)"
+            if self.tests_left_out
+            else ""
+        )
+        out = []
+        if self.measured is not None:
+            out.append((
+                f"run the {len(self.measured)} test file(s) coverage saw run it (measured)",
+                self.measured or ["none ran it"],
+            ))  # fmt: skip
+            graph = [t for t in graph if t not in set(self.measured)]
+            title = f"and the {len(graph)} other test file(s) whose calls reach it{floor}"
+        else:
+            title = f"run the {len(graph)} test file(s) whose tests run it, closest first{floor}"
+        return [*out, (title, [self._reach(t) for t in graph] or ["none reached"])]
+
+    def _reach(self, test: str) -> str:
+        d = self.depths.get(test)
+        return test if d is None else f"{test}  ({'calls it' if d <= 1 else f'{d} calls in'})"
 
     def blocks(self) -> list[list[str]]:
         if self.card.status != OK:
@@ -531,6 +583,10 @@ class ChangePlan(VerbResult):
             "callers": self.card.callers.to_dicts(),
             "affected": self.affected.payload(),
             "tests": self.test_files,
+            "tests_depth": self.depths,
+            "tests_nearest": self.nearest_test_files,
+            "tests_measured": self.measured,
+            "tests_left_out": self.tests_left_out,
             "docs": self.card.section("in", ("mentions",)).to_dicts(),
             "touches": self.touches.to_dicts(),
         }
@@ -594,10 +650,13 @@ def explain_text(card: Card, tests: list[str]) -> str:
         parts[0] += f" ({n['language']})"
     parts[0] += "."
     if n.get("doc"):
-        parts.append(f"Its documentation says: “{n['doc'].splitlines()[0]}”")
+        parts.append(f"Its documentation says: “{doc_summary(n['doc'])}”")
     callers = [r["other_label"] for r in card.callers.iter_rows(named=True)]
     callees = [r["other_label"] for r in card.callees.iter_rows(named=True) if r["other_id"]]
-    external = [r["other_label"] for r in card.callees.iter_rows(named=True) if not r["other_id"]]
+    lang = n.get("language")
+    outside = [r["other_label"] for r in card.callees.iter_rows(named=True) if not r["other_id"]]
+    external = list(dict.fromkeys(callee_label(x) for x in outside if not is_builtin(x, lang)))
+    builtin = list(dict.fromkeys(x for x in outside if is_builtin(x, lang)))
     members = [r["other_label"] for r in card.members.iter_rows(named=True)]
     if n["kind"] == "file":
         importers = [
@@ -620,6 +679,8 @@ def explain_text(card: Card, tests: list[str]) -> str:
     if external:
         verb = "resolves" if len(external) == 1 else "resolve"
         parts.append(f"It also calls {_list(external)}, which {verb} outside the repo.")
+    if builtin:
+        parts.append(f"It uses the builtin{'s' if len(builtin) > 1 else ''} {_list(builtin)}.")
     if members:
         parts.append(f"It contains {_list(members)}.")
     bases = [
@@ -697,6 +758,11 @@ class Hubs(VerbResult):
 def card(lk: Lookups, name: str, *, include_ambiguous: bool = False) -> Card:
     """Look a symbol up by id, qualified name or label; list candidates rather than guess."""
     match = lk.symbols.find(name)
+    inherited = None
+    if not match.ids:
+        found = _inherited(lk, name)
+        if found is not None:
+            match, inherited = found
     if not match.ids:
         near = lk.symbols.suggest_ids(name)
         return Card(
@@ -718,7 +784,32 @@ def card(lk: Lookups, name: str, *, include_ambiguous: bool = False) -> Card:
         arrows = pl.concat([arrows, ctor.with_columns(hit_id=pl.lit(node["id"]))]).sort(
             "direction", "edge_kind", "other_label", "other_id", nulls_last=True
         )
-    return Card(name=name, node=node, arrows=arrows)
+    return Card(name=name, node=node, arrows=arrows, inherited_from=inherited)
+
+
+def _inherited(lk: Lookups, name: str) -> tuple[Match, str] | None:
+    """`Class.member` that Class inherits: the member of the first base along its bases
+    (breadth first, in the order they are written) that defines it, and that base's name."""
+    owner, dot, member = name.strip().rpartition(".")
+    if not dot or not owner or not member:
+        return None
+    ids = [i for i in lk.symbols.find(owner).ids if lk.node_rows([i])["kind"][0] == "class"]
+    if len(ids) != 1:
+        return None
+    seen, queue = {ids[0]}, [ids[0]]
+    while queue:
+        cls = queue.pop(0)
+        if cls != ids[0] and lk.row(f"{cls}.{member}") is not None:
+            base = lk.node_rows([cls]).select(pl.coalesce("qualname", "label", "id"))[0, 0]
+            return Match([f"{cls}.{member}"], "inherited"), base
+        bases = lk.arrows([cls]).filter(
+            (pl.col("direction") == "out") & (pl.col("edge_kind") == "extends")
+        )
+        for b in bases.sort("line")["other_id"].drop_nulls().to_list():
+            if b not in seen:
+                seen.add(b)
+                queue.append(b)
+    return None
 
 
 def _constructor(lk: Lookups, node: dict) -> str | None:
@@ -830,12 +921,14 @@ def _frontier(lk: Lookups, r: pl.DataFrame, k: int = 5) -> list[str]:
     return rows.select(pl.coalesce("qualname", "label", "id"))[:, 0].to_list()
 
 
-def change_plan(lk: Lookups, name: str, *, depth: int = 2) -> ChangePlan:
+def change_plan(
+    lk: Lookups, name: str, *, depth: int = 2, include_ambiguous: bool = False
+) -> ChangePlan:
     """The card, callers to check, blast radius, tests to run, docs and boundaries to update."""
-    c = card(lk, name)
+    c = card(lk, name, include_ambiguous=include_ambiguous)
     if c.status != OK:
         return ChangePlan(card=c)
-    a = affected(lk, c.node["id"], depth=depth)
+    a = affected(lk, c.node["id"], depth=depth, include_ambiguous=include_ambiguous)
     touches = (
         c.arrows.filter(
             (pl.col("direction") == "out") & pl.col("edge_kind").is_in(["reads", "handles", "uses"])
@@ -844,37 +937,54 @@ def change_plan(lk: Lookups, name: str, *, depth: int = 2) -> ChangePlan:
         else c.arrows
     )
     handled = c.section("in", ("handles",))
+    near = _test_distances(lk, c, include_ambiguous)
+    tests = near["path"].to_list()
+    more = [] if include_ambiguous else _tests(lk, c, True)
     return ChangePlan(
-        card=c, affected=a, touches=pl.concat([touches, handled]), tests=_tests(lk, c, depth)
-    )
+        card=c, affected=a, touches=pl.concat([touches, handled]), tests=tests,
+        tests_left_out=len(set(more) - set(tests)), measured=_measured(lk, c),
+        depths=dict(near.iter_rows()),
+        include_ambiguous=include_ambiguous,
+    )  # fmt: skip
 
 
-TEST_DEPTH = 6
+def _tests(lk: Lookups, c: Card, include_ambiguous: bool = False) -> list[str]:
+    """The test files whose test functions run the symbol, the closest first: along calls to
+    any depth, each call on an instance followed only where that test file makes such an
+    instance (ctxframe._graph.testreach). A file's tests are its symbols'."""
+    return _test_distances(lk, c, include_ambiguous)["path"].to_list()
 
 
-def _tests(lk: Lookups, c: Card, depth: int) -> list[str]:
-    """The test files whose code calls the symbol, directly or through other calls: a test
-    exercises code several calls down (`client.get` reaches the redirect handling four calls
-    in), so deeper than the blast radius — along calls only, not the imports every test has.
-    A file's tests are its symbols'."""
+def _test_distances(lk: Lookups, c: Card, include_ambiguous: bool = False) -> pl.DataFrame:
+    """(path, depth) of `_tests`: how many calls from a test function each takes."""
     if c.node["kind"] == "file":
         ids, _ = start_ids(lk, c.node["id"])
     else:
         ids = [c.node["id"], *([init] if (init := _constructor(lk, c.node)) else [])]
-    t = lk.traversal
-    rows = t.reach(
-        lk.rows(ids).to_list(), reverse=True, depth=max(depth, TEST_DEPTH), kinds=["calls"]
-    )
-    reached = t.with_ids(rows).join(lk.nodes.select("id", "path"), on="id", how="left")
-    return sorted(set(reached.filter(is_test_path())["path"].drop_nulls().to_list()))
+    return lk.test_reach(include_ambiguous).distances(lk.rows(ids))
 
 
-def explain(lk: Lookups, name: str) -> Explanation:
+def _measured(lk: Lookups, c: Card) -> list[str] | None:
+    """The test files whose tests coverage data saw run the symbol (`covers` edges); None
+    when the index read no coverage data."""
+    if not lk.has_coverage:
+        return None
+    if c.node["kind"] == "file":
+        ids, _ = start_ids(lk, c.node["id"])
+    else:
+        ids = [c.node["id"], *([init] if (init := _constructor(lk, c.node)) else [])]
+    arrows = lk.arrows(ids)
+    ran = arrows.filter((pl.col("edge_kind") == "covers") & (pl.col("direction") == "in"))
+    paths = lk.node_rows(ran["other_id"].unique().to_list())["path"].drop_nulls()
+    return sorted(set(paths.to_list()))
+
+
+def explain(lk: Lookups, name: str, include_ambiguous: bool = False) -> Explanation:
     """Plain language from graph facts: what it is, where, who calls it, what it calls, tests."""
-    c = card(lk, name.strip().removeprefix("./"))
+    c = card(lk, name.strip().removeprefix("./"), include_ambiguous=include_ambiguous)
     if c.status != OK:
         return Explanation(card=c)
-    tests = _tests(lk, c, 3)  # the tests change-plan names
+    tests = _tests(lk, c, include_ambiguous)  # the tests change-plan names
     return Explanation(card=c, text=explain_text(c, tests), tests=tests)
 
 
@@ -1005,16 +1115,16 @@ class Boundaries(VerbResult):
     def blocks(self) -> list[list[str]]:
         if self.card is not None:
             return self.card.blocks()
-        out = []
+        out = []  # a block per row (the truncation marker counts rows), headed by its group
         for (direction, transport), group in self.table.group_by(
             "direction", "transport", maintain_order=True
         ):
-            lines = [f"{direction} · {transport}:"]
-            for r in group.iter_rows(named=True):
+            for i, r in enumerate(group.iter_rows(named=True)):
                 flag = " [secret]" if r["secret"] else ""
-                where = f"{r['used_by']} ({r['path']}:{r['line']})" if r["used_by"] else ""
-                lines.append(f"  {r['identifier']}{flag}  ← {r['via']} {where}".rstrip())
-            out.append(lines)
+                place = r["path"] if r["line"] is None else f"{r['path']}:{r['line']}"
+                where = f"{r['used_by']} ({place})" if r["used_by"] else ""
+                line = f"  {r['identifier']}{flag}  ← {r['via']} {where}".rstrip()
+                out.append([f"{direction} · {transport}:", line] if i == 0 else [line])
         return out
 
     def payload(self) -> dict[str, Any]:
@@ -1060,9 +1170,7 @@ def boundaries(lk: Lookups, name: str | None = None) -> Boundaries:
             return Boundaries(name=name, card=c)
         t = lk.traversal
         reached = t.with_ids(
-            t.reach(
-                lk.rows(start).to_list(), reverse=False, depth=20, kinds=["calls", "contains"]
-            )
+            t.reach(lk.rows(start).to_list(), reverse=False, depth=20, kinds=["calls", "contains"])
         )["id"].implode()
         rows = rows.filter(pl.col("user").is_in(reached))
     table = (

@@ -14,7 +14,8 @@ looked at:
 The env var's NAME identifies the source: the URL, user, password, host, port, database name
 and prefix never enter a row. A source that cannot be reached is one line in the report (its
 message scrubbed of all of those) and the index goes on. psycopg and boto3 are optional
-(`pip install 'ctxframe[dial]'`) and imported only here, only when a source of theirs is dialled.
+(`pip install '.[dial]'` in a clone) and imported only here, only when a source of theirs is
+dialled.
 """
 
 from __future__ import annotations
@@ -139,7 +140,7 @@ def _postgres(value: str, timeout: float) -> list[tuple[str, str, str]]:
         import psycopg
         from psycopg.conninfo import conninfo_to_dict
     except ImportError:
-        raise Unreachable("psycopg is not installed (pip install 'ctxframe[dial]')") from None
+        raise Unreachable("psycopg is not installed (pip install 'psycopg[binary]')") from None
     try:
         info = {str(v) for v in conninfo_to_dict(value).values() if v is not None}
     except Exception:
@@ -168,7 +169,7 @@ def _s3(value: str, timeout: float) -> tuple[str, int, bool]:
         import boto3
         from botocore.config import Config
     except ImportError:
-        raise Unreachable("boto3 is not installed (pip install 'ctxframe[dial]')") from None
+        raise Unreachable("boto3 is not installed (pip install boto3)") from None
     try:
         client = boto3.client(
             "s3",

@@ -19,9 +19,16 @@ from functools import cache
 from ctxframe._core import facts as F
 from ctxframe._core.languages import BY_NAME, Language, language_for, query_source
 from ctxframe._ingest import isolate
-from ctxframe._ingest.boundaries.calls import CALL_NAMES
+from ctxframe._ingest.boundaries.calls import (
+    CALL_NAMES,
+    INCLUDES,
+    MOUNTS,
+    ROUTE_KEYWORDS,
+    ROUTERS,
+)
 from ctxframe._ingest.content import CONTENT_COLUMNS, own_text
 from ctxframe._ingest.lang import ecmascript, others, python, python_facts, rust, sql
+from ctxframe._ingest.metrics import METRIC_COLUMNS, NO_METRICS, measure
 
 MAX_FILE_BYTES = 1_000_000
 _SIG_CHARS = 200
@@ -45,6 +52,9 @@ DEF_COLUMNS = (
     "id", "kind", "label", "qualname", "language", "path",
     "line_start", "line_end", "signature", "doc", "parent",
 )  # fmt: skip
+# The definitions' columns as a batch holds them: the rows' own, then the function metrics
+# (ctxframe._ingest.metrics), kept beside the rows by id.
+DEF_FRAME_COLUMNS = DEF_COLUMNS + METRIC_COLUMNS
 REF_COLUMNS = (
     "src", "path", "language", "kind", "name", "receiver", "scope", "line",
     "module", "alias", "candidates", "sub_candidates", "arg", "arg_name", "decorates",
@@ -68,6 +78,7 @@ class FileResult:
     boundary_nodes: list[dict] = field(default_factory=list)  # manifests, k8s, env files…
     boundary_edges: list[dict] = field(default_factory=list)
     content: list[tuple] = field(default_factory=list)  # (node_id, own text): _ingest.content
+    metrics: dict[str, tuple] = field(default_factory=dict)  # id -> METRIC_COLUMNS values
 
 
 @dataclass
@@ -200,6 +211,7 @@ def extract_batch(
     try:
         files: list[FileResult] = []
         defs: list[list] = [[] for _ in DEF_COLUMNS]
+        metric_cols: list[list] = [[] for _ in METRIC_COLUMNS]
         refs: list[list] = [[] for _ in REF_COLUMNS]
         bnodes: list[dict] = []
         bedges: list[dict] = []
@@ -210,13 +222,16 @@ def extract_batch(
             except Exception as exc:  # one bad file is skipped with the reason, never fatal
                 f = FileResult(path=p, skip_reason=isolate.skip_reason(exc))
             _add_rows(defs, f.defs)
+            got = f.metrics
+            _add_rows(metric_cols, [got.get(row[0], NO_METRICS) for row in f.defs])
             _add_rows(refs, f.refs)
             _add_rows(content, f.content)
             bnodes += f.boundary_nodes
             bedges += f.boundary_edges
             f.defs, f.refs, f.boundary_nodes, f.boundary_edges, f.content = [], [], [], [], []
+            f.metrics = {}
             files.append(f)
-        defs_cols = _columns(defs, DEF_COLUMNS, packed)
+        defs_cols = _columns(defs + metric_cols, DEF_FRAME_COLUMNS, packed)
         refs_cols = _columns(refs, REF_COLUMNS, packed)
         content_cols = _columns(content, CONTENT_COLUMNS, packed)
     finally:
@@ -308,7 +323,10 @@ def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None
         defs.extend(sql.procedures(data, defs))
     python_ = pack is None and lang.name == "python"
     decorators = _has_decorators(parser.language)
-    _Builder(res, lang, data, python=python_, decorators=decorators).build(defs, refs, flows)
+    builder = _Builder(res, lang, data, python=python_, decorators=decorators)
+    builder.build(defs, refs, flows)
+    if pack is None:
+        res.metrics = measure(lang, root, builder.items, builder.text)
     if python_:
         _scripts(res, root, data)
 
@@ -411,7 +429,7 @@ class _Builder:
     def build(self, defs: list, refs: list, flows: dict | None = None) -> None:
         """`defs` and `refs` hold (kind, captured node, captures) per match; `flows` (Python)
         the value-flow statements' nodes by kind."""
-        items = self._definitions(defs)
+        items = self.items = self._definitions(defs)
         self._emit_defs(items)
         self.decorations = python.decorations(items) if self.python else None
         self.recv_vars = any(item["recv_var"] for item in items)  # Go: `func (s *T) m()`
@@ -529,6 +547,8 @@ class _Builder:
             if annotated:
                 line = line.lstrip()
             if line or eol == -1 or not annotated:
+                if eol != -1 and _open_brackets(line) > 0:  # `def save_session(` and more lines
+                    return _whole_header(line, text, eol + 1, end, self.ascii)
                 return line.rstrip()[:_SIG_CHARS]
             pos = eol + 1
 
@@ -605,7 +625,7 @@ class _Builder:
                 if len(receiver) > 120:
                     receiver = receiver[:120]
             # Only the boundary rules read a call's arguments, and only of calls with these names.
-            arg, arg_name = _call_args(data, node) if name in CALL_NAMES else (None, None)
+            arg, arg_name = _call_args(data, node, name) if name in CALL_NAMES else (None, None)
             if decorations is None:
                 decorates = self._decorated(node, items) if self.decorators else None
             else:
@@ -858,9 +878,18 @@ def _unquote(text: str) -> str:
     return text
 
 
-def _call_args(data: bytes, call) -> tuple[str | None, str | None]:
+_ROUTER_NAMES = frozenset(n for _f, n, _k in ROUTERS)
+_MOUNT_NAMES = frozenset(n for _f, n, _k, _r in MOUNTS)
+_INCLUDE_NAMES = frozenset(n for _f, n in INCLUDES)
+ROUTE_FACT = "\x1e"  # what follows a call's literal in `arg`: `\x1ekey=value` facts of routes
+
+
+def _call_args(data: bytes, call, callee: str = "") -> tuple[str | None, str | None]:
     """The first string-literal argument (URL, env name, program, route) of a call, and the
-    first argument after it that names something (an Express handler)."""
+    first argument after it that names something (an Express handler, a Django view). Calls
+    that build routes (boundaries.calls: ROUTERS, MOUNTS, `methods=`) add their facts to the
+    literal, each as `ROUTE_FACT key=value`: `var` (the name the call is assigned to), `obj`
+    (a mounted router as written), `include` (a Django module), and their keywords."""
     args = call.child_by_field_name("arguments")
     if args is None:
         return None, None
@@ -878,7 +907,84 @@ def _call_args(data: bytes, call) -> tuple[str | None, str | None]:
         first = kids[0].named_children[0] if kids[0].named_child_count else None
         if first is not None and first.type in _STRINGS:
             literal = _unquote(_text(data, first))[:300]
+    facts = _route_facts(data, call, callee, args) if callee else ""
+    if facts:
+        return (literal or "") + facts, name
     return literal, name
+
+
+def _route_facts(data: bytes, call, callee: str, args) -> str:
+    """`ROUTE_FACT`-led facts of a call that builds routes (see `_call_args`), else ""."""
+    out = []
+    for k in args.named_children:
+        if k.type == "keyword_argument":  # Python: methods=("GET", "POST"), url_prefix="/a"
+            key, value = k.child_by_field_name("name"), k.child_by_field_name("value")
+            key = _text(data, key) if key is not None else ""
+            if key in ROUTE_KEYWORDS and value is not None and (lit := _literals(data, value)):
+                out.append(f"{key}={lit}")
+        elif (  # app.register_blueprint(auth.bp), app.use("/api", router)
+            callee in _MOUNT_NAMES
+            and k.type in _NAMES
+            and not any(f.startswith("obj=") for f in out)
+        ):
+            out.append(f"obj={_text(data, k)[:120]}")
+        if k.type in ("call", "call_expression"):  # path("polls/", include("polls.urls"))
+            fn = k.child_by_field_name("function")
+            inner = k.child_by_field_name("arguments")
+            if fn is not None and _text(data, fn) in _INCLUDE_NAMES and inner is not None:
+                first = inner.named_children[0] if inner.named_child_count else None
+                if first is not None and first.type in _STRINGS:
+                    out.append(f"include={_unquote(_text(data, first))[:200]}")
+    if callee in _ROUTER_NAMES:  # bp = Blueprint(...), const router = express.Router()
+        parent = call.parent
+        target = None
+        if parent is not None and parent.type == "assignment":
+            target = parent.child_by_field_name("left")
+        elif parent is not None and parent.type == "variable_declarator":
+            target = parent.child_by_field_name("name")
+        if target is not None and target.type == "identifier":
+            out.append(f"var={_text(data, target)}")
+    return "".join(ROUTE_FACT + f for f in out if ROUTE_FACT not in f)
+
+
+def _literals(data: bytes, node) -> str | None:
+    """A string literal, or a tuple/list/set of them, as text (`GET,POST`); else None."""
+    if node.type in _STRINGS:
+        return _unquote(_text(data, node))[:200]
+    if node.type in ("tuple", "list", "set", "array"):
+        parts = [_unquote(_text(data, c)) for c in node.named_children if c.type in _STRINGS]
+        if parts and len(parts) == node.named_child_count:
+            return ",".join(parts)[:200]
+    return None
+
+
+_STRING_LITERAL = re.compile(r"""("|')(?:\\.|(?!\1).)*\1""")
+
+
+def _open_brackets(line: str) -> int:
+    """How many `(` and `[` a line leaves open (string literals skipped)."""
+    line = _STRING_LITERAL.sub("", line)
+    return line.count("(") + line.count("[") - line.count(")") - line.count("]")
+
+
+def _whole_header(first: str, text: str, pos: int, end: int, ascii: bool) -> str:
+    """A declaration written over several lines, on one line: the lines after `first` until its
+    brackets close (at most `_SIG_CHARS` characters), white space folded."""
+    parts, depth = [first.rstrip()], _open_brackets(first)
+    while depth > 0 and pos < end and sum(map(len, parts)) < _SIG_CHARS:
+        eol = text.find("\n", pos, end)
+        line = text[pos : end if eol == -1 else eol]
+        if not ascii:
+            line = _utf8(line)
+        parts.append(line.strip())
+        depth += _open_brackets(line)
+        if eol == -1:
+            break
+        pos = eol + 1
+    sig = " ".join(p for p in parts if p)
+    sig = re.sub(r"([(\[])\s+", r"\1", sig)
+    sig = re.sub(r",?\s+([)\]])", r"\1", sig)
+    return sig[:_SIG_CHARS]
 
 
 def _clean_docstring(s: str) -> str:

@@ -28,7 +28,7 @@ from multiprocessing import get_context
 
 from ctxframe._core.languages import _BY_EXT, Language
 from ctxframe._ingest.extract import (
-    DEF_COLUMNS,
+    DEF_FRAME_COLUMNS,
     REF_COLUMNS,
     Batch,
     FileResult,
@@ -187,6 +187,6 @@ def _skipped(batch_cls, result_cls, path: str, reason: str):
 
     return batch_cls(
         [result_cls(path=path, skip_reason=reason)],
-        {c: [] for c in DEF_COLUMNS},
+        {c: [] for c in DEF_FRAME_COLUMNS},
         {c: [] for c in REF_COLUMNS},
     )

@@ -7,7 +7,16 @@ from functools import lru_cache
 from typing import Any
 
 from ctxframe._render.palette import kind_colour, text_colour
-from ctxframe._render.text import first_line, hit_name, location, name_of, one_line
+from ctxframe._render.text import (
+    callee_label,
+    doc_summary,
+    first_line,
+    hit_name,
+    location,
+    name_of,
+    one_line,
+    unresolved_tag,
+)
 
 
 def _conf_text(conf: str | None) -> str:
@@ -35,6 +44,9 @@ def environment():
         text_colour=text_colour,
         one_line=one_line,
         first_line=first_line,
+        doc_summary=doc_summary,
+        callee_label=callee_label,
+        unresolved_tag=unresolved_tag,
         conf_text=_conf_text,
     )
     return env
@@ -43,3 +55,8 @@ def environment():
 def render(template: str, **context: Any) -> str:
     """Render `templates/<template>.html.j2` with plain values (dicts, lists, numbers)."""
     return environment().get_template(f"{template}.html.j2").render(**context).strip()
+
+
+def render_svg(template: str, **context: Any) -> str:
+    """Render `templates/<template>.svg.j2` (autoescaped as XML: names never break out)."""
+    return environment().get_template(f"{template}.svg.j2").render(**context).strip()

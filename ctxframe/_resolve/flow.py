@@ -48,7 +48,9 @@ from ctxframe._resolve.flow_tables import (
     INST,
     LIT,
     MODULE,
+    OPEN,
     SUPER,
+    WRAP,
     H,
     Tables,
 )  # fmt: skip
@@ -71,7 +73,8 @@ class Solution:
     exact: pl.DataFrame
     inferred: pl.DataFrame
     tables: Tables
-    mro: pl.DataFrame  # cls, anc, rank
+    wrapped: pl.DataFrame  # call, deco: a decorator's application whose wrapper calls through
+    mro: pl.DataFrame  # cls, anc, rank (last: `type.mro` reads as a default to dataclasses)
 
 
 def solve(t: Tables) -> Solution:
@@ -79,10 +82,11 @@ def solve(t: Tables) -> Solution:
     s = _Solver(t)
     s.run(s.initial())
     s.decorator_defaults()
+    wrapped = s.transparent()
     exact = s.points.key.copy()
     s.add_flows(s.inferred_src, s.inferred_dst)
     inferred = s.points.key[~KeySet(exact).has(s.points.key)]
-    return Solution(s.pairs_frame(exact), s.pairs_frame(inferred), t, s.mro_frame())
+    return Solution(s.pairs_frame(exact), s.pairs_frame(inferred), t, wrapped, s.mro_frame())
 
 
 class _Space:
@@ -150,7 +154,8 @@ class _Solver:
                     for spec in specs}  # fmt: skip
 
         K = _Space({**names, **parts("attrs.name_h", "values.kh", "slots.name_h")})
-        V = _Space(parts("values.v", "values.vt", "values.inst", "values.bound", "values.res",
+        V = _Space(parts("values.v", "values.vt", "values.inst", "values.open", "values.wrap",
+                         "values.bound", "values.res",
                          "seeds.v", "slots.owner", "elems.cont", "params.f", "retparams.f",
                          "bases.cls"))  # fmt: skip
         N = _Space(parts(
@@ -179,6 +184,7 @@ class _Solver:
         self.vk = np.zeros(n_v, dtype=np.int8)
         self.vk[v] = t.values["vk"].to_numpy()
         self.vt, self.inst = column("vt", V), column("inst", V)
+        self.open, self.wrap = column("open", V), column("wrap", V)
         self.bound, self.res = column("bound", V), column("res", V)
         self.ret, self.yld = column("ret", N), column("yld", N)
         self.ret_by = {c: column(f"ret_{c}", N) for c in GUARDED}
@@ -237,6 +243,20 @@ class _Solver:
         self.retparams = Rel(V.of("retparams.f"), pname=K.of("rpname"))
         self.decorated = Rel(N.of("decorated.call"), dense=n_nodes, arg=N.of("decorated.arg"))
         self.applied = KeySet(self.decorated.key)  # calls that apply a decorator
+        # outside names the callback table tells apart: their attributes, and the callables
+        # whose result calls an argument (functools.partial)
+        xa = t.ext_attrs
+        owner, xname, xval = V.ids(xa["owner"]), K.ids(xa["name_h"]), V.ids(xa["value"])
+        ok = (owner >= 0) & (xname >= 0) & (xval >= 0)
+        self.ext_attrs = Rel(pair(owner[ok], xname[ok]), value=xval[ok])
+        xr = V.ids(t.ext_returns["v"])
+        self.ext_returns = Rel(
+            xr[xr >= 0], pos=t.ext_returns["pos"].to_numpy().astype(I64)[xr >= 0]
+        )
+        self.ext_ident = np.full(n_v, -1, dtype=I64)  # a class's outside base with a name
+        # (function, decorator) where the function calls one of the decorator's parameters
+        through = t.through
+        self.calls_through = KeySet(pair(V.ids(through["w"]), V.ids(through["f"])))
         sh = t.shapes
         self.shapes = Rel(
             N.ids(sh["call"]), passes=sh["passes"].to_numpy(), literal=sh["literal"].to_numpy()
@@ -249,7 +269,7 @@ class _Solver:
         self.kept_var = np.zeros(n_nodes, dtype=bool)
         self.kept_var[var[ok]] = True
         self.kept_own = KeySet(pair(var[ok], own[ok]))
-        self.definition = np.isin(self.vk, [FUNC, CLASS, INST, BOUND, SUPER, GEN])
+        self.definition = np.isin(self.vk, [FUNC, CLASS, INST, OPEN, BOUND, SUPER, GEN])
         # slots: (owner, name) -> the node lookups find; `named`: every node `owner|name`
         self.slots = Rel(pair(V.of("slots.owner"), K.of("slots.name_h")),
                          slot=N.of("slots.slot"))  # fmt: skip
@@ -317,7 +337,10 @@ class _Solver:
                 return
 
     def _relookup(self, changed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The lookups of the classes whose MRO grew, made again (the rest stands)."""
+        """The lookups of the classes whose MRO grew, made again (the rest stands), and of
+        their ancestors: a lookup through `o:` reaches down into the subclasses."""
+        _, j = self.mro.find(changed)
+        changed = unique(np.concatenate([changed, self.mro["anc"][j]]))
         _, j = self.class_reads.find(changed)
         k = unique(pair(self.class_reads["n"][j], self.class_reads["v"][j]))
         n, v = high(k), low(k)
@@ -441,8 +464,23 @@ class _Solver:
     def initial(self) -> tuple[np.ndarray, np.ndarray]:
         """What the constants give: the flows out of them (a constant node itself only joins
         the pairs when some rule reads it)."""
-        read = KeySet(np.concatenate([r.key for r in (
-            self.attrs, self.calls, self.subs, self.iters, self.instof, self.stores, self.items)]))
+        read = KeySet(
+            np.concatenate(
+                [
+                    r.key
+                    for r in (
+                        self.attrs,
+                        self.calls,
+                        self.subs,
+                        self.iters,
+                        self.instof,
+                        self.stores,
+                        self.items,
+                    )
+                ]
+                + [self.bases_node]
+            )
+        )
         c = self.consts
         at = read.has(c.key)
         carried = self._carry(self.flow_src, self.flow_dst)
@@ -483,7 +521,9 @@ class _Solver:
             hit = at >= 0
             copies.append((self.slots["slot"][at[hit]], dst[m][hit]))
             misses.append((v[m][~hit], name[m][~hit], dst[m][~hit], 2))
-        c, ins, sup = vk == CLASS, vk == INST, vk == SUPER
+        named_n, named_v = [], []  # outside names the callback table tells apart
+        c, sup, opened = vk == CLASS, vk == SUPER, vk == OPEN
+        ins = (vk == INST) | opened
         cls = np.where(c, v, self.vt[v])
         failed = []
         for mask, how in ((c, 0), (ins, 1)):
@@ -496,13 +536,39 @@ class _Solver:
             failed.append((mc, md))
             if how == 1:
                 bcopies.append(self._lookup_down(mc, mn, md))
+        if opened.any():  # an instance of a subclass may run the subclass's own member
+            bcopies.append(self._lookup_down(cls[opened], name[opened], dst[opened]))
         if sup.any():
-            hit, slot, _ = self._lookup(cls[sup], name[sup], skip_self=True)
+            hit, slot, miss = self._lookup(cls[sup], name[sup], skip_self=True)
             bcopies.append((slot, dst[sup][hit]))
-        # a builtin scalar's or an outside object's attribute is outside too; a container's
-        # (its elements, its methods' results) is unknown
-        other = np.isin(vk, [BOUND, FUNC, GEN, LIT, BINST, BFUNC, EXT])
-        outside = [dst[other]] + [d[self.ext_base[c]] for c, d in failed]
+            if miss.any() and len(self.ext_attrs):  # `super().open()` into a named library base
+                sc, sn, sd = cls[sup][miss], name[sup][miss], dst[sup][miss]
+                at = self.ext_attrs.get(pair(self.ext_ident[sc], sn))
+                ok = (self.ext_ident[sc] >= 0) & (at >= 0)
+                named_n.append(sd[ok])
+                named_v.append(self.ext_attrs["value"][at[ok]])
+        # a builtin scalar's or an outside object's attribute is outside too (a name the
+        # callback table tells apart keeps its identity); a container's (its elements, its
+        # methods' results) is unknown
+        x = vk == EXT
+        if x.any() and len(self.ext_attrs):
+            at = self.ext_attrs.get(pair(v[x], name[x]))
+            hit = at >= 0
+            named_n.append(dst[x][hit])
+            named_v.append(self.ext_attrs["value"][at[hit]])
+            x[np.flatnonzero(x)[hit]] = False
+        other = np.isin(vk, [BOUND, FUNC, GEN, LIT, BINST, BFUNC, WRAP]) | x
+        outside = [dst[other]]
+        for (mc, md), (_, mn, _, how) in zip(failed, misses[-len(failed):] if failed else [],
+                                              strict=True):  # fmt: skip
+            ext = self.ext_base[mc]
+            ident = self.ext_ident[mc]
+            at = self.ext_attrs.get(pair(ident, mn)) if len(self.ext_attrs) else np.full(
+                len(mc), -1, dtype=I64)  # fmt: skip
+            hit = (ident >= 0) & (at >= 0) & (how == 1)
+            named_n.append(md[hit])
+            named_v.append(self.ext_attrs["value"][at[hit]] if hit.any() else EMPTY)
+            outside.append(md[ext & ~hit])
         if misses:
             self.misses.add(
                 np.concatenate([x[1] for x in misses]),
@@ -513,7 +579,10 @@ class _Solver:
         reads = c | ins | sup
         self.class_reads.add(cls[reads], n=n[reads], v=v[reads])
         out = np.concatenate(outside)
-        return copies, bcopies, [(out, np.full(len(out), self.ext, dtype=I64))]
+        consts = [(out, np.full(len(out), self.ext, dtype=I64))]
+        if named_n:
+            consts.append((np.concatenate(named_n), np.concatenate(named_v)))
+        return copies, bcopies, consts
 
     def _lookup(self, cls: np.ndarray, name: np.ndarray, skip_self: bool = False):
         """The first class along each `cls`'s MRO with a slot `name`: (mask of rows found,
@@ -567,7 +636,7 @@ class _Solver:
         f_f = np.concatenate([v[fn], self.vt[v[bd]]])
         f_shift = np.concatenate([np.zeros(fn.sum(), I64), np.ones(bd.sum(), I64)])
         f_live = np.concatenate([live[fn], live[bd]])
-        c, ins = vk == CLASS, vk == INST
+        c, ins = vk == CLASS, (vk == INST) | (vk == OPEN)
         cls = np.where(c, v, self.vt[v])
         init_dst, init_f, _ = self._method(cls[c], dst[c], live[c], self.init_k)
         call_dst, call_f, call_live = self._method(cls[ins], dst[ins], live[ins], self.call_k)
@@ -587,6 +656,11 @@ class _Solver:
         lc = c & live
         other = np.isin(vk, [BFUNC, EXT]) & live
         consts = [(dst[lc], self.inst[v[lc]]), (dst[other], self.res[v[other]])]
+        if len(self.ext_returns) and (vk == EXT).any():  # functools.partial(f): calls f
+            a, b = self.ext_returns.find(v)
+            i, j = self.args.find(dst[a])
+            same = self.args["pos"][j] == self.ext_returns["pos"][b][i]
+            copies.append((self.args["arg"][j][same], dst[a][i][same]))
         return copies, [], consts
 
     def _guarded(self, f, dst, shift) -> list:
@@ -704,8 +778,8 @@ class _Solver:
         if len(i):
             sv = v[i]
             vk = self.vk[sv]
-            ok = np.isin(vk, [CLASS, MODULE, INST])
-            owner = np.where(vk == INST, self.vt[sv], sv)[ok]
+            ok = np.isin(vk, [CLASS, MODULE, INST, OPEN])
+            owner = np.where((vk == INST) | (vk == OPEN), self.vt[sv], sv)[ok]
             name, val = self.stores["name"][r][ok], self.stores["val"][r][ok]
             tested = self.stores["test"][r][ok] & ~self.of_tests[owner]  # a test's patch
             slot = self._slot_nodes(owner, name)
@@ -797,7 +871,7 @@ class _Solver:
         vk = self.vk[v]
         c = vk == CLASS
         o = np.isin(vk, [BFUNC, EXT])
-        return [], [], [(dst[c], self.inst[v[c]]), (dst[o], self.res[v[o]])]
+        return [], [], [(dst[c], self.open[v[c]]), (dst[o], self.res[v[o]])]
 
     def _decorators(self, n, v):
         """A decorator from outside the repository (or a builtin) leaves the definition as
@@ -809,6 +883,38 @@ class _Solver:
         dst = self.calls["dst"][r]
         a, b = self.decorated.find(dst)
         return [(self.decorated["arg"][b], dst[a])], [], []
+
+    def transparent(self) -> pl.DataFrame:
+        """A decorator that returns a wrapper calling the function it was given (`@wraps(f)
+        def wrapper(*a): return f(*a)`): its application also holds `w:F` for each function F
+        it is applied to, so a call of the decorated name is an edge to F too (through the
+        wrapper: not a direct call). Returns (call, deco): each such application and its
+        decorator."""
+        d = self.decorated
+        empty = pl.DataFrame(schema={"call": _U, "deco": _U})
+        if len(d) == 0 or len(self.calls_through) == 0:
+            return empty
+        i, j = self.calls_by_dst.find(d.key)
+        applied, arg, callee = d.key[i], d["arg"][i], self.calls_by_dst["callee"][j]
+        a, f = self._values(callee)
+        fn = self.vk[f] == FUNC
+        a, f = a[fn], f[fn]
+        b, w = self._values(self.ret[f])
+        a, f = a[b], f[b]
+        ok = self.calls_through.has(pair(w, f))
+        if not ok.any():
+            return empty
+        src, dst, deco = arg[a[ok]], applied[a[ok]], f[ok]
+        c, held = self._values(src)  # the definitions decorated (a constant's, or held)
+        ci, cj = self.consts.find(src)
+        c, held = np.concatenate([c, ci]), np.concatenate([held, self.consts["v"][cj]])
+        fn = (self.vk[held] == FUNC) & (self.wrap[held.clip(0)] >= 0)
+        self._rounds((dst[c[fn]], self.wrap[held[fn]]))
+        known = dst < len(self.N)
+        return pl.DataFrame(
+            {"call": self.N.hashes[dst[known]], "deco": self.V.hashes[deco[known]]},
+            schema={"call": _U, "deco": _U},
+        ).unique()
 
     def decorator_defaults(self) -> None:
         """A decorator whose value is unknown leaves the definition as it was (once the rounds
@@ -882,6 +988,14 @@ class _Solver:
         has = ext_base[anc]
         self.ext_base = np.zeros(len(self.vk), dtype=bool)
         self.ext_base[cls[has]] = True
+        # an outside base the callback table names: its instances' members keep the name
+        ident = np.full(len(self.vk), -1, dtype=I64)
+        named = self.res[held[ext]]
+        named_ok = named >= 0
+        ident[ext_cls[named_ok]] = np.where(named[named_ok] != self.ext, named[named_ok], -1)
+        self.ext_ident = np.full(len(self.vk), -1, dtype=I64)
+        via = ident[anc]
+        self.ext_ident[cls[via >= 0]] = via[via >= 0]
         sub = rank > 0
         self.desc = Rel(anc[sub], sub=cls[sub])
         return unique(changed)

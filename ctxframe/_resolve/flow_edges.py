@@ -16,7 +16,7 @@ import polars as pl
 
 from ctxframe._core import facts as F
 from ctxframe._resolve import flow, flow_tables
-from ctxframe._resolve.flow_tables import BOUND, CLASS, FUNC, INST, H, slot
+from ctxframe._resolve.flow_tables import BOUND, CLASS, FUNC, INST, OPEN, WRAP, H, slot
 
 _EDGE = ["src", "dst", "kind", "confidence", "name", "path", "line"]
 _REF = ["src", "path", "language", "kind", "name", "receiver", "scope", "line"]
@@ -28,7 +28,9 @@ def python_edges(
     """(call edges, call references left to name matching, extends edges, base references
     left to name matching) of the Python files whose facts are given. `defs` needs id, kind,
     label, parent, language, line_start."""
-    py = defs.filter(pl.col("language") == "python").select("id", "kind", "label", "parent")
+    py = defs.filter(pl.col("language") == "python").select(
+        "id", "kind", "label", "parent", "line_start"
+    )
     tables = flow_tables.build(facts, py, files)
     sol = flow.solve(tables)
     points = pl.concat(
@@ -39,6 +41,13 @@ def python_edges(
     )
     sites = tables.sites.with_row_index("site")
     calls, fallback = _calls(sites, points, sol)
+    uses = tables.uses.select(
+        "src", "dst", kind=pl.lit("uses"), confidence=pl.lit("EXTRACTED"), name="name",
+        path="path", line="line", via=pl.lit("fixture"), bound=pl.lit(False),
+    )  # fmt: skip
+    calls = pl.concat(
+        [calls, _access_edges(tables, points, sol), _callback_edges(sites, points, sol), uses]
+    )
     extends, unresolved = _extends(tables, sol, defs)
     return calls, fallback, extends, unresolved
 
@@ -48,8 +57,14 @@ def _calls(sites: pl.DataFrame, points: pl.DataFrame, sol: flow.Solution):
     kinds = t.values.select("v", "vk", "vt")
     vstr = t.values.select("v", "vs")
     hit = sites.join(points, left_on="callee", right_on="n").join(kinds, on="v", how="left")
-    func = hit.filter(pl.col("vk") == FUNC).with_columns(target=pl.col("v"))
-    bound = hit.filter(pl.col("vk") == BOUND).with_columns(target=pl.col("vt"))
+    plain = {"via": pl.lit(None, pl.String), "bound": pl.lit(False)}
+    func = hit.filter(pl.col("vk") == FUNC).with_columns(target=pl.col("v"), **plain)
+    bound = hit.filter(pl.col("vk") == BOUND).with_columns(
+        target=pl.col("vt"), via=pl.lit(None, pl.String), bound=pl.lit(True)
+    )
+    wrapped = hit.filter(pl.col("vk") == WRAP).with_columns(
+        target=pl.col("vt"), via=pl.lit("@"), bound=pl.lit(False)
+    )
     classes = hit.filter(pl.col("vk") == CLASS).join(
         vstr.rename({"v": "v", "vs": "cs"}), on="v", how="left"
     )
@@ -57,22 +72,23 @@ def _calls(sites: pl.DataFrame, points: pl.DataFrame, sol: flow.Solution):
     classes = (
         classes.with_columns(init=slot(pl.col("cs"), pl.lit("__init__")))
         .join(own, on="init", how="left")
-        .with_columns(target=pl.coalesce("f", "v"))
+        .with_columns(target=pl.coalesce("f", "v"), **plain)
     )
-    insts = hit.filter(pl.col("vk") == INST).with_columns(
+    made = _constructors(classes, sol)
+    insts = hit.filter(pl.col("vk").is_in([INST, OPEN])).with_columns(
         cls=pl.col("vt"), n=pl.col("callee"), name_h=pl.lit(_h("__call__"), pl.UInt64),
         dst=pl.col("call"),
     )  # fmt: skip
-    called = _instance_calls(insts, sol)
-    keep = ["site", "target", "confidence"]
-    linked = pl.concat([x.select(keep) for x in (func, bound, classes, called)])
+    called = _instance_calls(insts, sol).with_columns(via=pl.lit("__call__"), bound=pl.lit(True))
+    keep = ["site", "target", "confidence", "via", "bound"]
+    linked = pl.concat([x.select(keep) for x in (func, bound, wrapped, classes, made, called)])
     linked = (
         linked.join(vstr, left_on="target", right_on="v", how="inner")
-        .sort("site", "vs", "confidence")
+        .sort("site", "vs", "confidence", "via", nulls_last=False)
         .unique(["site", "vs"], keep="first", maintain_order=True)
-        .select("site", dst="vs", confidence="confidence")
+        .select("site", dst="vs", confidence="confidence", via="via", bound="bound")
     )
-    edges = sites.join(linked, on="site", how="inner")
+    edges = _via_decorators(sites.join(linked, on="site", how="inner"), sol)
     held = points.select("n").unique()  # the nodes that hold a value
     known = sites.join(held, left_on="callee", right_on="n", how="semi")
     written = pl.col("alias").is_null()
@@ -80,8 +96,9 @@ def _calls(sites: pl.DataFrame, points: pl.DataFrame, sol: flow.Solution):
     unknown = sites.join(known, on="site", how="anti").filter(written)
     fallback, unresolved = _fallback(unknown, t, held)
     nulls = pl.concat([dead.select(sites.columns), unresolved.select(sites.columns)]).with_columns(
-        dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String)
-    )
+        dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String),
+        via=pl.lit(None, pl.String), bound=pl.lit(None, pl.Boolean),
+    )  # fmt: skip
     out = pl.concat([edges.select(_site_edge()), nulls.select(_site_edge())])
     return out, fallback
 
@@ -95,7 +112,287 @@ def _site_edge() -> list:
         "name",
         "path",
         pl.col("line").cast(pl.Int32),
+        "via",
+        "bound",
     ]
+
+
+def _via_decorators(edges: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
+    """An edge to a decorated function through its decorator's wrapper (`via` "@") names the
+    decorator: `@setup_only`."""
+    t = sol.tables
+    through = pl.col("via") == "@"
+    if sol.wrapped.is_empty() or not edges.select(through.any()).item():
+        return edges
+    vstr = t.values.select("v", "vs")
+    wrapped = (
+        sol.wrapped.join(t.decorated, on="call")
+        .join(t.seeds, left_on="arg", right_on="n")
+        .join(vstr.rename({"v": "v", "vs": "dst"}), on="v")
+        .join(vstr.rename({"v": "deco", "vs": "deco_id"}), on="deco")
+        .select("dst", name=pl.col("deco_id").str.extract(r"([^.:]+)$", 1))
+        .group_by("dst")
+        .agg(deco=pl.col("name").unique().sort().str.join(", @"))
+    )
+    return (
+        edges.join(wrapped, on="dst", how="left")
+        .with_columns(
+            via=pl.when(through)
+            .then(pl.lit("@") + pl.col("deco").fill_null("decorator"))
+            .otherwise(pl.col("via"))
+        )
+        .drop("deco")
+    )
+
+
+def _members(held: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
+    """`held` (v, vk, vt, member, ...) with `target`: a function value itself, a bound
+    method's function, or an instance's `member` along its class's MRO."""
+    t = sol.tables
+    plain = held.filter(pl.col("member").is_null() & (pl.col("vk") == FUNC)).with_columns(
+        target=pl.col("v")
+    )
+    bound = held.filter(pl.col("member").is_null() & (pl.col("vk") == BOUND)).with_columns(
+        target=pl.col("vt")
+    )
+    insts = (
+        held.filter(pl.col("member").is_not_null() & pl.col("vk").is_in([INST, OPEN]))
+        .with_columns(name_h=H(pl.col("member")))
+        .join(sol.mro, left_on="vt", right_on="cls")
+        .join(
+            t.slots.select("owner", "name_h", "slot"),
+            left_on=["anc", "name_h"],
+            right_on=["owner", "name_h"],
+        )
+        .join(_slotdef(t), on="slot")
+        .sort("rank")
+        .unique(["row", "v"], keep="first")
+        .with_columns(target=pl.col("f"))
+    )
+    keep = [c for c in held.columns if c not in ("v", "vk", "vt")] + ["target"]
+    return pl.concat([x.select(keep) for x in (plain, bound, insts)])
+
+
+def _callback_edges(sites: pl.DataFrame, points: pl.DataFrame, sol: flow.Solution):
+    """Library code calling back (ctxframe/_core/callbacks.toml): what a call hands to
+    `threading.Thread(target=)`, `map`, `CliRunner().invoke`, and the application a test
+    client's constructor was given, called from each of its request methods. `via` names the
+    library."""
+    from ctxframe._core import callbacks
+
+    t = sol.tables
+    vals = t.values.select("v", "vs", "vk", "vt")
+    held = sites.join(points, left_on="callee", right_on="n").join(vals, on="v")
+    bare = pl.col("vs").str.slice(2)
+    libname = pl.when(pl.col("vs").str.starts_with("B:")).then("builtins." + bare).otherwise(bare)
+    held = (
+        held.filter(pl.col("vk") == flow_tables.EXT)
+        .with_columns(lib=libname)
+        .vstack(held.filter(pl.col("vk") == flow_tables.BFUNC).with_columns(lib=libname))
+    )
+
+    def handed(calls: pl.DataFrame, spec: pl.DataFrame, on: str) -> pl.DataFrame:
+        """The values of the arguments `spec` names, at each call: (row, member, v, ...)."""
+        args = calls.join(spec, on=on).join(t.args, on="call")
+        args = args.filter(
+            (pl.col("pos").is_not_null() & (pl.col("pos_right") == pl.col("pos")))
+            | (pl.col("kw").is_not_null() & (pl.col("kw_right") == pl.col("kw")))
+        )
+        return args.join(points.rename({"confidence": "aconf"}), left_on="arg", right_on="n").join(
+            vals, on="v")  # fmt: skip
+
+    # a call of a library callable that calls its argument
+    rules = callbacks.calls().rename({"callable": "lib"})
+    direct = handed(held.select("site", "src", "call", "path", "line", "lib", "confidence"),
+                    rules.rename({"pos": "pos", "kw": "kw"}), "lib")  # fmt: skip
+    direct = direct.with_row_index("row")
+    # a test client: what its constructor got, called back from its request methods
+    cl = callbacks.clients()
+    made = held.select("call", lib=pl.col("lib")).join(cl.select(lib="cls").unique(), on="lib")
+    sub = _library_subclasses(sol, cl["cls"].unique())
+    made_sub = (
+        sites.join(points, left_on="callee", right_on="n").join(sub, on="v").select("call", "lib")
+    )
+    ctor = (
+        pl.concat([made, made_sub]).unique()
+        .join(cl.select(lib="cls", pos="pos", kw="kw", member="member").unique(), on="lib")
+        .join(t.args, on="call")
+        .filter(
+            (pl.col("pos").is_not_null() & (pl.col("pos_right") == pl.col("pos")))
+            | (pl.col("kw").is_not_null() & (pl.col("kw_right") == pl.col("kw")))
+        )
+        .join(points.rename({"confidence": "aconf"}), left_on="arg", right_on="n")
+        .select("lib", "member", "v", "aconf")
+        .unique()
+    )  # fmt: skip
+    methods = cl.select(mlib=pl.col("cls") + "." + pl.col("method"), lib="cls").unique()
+    requests = (
+        held.select("site", "src", "path", "line", "confidence", mlib="lib")
+        .join(methods, on="mlib")
+        .join(ctor, on="lib")
+        .join(vals, on="v")
+        .with_row_index("row")
+    )
+    # the library's request method calls the repository subclass's own override (`open`)
+    over = callbacks.overridable().select(mlib=pl.col("cls") + "." + pl.col("method"),
+                                          lib="cls", member="member")  # fmt: skip
+    recv = pl.col("callee_key").str.replace(F.STEP + r"\.[A-Za-z_]\w*$", "")
+    overrides = (
+        held.select("site", "src", "path", "line", "confidence", "call_key", mlib="lib")
+        .join(over, on="mlib")
+        .with_columns(callee_key=flow_tables.callee_key(pl.col("call_key")))
+        .with_columns(recv=H(recv))
+        .join(points.rename({"confidence": "aconf"}), left_on="recv", right_on="n")
+        .join(sub.rename({"lib": "sublib"}), on="v")
+        .filter(pl.col("sublib") == pl.col("lib"))
+        .join(vals, on="v")
+        .filter(pl.col("vk").is_in([INST, OPEN]))
+        .with_row_index("row")
+    )
+    cols = ["src", "path", "line", "lib", "confidence", "aconf", "v", "vk", "vt", "member", "row"]
+    both = pl.concat([direct.select(cols), requests.select(cols), overrides.select(cols)])
+    if both.is_empty():
+        strings = dict.fromkeys(["src", "dst", "kind", "confidence", "name", "path"], pl.String)
+        return pl.DataFrame(schema=strings | {"line": pl.Int32, "via": pl.String,
+                                              "bound": pl.Boolean})  # fmt: skip
+    linked = _members(both, sol).join(t.values.select(target="v", dst="vs"), on="target")
+    sure = (pl.col("confidence") == "EXTRACTED") & (pl.col("aconf") == "EXTRACTED")
+    conf = pl.when(sure).then(pl.lit("EXTRACTED")).otherwise(pl.lit("INFERRED"))
+    return linked.select(
+        "src", "dst", kind=pl.lit("calls"), confidence=conf,
+        name=pl.col("lib").str.extract(r"([^.]+)$", 1), path="path",
+        line=pl.col("line").cast(pl.Int32), via="lib", bound=pl.lit(False),
+    ).unique(["src", "dst", "via"])  # fmt: skip
+
+
+def _library_subclasses(sol: flow.Solution, libs: pl.Series) -> pl.DataFrame:
+    """(v, lib): each class of the repository extending a library class the callback table
+    follows (a base expression holding `x:LIB`), and every subclass of those."""
+    t = sol.tables
+    want = libs.to_frame("lib").with_columns(x=H(pl.lit("x:") + pl.col("lib")))
+    direct = (
+        t.bases.join(sol.exact, left_on="base", right_on="n")
+        .join(want, left_on="v", right_on="x")
+        .select(anc="cls", lib="lib")
+    )
+    below = sol.mro.filter(pl.col("rank") > 0).join(direct, on="anc").select(v="cls", lib="lib")
+    return pl.concat([direct.select(v="anc", lib="lib"), below]).unique()
+
+
+_MADE = ("__init__", "__new__", "__post_init__")
+
+
+def _constructors(classes: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
+    """What calling a class runs besides its own `__init__`: an `__init__` it inherits, a
+    `__new__`, a dataclass's `__post_init__` (the first along its MRO), `via` that name."""
+    t = sol.tables
+    names = pl.DataFrame({"mname": list(_MADE)}).with_columns(name_h=H(pl.col("mname")))
+    hit = (
+        classes.select("site", "v", "confidence", own="f")
+        .join(sol.mro, left_on="v", right_on="cls")
+        .join(names, how="cross")
+        .join(
+            t.slots.select("owner", "name_h", "slot"),
+            left_on=["anc", "name_h"],
+            right_on=["owner", "name_h"],
+        )
+        .join(_slotdef(t), on="slot")
+        .sort("rank")
+        .unique(["site", "v", "mname"], keep="first")
+        .filter(pl.col("own").is_null() | (pl.col("f") != pl.col("own")))
+    )
+    return hit.select("site", target="f", confidence="confidence", via="mname", bound=pl.lit(False))
+
+
+_HOW = {"get": "property", "set": "setter", "del": "deleter"}
+_FALLBACK = {"__bool__": "__len__", "__format__": "__str__"}
+
+
+def _access_edges(t, points: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
+    """Members run without a call written (F.ACCESS): a property's getter, setter or deleter
+    read through an instance, the dunder an operator or a protocol runs, every `visit_…`
+    of a `getattr(x, "visit_" + k)` — the first along the instance's class's MRO and, for an
+    instance that may be of a subclass (`self`), each subclass's own. `via` says which."""
+    schema = dict.fromkeys(["src", "dst", "kind", "confidence", "name", "path"], pl.String)
+    schema |= {"line": pl.Int32, "via": pl.String, "bound": pl.Boolean}
+    acc = t.access
+    if acc.is_empty():
+        return pl.DataFrame(schema=schema)
+    # a truth test runs `__bool__`, else `__len__`; `format()` and f-strings `__format__`,
+    # else (object's) `__str__`: each falls back along the MRO as a member of its own
+    fallback = acc.filter(pl.col("name").is_in(list(_FALLBACK))).with_columns(
+        pl.col("name").replace_strict(_FALLBACK)
+    )
+    acc = pl.concat([acc, fallback.with_columns(name_h=H(pl.col("name")))])
+    kinds = t.values.select("v", "vk", "vt", "vs")
+    on = (
+        acc.with_row_index("a")
+        .join(points, left_on="base", right_on="n")
+        .join(kinds, on="v")
+        .filter(pl.col("vk").is_in([INST, OPEN]))
+    )
+    mro = sol.mro
+    # along the MRO of the instance's class; and, for `o:` values, each subclass's own members
+    down = (
+        on.filter(pl.col("vk") == OPEN)
+        .join(
+            mro.filter(pl.col("rank") > 0).select(sub="cls", anc="anc"),
+            left_on="vt",
+            right_on="anc",
+        )
+        .select(pl.exclude("sub"), anc="sub", rank=pl.lit(-1, pl.Int32))
+    )
+    look = pl.concat([on.join(mro, left_on="vt", right_on="cls"), down], how="diagonal_relaxed")
+    props = look.filter(pl.col("how").is_in(list(_HOW))).join(
+        t.props, left_on=["anc", "name_h", "how"], right_on=["owner", "name_h", "how"]
+    )
+    methods = _slotdef(t).join(t.slots.select("owner", "name_h", "slot", sname="name"), on="slot")
+    ops = look.filter(pl.col("how") == "op").join(
+        methods, left_on=["anc", "name_h"], right_on=["owner", "name_h"]
+    )
+    first = [
+        x.sort("rank").filter(
+            (pl.col("rank") < 0) | (pl.col("rank") == pl.col("rank").min().over("a", "v"))
+        )
+        for x in (props, ops)
+    ]
+    prefix = (
+        look.filter(pl.col("how") == "prefix")
+        .join(methods, left_on="anc", right_on="owner")
+        .filter(pl.col("sname").str.starts_with(pl.col("name")))
+    )
+    vstr = t.values.select(f="v", target="vs")
+    ops_prefix = pl.concat([first[1], prefix], how="diagonal_relaxed").join(vstr, on="f")
+    via = pl.when(pl.col("how") == "prefix").then(pl.lit("getattr")).otherwise(pl.col("name"))
+    rows = pl.concat(
+        [
+            first[0].select(
+                "src",
+                "path",
+                "line",
+                "name",
+                "confidence",
+                dst="f",
+                via=pl.col("how").replace_strict(_HOW),
+            ),
+            ops_prefix.select("src", "path", "line", "name", "confidence", dst="target", via=via),
+        ]
+    )
+    return (
+        rows.sort("confidence")
+        .unique(["src", "dst", "name", "via"], keep="first")
+        .select(
+            "src",
+            "dst",
+            kind=pl.lit("calls"),
+            confidence="confidence",
+            name="name",
+            path="path",
+            line=pl.col("line").cast(pl.Int32),
+            via="via",
+            bound=pl.lit(True),
+        )
+    )
 
 
 def _h(s: str) -> int:

@@ -13,14 +13,23 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ctxframe._core import callbacks as _callbacks
 from ctxframe._core import facts as F
+from ctxframe._core.frames import string_lists
 from ctxframe._core.paths import is_test_path_expr
+from ctxframe._resolve.roots import source_roots
 
 SEED = 0x5EED
 # value kinds
-FUNC, CLASS, MODULE, INST, SUPER, BOUND, GEN, CONT, LIT, BINST, BFUNC, EXT = range(1, 13)
+FUNC, CLASS, MODULE, INST, SUPER, BOUND, GEN, CONT, LIT, BINST, BFUNC, EXT, OPEN, WRAP = range(
+    1, 15
+)
+# INST (`i:C`) is an instance of C itself (made by calling C); OPEN (`o:C`) one of C or of any
+# subclass (a method's `self`, a declared type): its members are looked up down the subclasses too.
+# WRAP (`w:F`) stands beside a transparent decorator's wrapper for the function F it calls
+# through: inert to every rule, it makes a call of the decorated name an edge to F too
 _PREFIX_KIND = {"i": INST, "s": SUPER, "m": BOUND, "g": GEN, "c": CONT, "k": LIT, "b": BINST,
-                "B": BFUNC, "x": EXT}  # fmt: skip
+                "B": BFUNC, "x": EXT, "o": OPEN}  # fmt: skip
 EXTERNAL = "x:"
 _BUILTIN_CONTAINERS = ["b:list", "b:dict", "b:set", "b:tuple"]  # containers of unknown elements
 
@@ -63,6 +72,12 @@ class Tables:
     store_items: pl.DataFrame  # base, key, keynode, val, test
     decorated: pl.DataFrame  # call, arg
     sites: pl.DataFrame  # src, callee, call, name, line, path, alias, callee_key
+    access: pl.DataFrame  # src, path, line, receiver, base, name, name_h, how (F.ACCESS)
+    props: pl.DataFrame  # f, owner, name_h, how: a property's getter, setter or deleter
+    uses: pl.DataFrame  # src, dst, name, path, line: a test or fixture -> each fixture it asks for
+    through: pl.DataFrame  # w, f: a function nested in f that calls one of f's parameters
+    ext_attrs: pl.DataFrame  # owner, name_h, value: an outside name's attribute (callbacks)
+    ext_returns: pl.DataFrame  # v, pos: an outside callable returning a call of its argument
     bases: pl.DataFrame  # cls, base, pos, name
     values: pl.DataFrame  # v, vs, vk, vt, test (defined in a test file), ...
     slots: pl.DataFrame  # owner, name_h, slot
@@ -79,6 +94,8 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
     modules = _modules(files)
     params = _params(of[F.PARAM])
     imports, star_flows = _imports(of[F.IMPORT], of[F.ALL], of[F.FLOW], modules, defs)
+    fixture_flows, uses = _fixtures(of[F.FIXTURE], params, defs)
+    access = _accesses(of[F.ACCESS], defs)
     flows = pl.concat(
         [
             of[F.FLOW].select(src="receiver", dst="name"),
@@ -86,6 +103,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
             _receivers(params, defs),
             imports.filter(pl.col("src").is_not_null()).select("src", "dst"),
             star_flows,
+            fixture_flows,
         ]
     )
     consts = pl.concat([imports.filter(pl.col("src").is_null()).select("dst", "value"),
@@ -104,6 +122,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
             of[F.DECORATED].select(s="name"),
             of[F.BASE].select(s="name"),
             site_rows.select(s="module"),
+            access.select(s="receiver"),
         ]
     )
     exprs = _expressions(read)
@@ -135,9 +154,18 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
             "slots": pool.submit(_slots, slot_keys),
             "elems": pool.submit(_elems, slot_keys),
         }
-        tables = _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows)
+        tables = _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows,
+                         access)  # fmt: skip
     kept = _decorated_classes(defs, of[F.REBOUND])
-    return Tables(**tables, shapes=shapes, kept=kept,
+    named_attrs = _callbacks.attributes().select(
+        owner=H(pl.col("owner")), name_h=H(pl.col("name")), value=H(pl.col("value"))
+    )
+    outs = _callbacks.returns().select(v=H(pl.lit("x:") + pl.col("callable")), pos="pos")
+    return Tables(**tables, shapes=shapes, kept=kept, uses=uses, ext_attrs=named_attrs,
+                  ext_returns=outs,
+                  through=_calls_through(tables["sites"], params, defs),
+                  access=access.with_columns(base=H(pl.col("receiver")), name_h=H(pl.col("name"))),
+                  props=_properties(of[F.PROPERTY], defs),
                   **{name: job.result() for name, job in later.items()})  # fmt: skip
 
 
@@ -156,10 +184,10 @@ def _decorated_classes(defs: pl.DataFrame, rebound: pl.DataFrame) -> pl.DataFram
                                                                    own=H(pl.col("id")))  # fmt: skip
 
 
-def _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows) -> dict:
+def _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows, access) -> dict:
     """The tables `build` makes in its own thread."""
     step = pl.col("step")
-    live = _live(of, exprs, hashed, args, slot_keys, defs)
+    live = _live(of, exprs, hashed, args, slot_keys, defs, access)
     alive = pl.col("dst").is_in(live.implode())
     return dict(
         flows=hashed.filter(alive),
@@ -202,7 +230,7 @@ def _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows) 
     )
 
 
-def _live(of: dict, exprs, flows, args, slot_keys, defs) -> pl.Series:
+def _live(of: dict, exprs, flows, args, slot_keys, defs, access) -> pl.Series:
     """The nodes whose values something reads: a flow's source, a rule's base, an argument,
     a stored value, a base class, a slot of a class, module or container, a return or yield
     node. Values reaching any other node (a call whose result nobody uses) are not kept."""
@@ -242,7 +270,108 @@ def _live(of: dict, exprs, flows, args, slot_keys, defs) -> pl.Series:
     parts.append(keynodes.to_series())
     stored_keys = of[F.STORE_ITEM].filter(pl.col("scope").str.starts_with("@"))
     parts.append(stored_keys.select(H(pl.col("scope").str.slice(1))).to_series())
+    parts.append(access.select(H(pl.col("receiver"))).to_series())  # implicit calls read them
     return pl.concat([p.cast(pl.UInt64).rename("n") for p in parts]).unique()
+
+
+def _calls_through(sites: pl.DataFrame, params: pl.DataFrame, defs: pl.DataFrame) -> pl.DataFrame:
+    """(w, f) hashes: a function w nested in f that calls a parameter of f — a decorator's
+    wrapper calling the function it wraps."""
+    nodes = params.select("f", node=H(pl.col("f") + "|" + pl.col("pname")))
+    calling = sites.select("src", "callee").join(nodes, left_on="callee", right_on="node")
+    nested = calling.filter(pl.col("src").str.starts_with(pl.col("f") + "."))
+    funcs = defs.filter(pl.col("kind").is_in(["function", "method"])).select("id")
+    return (
+        nested.join(funcs, left_on="src", right_on="id", how="semi")
+        .select(w=H(pl.col("src")), f=H(pl.col("f")))
+        .unique()
+    )
+
+
+def _accesses(rows: pl.DataFrame, defs: pl.DataFrame) -> pl.DataFrame:
+    """The implicit member runs (F.ACCESS) that may reach a definition: those naming a method
+    of some class of the repository (a property is one), or a prefix of members' names."""
+    members = defs.filter(pl.col("kind") == "method").select(name="label").unique()
+    members = pl.concat(
+        [
+            members,
+            members.filter(pl.col("name").is_in(["__len__", "__str__"])).select(
+                name=pl.col("name").replace({"__len__": "__bool__", "__str__": "__format__"})
+            ),
+        ]
+    )
+    named = rows.filter(pl.col("alias") != "prefix").join(members, on="name", how="semi")
+    keep = ["src", "path", "line", "receiver", "name", pl.col("alias").alias("how")]
+    return pl.concat([named.select(keep), rows.filter(pl.col("alias") == "prefix").select(keep)])
+
+
+def _properties(rows: pl.DataFrame, defs: pl.DataFrame) -> pl.DataFrame:
+    """(f, owner, name_h, how) per property function (F.PROPERTY) defined in a class."""
+    classes = defs.filter(pl.col("kind") == "class").select(owner="id")
+    return (
+        rows.select(f="src", name="name", how="alias")
+        .join(defs.select(f="id", owner="parent"), on="f")
+        .join(classes, on="owner", how="semi")
+        .select("f", owner=H(pl.col("owner")), name_h=H(pl.col("name")), how="how")
+    )
+
+
+def _fixtures(
+    fixtures: pl.DataFrame, params: pl.DataFrame, defs: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """pytest's fixtures as values: a test's or a fixture's parameter named after a fixture it
+    can see (its own module's, else the nearest `conftest.py` up its directories) holds what
+    the fixture returns or yields. Flows (src, dst), and a `uses` edge per request."""
+    edge_schema = {"src": pl.String, "dst": pl.String, "name": pl.String, "path": pl.String,
+                   "line": pl.Int32}  # fmt: skip
+    if fixtures.is_empty():
+        return pl.DataFrame(schema={"src": pl.String, "dst": pl.String}), pl.DataFrame(
+            schema=edge_schema
+        )
+    path_of = pl.col("f").str.extract(r"^(.*?)::", 1)
+    fx = fixtures.select(
+        fid="src", pname="name", how="alias", fpath=pl.col("path"),
+        fdir=pl.col("path").str.extract(r"^(.*)/[^/]*$", 1).fill_null(""),
+        conftest=pl.col("path").str.contains(r"(^|/)conftest\.py$"),
+    )  # fmt: skip
+    asking = (
+        params.filter(~pl.col("pkind").is_in(["self", "cls", "*", "**"]))
+        .join(defs.select(f="id", label="label"), on="f")
+        .with_columns(path=path_of)
+        .filter(
+            pl.col("label").str.starts_with("test") | pl.col("f").is_in(fixtures["src"].implode())
+        )
+    )
+    seen = asking.join(fx, on="pname").filter(
+        (pl.col("fid") != pl.col("f"))
+        & (
+            (pl.col("fpath") == pl.col("path"))
+            | (pl.col("conftest") & ((pl.col("fdir") == "")
+                                     | pl.col("path").str.starts_with(pl.col("fdir") + "/")))
+        )
+    )  # fmt: skip
+    near = (
+        pl.when(pl.col("fpath") == pl.col("path"))
+        .then(1 << 20)
+        .otherwise(pl.col("fdir").str.len_chars())
+    )
+    best = (
+        seen.with_columns(near=near)
+        .sort("near", descending=True)
+        .unique(["f", "pname"], keep="first")
+    )
+    value = pl.col("fid") + pl.when(pl.col("how") == "yield").then(pl.lit("|*")).otherwise(
+        pl.lit("|()")
+    )
+    flows = best.select(src=value, dst=pl.col("f") + "|" + pl.col("pname"))
+    lines = defs.select(f="id", line="line_start") if "line_start" in defs.columns else None
+    uses = best.select(src="f", dst="fid", name="pname", path="path")
+    uses = (
+        uses.join(lines.rename({"f": "src"}), on="src", how="left")
+        if lines is not None
+        else uses.with_columns(line=pl.lit(None, pl.Int32))
+    )
+    return flows, uses.select(list(edge_schema)).cast(edge_schema)
 
 
 def _params(rows: pl.DataFrame) -> pl.DataFrame:
@@ -270,11 +399,12 @@ def _bindings(defs: pl.DataFrame, rebound: pl.DataFrame) -> pl.DataFrame:
 
 
 def _receivers(params: pl.DataFrame, defs: pl.DataFrame) -> pl.DataFrame:
-    """A method's bound first parameter holds an instance of its class (`cls`: the class)."""
+    """A method's bound first parameter holds an instance of its class or of a subclass (`cls`:
+    the class)."""
     first = params.filter(pl.col("pkind").is_in(["self", "cls"])).join(
         defs.select(f="id", cls="parent"), on="f"
     )
-    value = pl.when(pl.col("pkind") == "self").then(pl.lit("=i:") + pl.col("cls"))
+    value = pl.when(pl.col("pkind") == "self").then(pl.lit("=o:") + pl.col("cls"))
     return first.select(src=value.otherwise(pl.lit("=") + pl.col("cls")),
                         dst=pl.col("f") + "|" + pl.col("pname"))  # fmt: skip
 
@@ -290,8 +420,8 @@ def _expressions(keys: pl.DataFrame) -> pl.DataFrame:
         .explode("i")
     )
     return parts.select(
-        node=pl.col("p").list.head(pl.col("i") + 1).list.join(F.STEP),
-        parent=pl.col("p").list.head(pl.col("i")).list.join(F.STEP),
+        node=pl.col("p").list.head(pl.col("i") + 1).pipe(string_lists).list.join(F.STEP),
+        parent=pl.col("p").list.head(pl.col("i")).pipe(string_lists).list.join(F.STEP),
         step=pl.col("p").list.get(pl.col("i")),
     ).unique("node")
 
@@ -438,11 +568,22 @@ def _values(
     builtin or outside value gives), `kh` (a literal as a subscript key)."""
     callable_ = defs.filter(pl.col("kind").is_in(["function", "method", "lambda"]))
     classes = defs.filter(pl.col("kind") == "class")
-    bound = params.filter(pl.col("pkind").is_in(["self", "cls"])).select(id="f").unique()
+    # bound when read through an instance: a method whose first parameter is `self`/`cls`, or
+    # one whose parameters nothing reads (no row says which; binding its arguments is moot)
+    bound = pl.concat(
+        [
+            params.filter(pl.col("pkind").is_in(["self", "cls"])).select(id="f"),
+            defs.filter(pl.col("kind") == "method")
+            .join(params.select(id="f"), on="id", how="anti")
+            .select("id"),
+        ]
+    ).unique()
     rows = [
         callable_.select(vs="id", vk=pl.lit(FUNC), t="id"),
         classes.select(vs="id", vk=pl.lit(CLASS), t="id"),
         classes.select(vs=pl.lit("i:") + pl.col("id"), vk=pl.lit(INST), t="id"),
+        classes.select(vs=pl.lit("o:") + pl.col("id"), vk=pl.lit(OPEN), t="id"),
+        callable_.select(vs=pl.lit("w:") + pl.col("id"), vk=pl.lit(WRAP), t="id"),
         classes.select(vs=pl.lit("s:") + pl.col("id"), vk=pl.lit(SUPER), t="id"),
         bound.select(vs=pl.lit("m:") + pl.col("id"), vk=pl.lit(BOUND), t="id"),
         modules.select(vs="mpath", vk=pl.lit(MODULE), t="mpath").unique(),
@@ -463,6 +604,8 @@ def _values(
     )
     rows.append(pl.DataFrame({"vs": [EXTERNAL], "vk": [EXT], "t": [None]},
                              schema={"vs": pl.String, "vk": pl.Int64, "t": pl.String}))  # fmt: skip
+    named = _callbacks.values()  # outside names the callback table tells apart
+    rows.append(named.select("vs", vk=pl.lit(EXT, pl.Int64), t=pl.lit(None, pl.String)))
     out = pl.concat([r.with_columns(pl.col("vk").cast(pl.Int64)) for r in rows])
     out = out.unique("vs", keep="first", maintain_order=True)
     vk, vs, t = pl.col("vk"), pl.col("vs"), pl.col("t")
@@ -477,11 +620,13 @@ def _values(
         **{f"ret_{c}": pl.when(vk.is_in([FUNC, BOUND])).then(H(t + f"|(){c}")) for c in F.GUARDED},
         yld=pl.when(vk == GEN).then(H(t + "|*")),
         inst=pl.when(vk == CLASS).then(H(pl.lit("i:") + vs)),
+        open=pl.when(vk == CLASS).then(H(pl.lit("o:") + vs)),
+        wrap=pl.when(vk == FUNC).then(H(pl.lit("w:") + vs)),
         bound=pl.when((vk == FUNC) & has_bound).then(H(pl.lit("m:") + vs)),
         res=pl.when(vk == BFUNC)
         .then(H(vs.str.slice(2).replace_strict(_BUILTIN_RESULT, default=EXTERNAL)))
         .when(vk == EXT)
-        .then(H(pl.lit(EXTERNAL))),
+        .then(H(vs.replace_strict(named["vs"], named["res"], default=EXTERNAL))),
         kh=pl.when(vk == LIT).then(H(vs.str.slice(2))),
         test=in_tests(vs),
     )
@@ -491,36 +636,58 @@ def _values(
 
 
 def _modules(files: pl.DataFrame) -> pl.DataFrame:
-    """(dotted, mpath): every Python module and package of the repository; a package without
-    `__init__.py` gets a virtual one. A `src/` layout also answers without its prefix."""
+    """(dotted, mpath, root): every Python module and package of the repository under each
+    source root above it (ctxframe._resolve.roots: a project's or a top-level package's
+    parent, and the repository's root, ""); a package without `__init__.py` gets a virtual
+    one. A `src/` layout also answers without its prefix."""
     py = files.filter(pl.col("language") == "python").select("path")
-    real = py.with_columns(
-        dotted=pl.col("path")
-        .str.replace(r"\.pyi?$", "")
-        .str.replace(r"(^|/)__init__$", "")
-        .str.replace_all("/", "."),
-        pyi=pl.col("path").str.ends_with(".pyi"),
-    ).filter(pl.col("dotted") != "")
+    declared = source_roots(files["path"])
+    real = py.with_columns(pyi=pl.col("path").str.ends_with(".pyi"))
     dirs = (
         py.select(parts=pl.col("path").str.split("/"))
         .with_columns(n=pl.col("parts").list.len() - 1)
         .filter(pl.col("n") > 0)
         .with_columns(i=pl.int_ranges(1, pl.col("n") + 1))
         .explode("i")
-        .select(dir=pl.col("parts").list.slice(0, pl.col("i")).list.join("/"))
+        .select(dir=pl.col("parts").list.slice(0, pl.col("i")).pipe(string_lists).list.join("/"))
         .unique()
     )
-    virtual = dirs.select(
-        path=pl.col("dir") + "/__init__.py",
-        dotted=pl.col("dir").str.replace_all("/", "."),
-        pyi=pl.lit(True),
+    virtual = dirs.select(path=pl.col("dir") + "/__init__.py", pyi=pl.lit(True))
+    every = pl.concat([real, virtual])
+    # each module under each directory above it: the path below it, dotted; `declared` when
+    # that directory is a source root, `package` when the name's head is a package there
+    under = (
+        every.with_columns(_parts=pl.col("path").str.split("/"))
+        .with_columns(_i=pl.int_ranges(0, pl.col("_parts").list.len()))
+        .explode("_i")
+        .with_columns(root=pl.col("_parts").list.head(pl.col("_i")).list.join("/"))
+        .with_columns(
+            declared=pl.col("root").is_in(declared.implode()),
+            package=pl.col("_parts").list.len() - pl.col("_i") > 1,
+        )
+        .filter(pl.col("declared") | pl.col("package"))
+        .with_columns(
+            rel=pl.when(pl.col("root") == "")
+            .then(pl.col("path"))
+            .otherwise(pl.col("path").str.slice(pl.col("root").str.len_chars() + 1))
+        )
+        .with_columns(
+            dotted=pl.col("rel")
+            .str.replace(r"\.pyi?$", "")
+            .str.replace(r"(^|/)__init__$", "")
+            .str.replace_all("/", ".")
+        )
+        .filter(pl.col("dotted") != "")
     )
-    allm = pl.concat([real, virtual]).sort("dotted", "pyi", "path")
-    allm = allm.unique("dotted", keep="first", maintain_order=True).select("dotted", mpath="path")
-    src = allm.filter(pl.col("dotted").str.starts_with("src.")).with_columns(
-        pl.col("dotted").str.slice(4)
+    allm = (
+        under.sort("root", "dotted", "pyi", "path")
+        .unique(["root", "dotted"], keep="first", maintain_order=True)
+        .select("dotted", mpath="path", root="root", declared="declared")
     )
-    return pl.concat([allm, src]).unique("dotted", keep="first", maintain_order=True)
+    src = allm.filter(
+        (pl.col("root") == "") & pl.col("dotted").str.starts_with("src.")
+    ).with_columns(pl.col("dotted").str.slice(4))
+    return pl.concat([allm, src]).unique(["root", "dotted"], keep="first", maintain_order=True)
 
 
 def _submodules(modules: pl.DataFrame) -> pl.DataFrame:
@@ -529,9 +696,12 @@ def _submodules(modules: pl.DataFrame) -> pl.DataFrame:
         parent=pl.col("dotted").str.replace(r"\.[^.]+$", ""),
         last=pl.col("dotted").str.extract(r"([^.]+)$", 1),
     )
-    return sub.join(
-        modules.select(parent="dotted", ppath="mpath"), on="parent", how="inner"
-    ).select(dst=pl.col("ppath") + "|" + pl.col("last"), value="mpath")
+    return (
+        sub.join(modules.select("root", parent="dotted", ppath="mpath"), on=["root", "parent"])
+        .filter(pl.col("ppath") != pl.col("mpath"))
+        .select(dst=pl.col("ppath") + "|" + pl.col("last"), value="mpath")
+        .unique()
+    )
 
 
 def _imports(
@@ -543,29 +713,60 @@ def _imports(
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Import bindings as flows (src: a module's slot) and constants (value: a module, or
     `x:` for one outside the repository), and `from m import *` as flows per exported name."""
-    rows = imports.select(
-        scope="src", var="name", module="receiver", iname="scope", root="alias"
-    ).join(modules, left_on="module", right_on="dotted", how="left")
-    plain = rows.filter(pl.col("iname").is_null())
-    consts = plain.select(
-        src=pl.lit(None, pl.String), dst="var", value=pl.coalesce("mpath", pl.lit(EXTERNAL))
+    rows = _nearest(
+        imports.select(scope="src", var="name", module="receiver", iname="scope", root="alias"),
+        modules,
+        "module",
     )
+    plain = rows.filter(pl.col("iname").is_null())
+    head = pl.when(pl.col("root") == "root").then(pl.col("module").str.extract(r"^([^.]+)", 1))
+    consts = plain.select(
+        src=pl.lit(None, pl.String), dst="var",
+        value=pl.coalesce("mpath", _callbacks.identity(head.otherwise(pl.col("module")))),
+    )  # fmt: skip
     named = rows.filter(pl.col("iname").is_not_null() & (pl.col("iname") != "*"))
     from_slot = named.filter(pl.col("mpath").is_not_null()).select(
         src=pl.col("mpath") + "|" + pl.col("iname"), dst="var", value=pl.lit(None, pl.String)
     )
-    sub = named.with_columns(subdotted=pl.col("module") + "." + pl.col("iname")).join(
-        modules.rename({"mpath": "subpath"}), left_on="subdotted", right_on="dotted", how="inner"
+    sub = (
+        _nearest(
+            named.with_columns(subdotted=pl.col("module") + "." + pl.col("iname")).drop("mpath"),
+            modules,
+            "subdotted",
+        )
+        .filter(pl.col("mpath").is_not_null())
+        .rename({"mpath": "subpath"})
     )
     sub_consts = sub.select(src=pl.lit(None, pl.String), dst="var", value="subpath")
     external = named.filter(pl.col("mpath").is_null()).select(
-        src=pl.lit(None, pl.String), dst="var", value=pl.lit(EXTERNAL)
-    )
+        src=pl.lit(None, pl.String), dst="var",
+        value=_callbacks.identity(pl.col("module") + "." + pl.col("iname")),
+    )  # fmt: skip
     out = pl.concat([consts, from_slot, sub_consts, external])
     stars = rows.filter((pl.col("iname") == "*") & pl.col("mpath").is_not_null()).select(
         importer="scope", exporter="mpath"
     )
     return out, _star_flows(stars, alls, flows, out, defs)
+
+
+def _nearest(rows: pl.DataFrame, modules: pl.DataFrame, col: str) -> pl.DataFrame:
+    """`rows` with `mpath`: the module `col` names as the importer's own source root reads it,
+    else as the repository's root does, else under any root (null: outside the repository).
+    The importer is the file of `scope`."""
+    rows = rows.with_row_index("_row").with_columns(_file=pl.col("scope").str.replace(r"::.*$", ""))
+    mine = (pl.col("root") == "") | pl.col("_file").str.starts_with(pl.col("root") + "/")
+    hits = (
+        rows.select("_row", col, "_file")
+        .join(modules, left_on=col, right_on="dotted")
+        .filter(mine | pl.col("declared"))
+        .with_columns(
+            _rank=pl.when(mine).then(0).otherwise(1), _deep=pl.col("root").str.len_chars()
+        )
+        .sort("_row", "_rank", "_deep", "mpath", descending=[False, False, True, False])
+        .unique("_row", keep="first")
+        .select("_row", "mpath")
+    )
+    return rows.join(hits, on="_row", how="left").drop("_row", "_file")
 
 
 def _star_flows(
@@ -611,3 +812,4 @@ def _star_flows(
         src=pl.col("exporter") + "|" + pl.col("name"),
         dst=pl.col("importer") + "|" + pl.col("name"),
     ).unique()
+

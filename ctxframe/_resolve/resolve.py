@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ctxframe._core.frames import string_lists
 from ctxframe._core.languages import LANGUAGES
 from ctxframe._core.paths import is_test_path_expr
-from ctxframe._core.schema import EDGES, NODES, PRODUCER
+from ctxframe._core.schema import EDGES, NODES, PRODUCER, conform_edges
 from ctxframe._core.trace import mark
 
 AMBIGUOUS_CAP = 8
@@ -60,6 +61,47 @@ def _family() -> pl.Expr:
     return pl.col("language").replace_strict(_FAMILY, default=pl.col("language"))
 
 
+def _rooted(imports: pl.DataFrame, indexed: pl.DataFrame) -> pl.DataFrame:
+    """Python imports are read from the importer's own directories first, deepest first
+    (ctxframe._resolve.roots): a candidate path whose head is a package directory is tried
+    under each of them, then as written (from the declared roots)."""
+    py = imports.filter(
+        (pl.col("family") == "python") & pl.col("path").str.contains("/", literal=True)
+    )
+    if py.is_empty():
+        return imports
+    for c in ("candidates", "sub_candidates"):
+        pre = (
+            py.select("ref_id", "path", cand=pl.col(c).str.split("\n"))
+            .explode("cand")
+            .drop_nulls("cand")
+            .filter(pl.col("cand").str.contains("/", literal=True))
+            .with_columns(_parts=pl.col("path").str.split("/"), _k=pl.int_range(pl.len()))
+            .with_columns(_i=pl.int_ranges(pl.col("_parts").list.len() - 1, 0, -1))
+            .explode("_i")
+            .select(
+                "ref_id",
+                "_i",
+                "_k",
+                cand=pl.col("_parts").list.head(pl.col("_i")).list.join("/") + "/" + pl.col("cand"),
+            )
+            .sort("ref_id", "_i", "_k", descending=[False, True, False])
+            .group_by("ref_id", maintain_order=True)
+            .agg(_pre=pl.col("cand").str.join("\n"))
+        )
+        imports = (
+            imports.join(pre, on="ref_id", how="left")
+            .with_columns(
+                pl.when(pl.col("_pre").is_not_null())
+                .then(pl.concat_str("_pre", pl.lit("\n"), c))
+                .otherwise(pl.col(c))
+                .alias(c)
+            )
+            .drop("_pre")
+        )
+    return imports
+
+
 def _first_match(rows: pl.DataFrame, col: str, targets: pl.DataFrame) -> pl.DataFrame:
     """For each ref_id, the first entry of list column `col` that is a path in `targets`.
 
@@ -95,7 +137,8 @@ def _suffixes(targets: pl.DataFrame) -> pl.DataFrame:
         .explode("i")
         .select(
             "path",
-            suffix=pl.lit("/") + pl.col("parts").list.slice(pl.col("i")).list.join("/"),
+            suffix=pl.lit("/")
+            + pl.col("parts").list.slice(pl.col("i")).pipe(string_lists).list.join("/"),
         )
     )
 
@@ -267,9 +310,15 @@ def resolve(
     mark("resolve: python value flow")
     others = of_kind("extends", "implements").filter(~pl.col("language").is_in(BY_FLOW))
     inherits = _resolve_refs(
-        pl.concat([symbolic(others.select(_SYMBOLIC)), py_bases.select(_SYMBOLIC).cast(
-            others.select(_SYMBOLIC).schema).sort(order[:6], nulls_last=True).with_columns(
-            family=_family())]),
+        pl.concat(
+            [
+                symbolic(others.select(_SYMBOLIC)),
+                py_bases.select(_SYMBOLIC)
+                .cast(others.select(_SYMBOLIC).schema)
+                .sort(order[:6], nulls_last=True)
+                .with_columns(family=_family()),
+            ]
+        ),
         targets,
         bindings,
         _TYPES,
@@ -277,7 +326,9 @@ def resolve(
     )
     inherits = pl.concat([inherits, py_extends.select(inherits.columns)])
     bases = (
-        inherits if kept is None else pl.concat([inherits, kept.filter(pl.col("kind") != "calls")])
+        inherits
+        if kept is None
+        else pl.concat([inherits, kept.filter(pl.col("kind") != "calls").select(inherits.columns)])
     )
     bases = bases.filter(pl.col("dst").is_not_null()).select("src", "dst")
     # Calls resolve in slices of whole files (a reference's result depends only on it and the
@@ -347,10 +398,10 @@ def resolve(
     ]
     mark("resolve: declares, mentions")
     # Unsorted and lazy: the indexer sorts the final edge table once.
-    cols = dict(list(EDGES.items())[:-1])
     edges = pl.concat(
-        [e.lazy().select(list(cols)).cast(cols) for e in out] + [c.cast(cols) for c in calls]
-    ).with_columns(producer=pl.lit(PRODUCER))
+        [conform_edges(e.lazy().with_columns(producer=pl.lit(PRODUCER))) for e in out]
+        + [conform_edges(c.with_columns(producer=pl.lit(PRODUCER))) for c in calls]
+    )
     return edges, stubs
 
 
@@ -389,6 +440,7 @@ def _imports(
     imports = imports.unique(
         ["path", "module", "name", "alias", "scope"], keep="first", maintain_order=True
     ).with_row_index("ref_id")
+    imports = _rooted(imports, indexed)
     sub = _first_match(imports, "sub_candidates", indexed)
     main = _first_match(imports, "candidates", indexed)
     go_dirs = _go_dirs(imports.filter(pl.col("family") == "go")["module"], gomods)
@@ -662,9 +714,8 @@ def _through_imports(
     members = _imported_members(bound.filter(~pl.col("bare")), targets)
     imported = pl.concat([imported, members.join(imported, on="ref_id", how="anti")])
     imported = imported.sort("ref_id", "dst").unique("ref_id", keep="first", maintain_order=True)
-    unresolved = (
-        external.join(imported, on="ref_id", how="anti")
-        .with_columns(dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String))
+    unresolved = external.join(imported, on="ref_id", how="anti").with_columns(
+        dst=pl.lit(None, pl.String), confidence=pl.lit(None, pl.String)
     )
     return [imported.with_columns(_confidence("EXTRACTED")), unresolved]
 
@@ -765,9 +816,7 @@ def _name_candidates(targets: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:
         (pl.col("kind") == "method") & pl.col("kind").is_in(_TYPES).any().over("family", "name")
     )
     cand = cand.filter(~shadowed).drop("kind")
-    return cand.with_columns(n=pl.len().over("family", "name")).filter(
-        pl.col("n") <= AMBIGUOUS_CAP
-    )
+    return cand.with_columns(n=pl.len().over("family", "name")).filter(pl.col("n") <= AMBIGUOUS_CAP)
 
 
 def _typed(stages: _Stages, bases: pl.DataFrame | None) -> list[pl.DataFrame]:

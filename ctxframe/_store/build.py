@@ -8,7 +8,9 @@ equals a full rebuild.
 from __future__ import annotations
 
 import contextlib
+import functools
 import glob
+import hashlib
 import os
 import shutil
 import sys
@@ -21,21 +23,31 @@ from datetime import UTC, datetime
 import polars as pl
 
 from ctxframe._core.config import load_config
-from ctxframe._core.errors import RepoNotFound, StoreCorrupt, StoreNotFound
+from ctxframe._core.errors import NothingToIndex, RepoNotFound, StoreCorrupt, StoreNotFound
 from ctxframe._core.frames import sort_ranges, spread
 from ctxframe._core.languages import LANGUAGES
-from ctxframe._core.schema import EDGES, FILES, NODES, PRODUCER, SCHEMA_VERSION
+from ctxframe._core.schema import EDGES, FILES, NODES, PRODUCER, SCHEMA_VERSION, conform_edges
 from ctxframe._core.trace import mark as _trace
+from ctxframe._ingest import testcov as _testcov
 from ctxframe._ingest.adapters import AdapterRun, Started
 from ctxframe._ingest.adapters import discover as discover_adapters
 from ctxframe._ingest.boundaries import code as boundary_code
 from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
 from ctxframe._ingest.content import CONTENT_COLUMNS
-from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
+from ctxframe._ingest.extract import (
+    _NULL,
+    _SEP,
+    _UNCHANGED,
+    DEF_FRAME_COLUMNS,
+    Batch,
+    extract_batch,
+)
+from ctxframe._ingest.metrics import METRIC_COLUMNS
 from ctxframe._ingest.redact import redact_frame, redact_rows
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk, walk_paths
 from ctxframe._rank.fields import TokenTable, body_counts, token_table
 from ctxframe._render.html import render
+from ctxframe._resolve import covers as _covers
 from ctxframe._resolve.boundaries import merge_boundaries
 from ctxframe._resolve.resolve import Previous, resolve
 from ctxframe._store import coverage as _coverage
@@ -58,10 +70,10 @@ _REF_SCHEMA = {
     "sub_candidates": pl.String, "arg": pl.String, "arg_name": pl.String,
     "decorates": pl.String,
 }  # fmt: skip
-_DEF_SCHEMA = {c: NODES[c] for c in DEF_COLUMNS}
+_DEF_SCHEMA = {c: NODES[c] for c in DEF_FRAME_COLUMNS}
 _REDACTED_REFS = ("name", "receiver", "arg", "module", "alias")
 _CONTENT_SCHEMA = {"node_id": pl.String, "text": pl.String}
-_STORED = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
+_STORED = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges", "coverage")
 
 
 PARSE_ERROR_FILES = 5  # files named in the report's parse-error line
@@ -303,6 +315,33 @@ def _done(value):
     return future
 
 
+@functools.cache
+def code_fingerprint() -> str:
+    """The extraction cache's fingerprint of the code that makes rows, and the resolver's
+    source: a store made by other code is indexed again whole, not patched."""
+    h = hashlib.blake2b(_xcache.fingerprint().encode(), digest_size=16)
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_resolve")
+    for name in sorted(os.listdir(here)):
+        if name.endswith(".py"):
+            with open(os.path.join(here, name), "rb") as fh:
+                h.update(fh.read())
+    return h.hexdigest()
+
+
+def _coverage_stamp(run: _Run) -> dict | None:
+    return run.coverage.stamp() if run.coverage is not None else None
+
+
+def _coverage_rows(run: _Run, nodes: pl.DataFrame, files: pl.DataFrame):
+    """(covers edges, coverage table) from the run's coverage data (both empty without)."""
+    if run.coverage is None:
+        return pl.DataFrame(schema=EDGES).drop("producer"), pl.DataFrame(schema=_covers.TABLE)
+    measured = _testcov.read(run.coverage, run.root, files["path"])
+    edges, table = _covers.covers(measured, nodes, files, run.coverage.mtime_ns)
+    _trace("coverage")
+    return edges.with_columns(producer=pl.lit(PRODUCER + ".coverage")), table
+
+
 def _load_previous(store: str) -> _Stored | None:
     """The previous version, its part sizes checked (hashes are checked as parts are read or
     kept); None when there is none. Damage raises StoreCorrupt (the caller rebuilds)."""
@@ -311,6 +350,10 @@ def _load_previous(store: str) -> _Stored | None:
     except StoreNotFound:
         return None
     if snap.version is None:  # a store from before versions: rebuilt once (hashes, redaction)
+        return None
+    if snap.meta.get("code") != code_fingerprint():
+        return None  # made by other extraction or resolution code: its rows are not these
+    if not _store.has_metrics(snap):  # from before the function metrics: rebuilt once
         return None
     for name in _STORED:
         if not snap.has(name):
@@ -526,6 +569,7 @@ def index(
     processes: int | None = None,
     changed: Collection[str] | None = None,
     cache: bool = True,
+    coverage: str | bool | None = None,
     history: bool | None = None,
     anonymize: bool | None = None,
 ) -> IndexReport:
@@ -543,6 +587,10 @@ def index(
     `cache`: take the rows of files whose bytes were extracted before (by any index on this
     machine) from the extraction cache, and add the others' (ctxframe._store.xcache).
 
+    `coverage`: a coverage data file to read into `covers` edges and the coverage table
+    (ctxframe._ingest.testcov); None reads `.coverage`, `coverage.xml` or `lcov.info` when one
+    is at the root; False reads none.
+
     `history` and `anonymize` override the configuration's `[history]` (None: as configured):
     read the git history into the store, with keyed hashes instead of author names
     (ctxframe._store.history)."""
@@ -551,8 +599,23 @@ def index(
         raise RepoNotFound(f"{path} is not a directory: pass the root of a source repository")
     root = os.path.realpath(path)
     store = os.path.abspath(store) if store else _store.default_store(root)
-    from ctxframe._store.lock import writer_lock
     from ctxframe._store.reap import spill_dir
+
+    made = [d for d in (store, os.path.dirname(store)) if not os.path.exists(d)]
+    try:
+        report = _locked_index(root, store, wait, progress, dial, spill_dir, processes, changed,
+                               cache, rebuild, coverage, (history, anonymize))  # fmt: skip
+    except NothingToIndex:
+        for d in made:  # leave no `.ctxframe/` behind in a directory with nothing to index
+            shutil.rmtree(d, ignore_errors=True)
+        raise
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def _locked_index(root, store, wait, progress, dial, spill_dir, processes, changed, cache,
+                  rebuild, coverage, history_terms=(None, None)) -> IndexReport:  # fmt: skip
+    from ctxframe._store.lock import writer_lock
 
     with writer_lock(store, wait=wait):
         _store.clean_stale(store)
@@ -562,22 +625,23 @@ def index(
             run.processes = processes
             run.changed = _relative(changed)
             run.cache = cache
-            run.history_terms = (history, anonymize)
+            given = coverage if isinstance(coverage, str) else None
+            run.coverage = _testcov.find(root, given, enabled=coverage is not False)
+            run.history_terms = history_terms
             try:
                 report = _index(run, rebuild)
             except StoreCorrupt as exc:
                 shutil.rmtree(spill, ignore_errors=True)
                 os.makedirs(spill, exist_ok=True)
-                run = _Run(run.root, store, run.progress, dial, spill)
+                run = _Run(run.root, store, run.progress, dial, spill, coverage=run.coverage)
                 run.processes = processes
                 run.cache = cache
-                run.history_terms = (history, anonymize)
+                run.history_terms = history_terms
                 report = _index(run, rebuild=True)
                 what = getattr(exc, "detail", None) or str(exc)
                 report.repaired = f"the previous store was damaged ({what}); rebuilt it"
         finally:
             shutil.rmtree(spill, ignore_errors=True)
-    report.seconds = time.perf_counter() - t0
     return report
 
 
@@ -619,6 +683,7 @@ class _Run:
     # token table can drop each as it takes it; a scan of a scratch file in a large run)
     content: list[pl.DataFrame | pl.LazyFrame] = field(default_factory=list)
     cache: bool = True  # use the extraction cache (ctxframe._store.xcache)
+    coverage: _testcov.Source | None = None  # coverage data read into `covers` edges
     cached: int = 0  # files whose rows the extraction cache gave
     adapters: Started | None = None  # the repository's adapters, running since the start
     history_terms: tuple = (None, None)  # `index(history=, anonymize=)`
@@ -722,6 +787,11 @@ def _plan(run: _Run) -> list[tuple[str, str | None]]:
     prev_files = run.prev_files = run.prev["files"] if run.prev else _empty(FILES)
     current = _walked(run, prev_files)
     _trace("walk")
+    if current.is_empty() and run.prev is None and not run.skipped:
+        raise NothingToIndex(
+            f"{run.root} has no file to index: pass the root of a source repository "
+            "(or check the config `exclude` and .gitignore)"
+        )
     from ctxframe._ingest.packs import load_packs
 
     packs, run.pack_errors = load_packs(run.root)
@@ -857,6 +927,7 @@ def _files_table(run: _Run) -> None:
         pl.lit(None, pl.String).alias("signature"),
         pl.lit(None, pl.String).alias("doc"),
         pl.lit(None, pl.String).alias("parent"),
+        *(pl.lit(None, NODES[c]).alias(c) for c in METRIC_COLUMNS),
     )
     run.gomods = _gomods(run.root, indexed["path"].to_list())
 
@@ -872,7 +943,8 @@ def _unchanged(run: _Run) -> IndexReport | None:
 
     meta = prev.meta
     same_meta = (
-        meta.get("root") == run.root
+        meta.get("coverage") == _coverage_stamp(run)
+        and meta.get("root") == run.root
         and meta.get("ctxframe_version") == __version__
         and meta.get("schema_version") == SCHEMA_VERSION
         and isinstance(meta.get("coverage_counts"), list)
@@ -898,6 +970,8 @@ def _try_delta(run: _Run) -> IndexReport | None:
     """The fast path (ctxframe._store.delta): only the changed files' rows replaced, the other
     tables kept as stored. None when it does not apply."""
     prev, files, batches = run.prev, run.files, run.batches
+    if run.coverage is not None or prev.meta.get("coverage"):
+        return None  # tests' lines matched to code: drawn again over the new code
     delta = _delta.update(
         prev,
         files,
@@ -988,7 +1062,7 @@ def _full(run: _Run) -> IndexReport:
             & (pl.col("producer") == PRODUCER)
             & pl.col("transport").is_null()
         )
-        .select(DEF_COLUMNS)
+        .select(DEF_FRAME_COLUMNS)
         if prev
         else _empty(_DEF_SCHEMA)
     )
@@ -1031,13 +1105,15 @@ def _full(run: _Run) -> IndexReport:
             .sort("id")
         )
         del defs
-        staged.put({"nodes": nodes})
+        cov_edges, cov_table = _coverage_rows(run, nodes, files)
+        staged.put({"nodes": nodes, "coverage": cov_table})
         # The report reads only these; the token table reads its columns back from the parts
         # written, a slice at a time, once the edges (the peak: the sort) are gone.
         nodes = nodes.select("id", "kind", "label", "language", "path", "producer", "transport")
         _trace("nodes")
-        sources = [edges, bedges.lazy(), extra_e.lazy()]
-        del edges, bedges, extra_e
+        sources = [edges, conform_edges(bedges.lazy()), conform_edges(extra_e.lazy()),
+                   conform_edges(cov_edges.lazy())]  # fmt: skip
+        del edges, bedges, extra_e, cov_edges
         edges = _sorted_edges(sources)
         _trace("nodes+edges")
         report, meta = _report(
@@ -1090,7 +1166,7 @@ def _extra(run: _Run, defs, stubs, bnodes, edges, bedges):
         extra_n, extra_e, adapters_report, dial_report = extra_rows(
             run.root,
             pl.concat([run.file_nodes["id"], defs["id"], stubs["id"], bnodes["id"]]),
-            pl.concat([edges.select(EDGES.names()).collect(), bedges.select(EDGES.names())]),
+            pl.concat([conform_edges(edges).collect(), conform_edges(bedges)]),
             bnodes.filter(pl.col("kind") == "env"),
             dial=run.dial,
             adapters=run.adapters,
@@ -1227,6 +1303,8 @@ def _report(
 
     meta = {
         "ctxframe_version": __version__,
+        "code": code_fingerprint(),
+        "coverage": _coverage_stamp(run),
         "root": root,
         "git_head": git_head(root),
         "indexed_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -28,7 +28,7 @@ EDGE_TABLES = ("edges_out", "edges_in")
 _DIR = "cache"
 _KEY = "key.json"
 
-CACHE_FORMAT = 5  # bump when a cached structure changes shape or order
+CACHE_FORMAT = 6  # bump when a cached structure changes shape or order
 
 
 def _head() -> dict:

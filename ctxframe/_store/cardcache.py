@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     import polars as pl
 
-FORMAT = 4  # bump when the tables change
+FORMAT = 5  # bump when the tables change
 FILE = "card.sqlite"
 BLOBS = "card.blobs"
 KEY = "card.json"
@@ -42,7 +42,7 @@ BLOCK = 1 << 16  # payloads are compressed in blocks of about this many bytes
 # an arrow as stored: `other` is the other end's node row (its id, display label and kind are
 # that node's), `other_id` and `other_label` are kept only for an end that is not a node
 PACKED_COLS = ("direction", "edge_kind", "confidence", "other", "other_id", "other_label",
-               "line")  # fmt: skip
+               "line", "via")  # fmt: skip
 
 
 class Damaged(Exception):

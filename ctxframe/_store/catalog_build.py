@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 
 import polars as pl
 
-from ctxframe._core.schema import EDGES, FILES, NODES
+from ctxframe._core.schema import EDGES, FILES, NODES, conform_edges
 from ctxframe._rank.fields import token_table
 from ctxframe._resolve.links import HTTP_CALLS, PRODUCER, links
 from ctxframe._store import catalog as _cat
@@ -136,8 +136,7 @@ def catalog_edges(
     own = (
         scan(directory, "edges", names)
         .with_columns(src=_prefix("src"), dst=_prefix("dst"), path=_prefix("path"))
-        .select(EDGES.names())
-        .cast(EDGES)
+        .pipe(conform_edges)
     )
     declared = (
         facts[_cat.PACKAGES]
@@ -160,8 +159,7 @@ def catalog_edges(
         producer=pl.lit(PRODUCER),
     )
     added = (
-        pl.concat([declared.select(EDGES.names()), cross.select(EDGES.names())])
-        .cast(EDGES)
+        pl.concat([conform_edges(declared), conform_edges(cross)])
         .sort(_EDGE_ORDER, nulls_last=True)
     )
     return own.merge_sorted(added, key="src")

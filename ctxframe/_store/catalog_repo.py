@@ -203,8 +203,8 @@ def upload(snap: _tables.Snapshot, url: str) -> None:
         import fsspec
     except ImportError:
         raise CtxframeError(
-            f"a store at {url} needs fsspec: pip install 'ctxframe[dask]' (or fsspec and the "
-            "file system's package, e.g. s3fs)"
+            f"a store at {url} needs fsspec: pip install fsspec (in a ctxframe clone: "
+            "pip install '.[dask]'), and the file system's package, e.g. s3fs"
         ) from None
     fs, root = fsspec.core.url_to_fs(url)
     version = snap.version or "current"

@@ -20,7 +20,7 @@ import polars as pl
 
 from ctxframe._core import facts as F
 from ctxframe._core.frames import splice_sorted
-from ctxframe._core.schema import EDGES, PRODUCER, TOKENS, VOCAB
+from ctxframe._core.schema import PRODUCER, TOKENS, VOCAB, conform_edges
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
 from ctxframe._rank.fields import BODY, MAX_TF, TokenTable, node_counts
 from ctxframe._resolve.resolve import resolve
@@ -450,7 +450,7 @@ def _same_references(own: _Own, defs: pl.DataFrame) -> pl.DataFrame:
         name="label", path="path", line="line_start", producer=pl.lit(PRODUCER),
     )  # fmt: skip
     imports = own.old_own.filter(pl.col("kind") == "imports")
-    return pl.concat([contains.cast(dict(EDGES)), imports.select(EDGES.names()).cast(dict(EDGES))])
+    return pl.concat([conform_edges(contains), conform_edges(imports)])
 
 
 def _resolve_changed(rest_nodes, defs, files, refs, others, gomods, python) -> pl.DataFrame:
@@ -502,7 +502,7 @@ def _own_edges(
         kept_py = own.old_own.filter(_py_edge(keep_py_of))
         if lines is not None and (kept_py := _moved_lines(kept_py, lines)) is None:
             return None
-        new_edges = pl.concat([new_edges, kept_py.select(new_edges.columns)])
+        new_edges = pl.concat([conform_edges(new_edges), conform_edges(kept_py)])
     starts = pl.col("src").is_in(pl.Series(own.changed, dtype=pl.String).implode())
     if own.old_own.select(starts.any()).item() != new_edges.select(starts.any()).item():
         return None
@@ -512,7 +512,7 @@ def _own_edges(
         .unique(["src", "dst", "kind", "name"], keep="first", maintain_order=True)
         .with_columns(producer=pl.lit(PRODUCER))
     )
-    return pl.concat([new_edges, uses.select(new_edges.columns)]).select(edges0.columns)
+    return pl.concat([conform_edges(new_edges), conform_edges(uses)]).select(edges0.columns)
 
 
 def _regrouped(own: _Own, edges, others, resolved, new_edges, nodes0, files, change: list):

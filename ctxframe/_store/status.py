@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from ctxframe._core.config import load_config
+from ctxframe._core.config import find_root, load_config
 from ctxframe._ingest.walk import walk
 from ctxframe._render.html import render
 from ctxframe._store import tables as _store
@@ -72,7 +72,7 @@ class Status:
 
 def status(path: str, store: str | None = None) -> Status:
     """Compare the store with the working tree: stat first, then content hash, as git does."""
-    root = os.path.realpath(path)
+    root = os.path.realpath(path) if store else find_root(path)  # from a sub-directory too
     store = os.path.abspath(store) if store else _store.default_store(root)
     snap = _store.Snapshot(store)
     snap.verify_all()  # a damaged store is not fresh: StoreCorrupt names the fix

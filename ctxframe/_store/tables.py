@@ -48,21 +48,31 @@ from ctxframe._core.errors import (
     StoreVersionError,
     StoreWriteError,
 )
-from ctxframe._core.schema import EDGES, FILES, NODES, SCHEMA_VERSION, TOKENS, VOCAB
+from ctxframe._core.schema import (
+    EDGES,
+    FILES,
+    NODES,
+    SCHEMA_VERSION,
+    TOKENS,
+    VOCAB,
+    conform_edges,
+)
 from ctxframe._store import parts as _parts
 from ctxframe._store import tokenparts as _tokenparts
 
 META = "meta.json"
 CURRENT = "current"
 LEGACY_SCHEMA = 2  # tables directly in the store directory, no hashes
-READABLE = (SCHEMA_VERSION, 5, 4, LEGACY_SCHEMA)  # 5: tokens in one part; 4: a file per table
-TABLES = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges")
+# 7: nodes without the function metrics; 6: also edges without `via` and `bound`; 5: tokens in
+# one part; 4: a file per table
+READABLE = (SCHEMA_VERSION, 7, 6, 5, 4, LEGACY_SCHEMA)
+TABLES = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges", "coverage")
 CONTRACT = {"nodes": NODES, "edges": EDGES, "files": FILES, "tokens": TOKENS, "vocab": VOCAB}
 OPTIONAL = ("commits", "changes")  # the git history (ctxframe._store.history), when read
-# The per-file boundary rows (internal, tiny, rewritten by most runs) are Arrow IPC; every
-# other table is Parquet. A table in the other format (an older store's) is read, and
-# converted by the next index.
-IPC = frozenset({"bnodes", "bedges"})
+# The per-file boundary rows and the coverage table (internal, small, rewritten by most runs)
+# are Arrow IPC; every other table is Parquet. A table in the other format (an older store's)
+# is read, and converted by the next index.
+IPC = frozenset({"bnodes", "bedges", "coverage"})
 _FIX = "run `ctxframe index` to rebuild it"
 _READ_RETRIES = 8
 
@@ -354,6 +364,8 @@ class Snapshot:
             frame = pl.read_ipc(buf) if rel.endswith(".arrow") else pl.read_parquet(buf)
         except Exception as exc:  # any decoder error: the bytes are not a table
             raise _damaged(self.store, f"{rel}: {_short(exc)}") from None
+        if rel.startswith("nodes") and frame.width < len(NODES):
+            frame = with_metric_columns(frame)
         if self.version is not None:
             _MEMO.put(self.parts[rel], frame)
         return frame
@@ -373,9 +385,18 @@ class Snapshot:
         # one chunk, as a table in one file reads: chunked columns make every later gather slow
         frame = frames[0] if len(frames) == 1 else pl.concat(frames, rechunk=True)
         want = CONTRACT.get(name)
+        if name == "edges" and frame.schema != want and self._older_edges(frame):
+            frame = conform_edges(frame)
         if want is not None and frame.schema != want:
             raise _damaged(self.store, f"{name} has columns {list(frame.schema)}, not the schema")
         return frame
+
+    def _older_edges(self, frame: pl.DataFrame) -> bool:
+        """Edges of a store before `via` and `bound` (schema 6 and older): read with them null."""
+        version = self.meta.get("schema_version")
+        return isinstance(version, int) and version < 7 and list(frame.schema) == [
+            c for c in EDGES.names() if c not in ("via", "bound")
+        ]
 
     def local_tokens(self) -> bool:
         """Whether `tokens` and `vocab` are stored in the nodes' parts, each part with codes
@@ -505,6 +526,23 @@ def read_meta(path: str) -> dict:
 def read_table(path: str, name: str) -> pl.DataFrame:
     """One table of the store's current version."""
     return Snapshot(path).read(name)
+
+
+def with_metric_columns(nodes: pl.DataFrame) -> pl.DataFrame:
+    """Nodes written before the function metrics (schema 6 and older), read as they are:
+    the metric columns null. The next `index` rebuilds such a store."""
+    missing = [c for c in NODES.names() if c not in nodes.columns]
+    return nodes.with_columns(pl.lit(None, NODES[c]).alias(c) for c in missing).select(
+        NODES.names()
+    )
+
+
+def has_metrics(snap: Snapshot) -> bool:
+    """Whether the version's nodes hold the function metrics (schema 7 and later)."""
+    try:
+        return set(NODES.names()) <= set(snap.scan("nodes", verify=False).collect_schema())
+    except Exception:
+        return False
 
 
 def scan_table(path: str, name: str) -> pl.LazyFrame:

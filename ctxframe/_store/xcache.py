@@ -41,6 +41,7 @@ import polars as pl
 
 from ctxframe._core.languages import query_source
 from ctxframe._ingest.extract import MAX_FILE_BYTES, Batch, FileResult, file_language
+from ctxframe._ingest.metrics import query_text as metrics_query
 
 LAYOUT = "v1"  # the pack format; another one lives beside it (old packs age out)
 DEFAULT_MAX_MB = 2048
@@ -52,7 +53,7 @@ _FILES = {
 }  # fmt: skip
 # Beyond `_core` and `_ingest`: the modules whose code shapes an entry.
 _ALSO = (("_rank", "tokens.py"), ("_rank", "fields.py"), ("_store", "build.py"),
-         ("_store", "xcache.py"))  # fmt: skip
+         ("_store", "xcache.py"), ("_core", "callbacks.toml"))  # fmt: skip
 # A large lookup's scratch parts: this many files each, at most so many parts per pack.
 _PART_FILES, _MAX_PARTS = 1024, 64
 _STALE_TMP_S = 6 * 3600  # a temporary pack this old belongs to a run that died
@@ -117,9 +118,11 @@ def fingerprint() -> str:
 
 @cache
 def _query_hash(query: str | None) -> str:
+    """The language's queries: its own and its function metrics' (ctxframe/queries/metrics)."""
     if not query:  # documents: no query
         return "-"
-    return hashlib.blake2b(query_source(query).encode(), digest_size=8).hexdigest()
+    text = query_source(query) + "\0" + (metrics_query(query) or "")
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
 def entry_key(path: str, data: bytes, digest: str) -> str:

@@ -79,6 +79,22 @@
 (named_expression) @flow.walrus
 (import_statement) @flow.import
 (import_from_statement) @flow.import
+; what runs a member implicitly: attribute reads, stores and deletes (properties, descriptors),
+; subscripts, operators, comparisons, truth tests, f-string fields and `await`
+(attribute) @flow.attr
+(subscript) @flow.subscript
+(binary_operator) @flow.binop
+(unary_operator) @flow.unop
+(comparison_operator) @flow.compare
+(not_operator) @flow.truth
+(boolean_operator) @flow.truth
+(if_statement condition: (_) @flow.truth)
+(elif_clause condition: (_) @flow.truth)
+(while_statement condition: (_) @flow.truth)
+(conditional_expression) @flow.ternary
+(interpolation) @flow.interp
+(await) @flow.await
+(delete_statement) @flow.delete
 ; calls of what is neither a name nor an attribute (`f()()`, `d["k"]()`, `(lambda: 0)()`)
 (call
   function: [(call) (subscript) (parenthesized_expression) (await) (lambda)]) @flow.call

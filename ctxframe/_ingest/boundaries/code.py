@@ -12,9 +12,10 @@ import polars as pl
 from ctxframe._core.languages import LANGUAGES
 from ctxframe._ingest.boundaries._rows import is_secret_name
 from ctxframe._ingest.boundaries.calls import CALL_NAMES, CHILD_PROCESS, ROUTE_NAMES, RULES
+from ctxframe._ingest.boundaries.routes import STRUCTURE, route_rows, split_facts
 
 _FAMILY = {lang.name: lang.family for lang in LANGUAGES}
-_ROUTE_RECEIVERS = r"^(\w*app|router|api|server|bp|blueprint|bottle|\w*[Rr]outer|\w*_bp)$"
+_ROUTE_LANGUAGES = [lang.name for lang in LANGUAGES if lang.family in ("python", "js")]
 
 BOUNDARY_NODE_COLS = {
     "id": pl.String,
@@ -49,29 +50,18 @@ def _rules() -> pl.DataFrame:
 
 
 def _route_path(expr: pl.Expr) -> pl.Expr:
-    """`/refunds/<order_id>`, `/refunds/<int:id>`, `/refunds/:id` → `/refunds/{id}`."""
-    return expr.str.replace_all(r"<(?:[^:>]+:)?([^>]+)>", "{$1}").str.replace_all(
-        r":([A-Za-z_]\w*)", "{$1}"
+    """`/refunds/<order_id>`, `/refunds/<int:id>`, `/refunds/:id`, `/files/{path:path}` →
+    `/refunds/{id}`, `/files/{path}`."""
+    return (
+        expr.str.replace_all(r"<(?:[^:>]+:)?([^>]+)>", "{$1}")
+        .str.replace_all(r"\{([^{}:]+):[^{}]*\}", "{$1}")
+        .str.replace_all(r":([A-Za-z_]\w*)", "{$1}")
     )
 
 
-# A route registration: `app.get("/x", handler)`, `@router.post("/x")`, `@route("/x")` (`recv`:
-# the receiver's last part, see from_refs).
-_ROUTE_CALL = (
-    (pl.col("kind") == "call")
-    & pl.col("name").is_in(ROUTE_NAMES)
-    & (
-        pl.col("recv").str.contains(_ROUTE_RECEIVERS)
-        # bottle's `@route("/x")`, `@get("/x")`: the module's default app, imported bare
-        | (
-            (pl.col("recv") == "")
-            & (pl.col("family") == "python")
-            & pl.col("decorates").is_not_null()
-        )
-    )
-    & pl.col("arg").str.starts_with("/")
-    & (pl.col("decorates").is_not_null() | pl.col("arg_name").is_not_null())
-)
+# A call that may register a route, or shape routes (a router, a mount): the tables of
+# boundaries.calls decide which are (boundaries.routes).
+_ROUTE_CALL = (pl.col("kind") == "call") & pl.col("name").is_in(ROUTE_NAMES + STRUCTURE)
 
 # Only env reads and calls a rule, child_process or a route can name matter.
 _MAY_MATCH = (pl.col("kind") == "env") | (
@@ -83,6 +73,10 @@ def reads_boundaries(refs: pl.DataFrame) -> bool:
     """Whether any of `refs` yields a boundary row or a handler (see from_refs)."""
     if not _may_read(refs.filter(_MAY_MATCH)):
         return False
+    shaping = refs.filter((pl.col("kind") == "call") & pl.col("name").is_in(STRUCTURE))
+    facts = split_facts(shaping).select(pl.col("^f_(var|obj|include)$").is_not_null().any())
+    if facts.sum_horizontal().item():
+        return True  # a router, a mount or an include: the prefixes of other files' routes
     return not all(f.is_empty() for f in from_refs(refs))
 
 
@@ -138,8 +132,12 @@ def from_refs(refs: pl.DataFrame | pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataF
         .unique()
     )
     environ = _os_environ(refs)
+    imports = refs.filter(
+        (pl.col("kind") == "import") & pl.col("language").is_in(_ROUTE_LANGUAGES)
+    )
     refs = (
         refs.filter(_MAY_MATCH)
+        .pipe(split_facts)
         .with_columns(
             family=pl.col("language").replace_strict(_FAMILY, default=pl.col("language")),
             # rules name the receiver's last part: `java.net.URI` → URI, `os.environ` → environ
@@ -191,13 +189,8 @@ def from_refs(refs: pl.DataFrame | pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataF
         program=pl.col("arg").str.extract(r"^\s*([^\s]+)", 1).fill_null("(dynamic)")
     )
     routes = (
-        refs.filter(_ROUTE_CALL)
-        .with_columns(
-            method=pl.when(pl.col("name").is_in(["route", "api_route", "all"]))
-            .then(pl.lit("ANY"))
-            .otherwise(pl.col("name").str.to_uppercase()),
-            route=_route_path(pl.col("arg")),
-        )
+        route_rows(refs.filter(_ROUTE_CALL), imports)
+        .with_columns(route=_route_path(pl.col("route")))
         .with_columns(rid=pl.concat_str(pl.lit("route:"), "method", pl.lit(" "), "route"))
     )
 
@@ -279,7 +272,7 @@ def from_refs(refs: pl.DataFrame | pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataF
         receiver=pl.lit(None, pl.String),
         scope=pl.lit(None, pl.String),
         line="line",
-    )
+    ).filter(pl.col("name").is_not_null())
     return nodes, edges, handlers
 
 

@@ -26,9 +26,27 @@ def is_manifest(path: str) -> bool:
     )
 
 
+def dep_line(text: str, name: str) -> int | None:
+    """1-based line where a manifest names the dependency `name` (normalised, as `_pep508`
+    gives it: `pystemmer` finds `"PyStemmer>=3"`; Maven's `group:artifact` its artifact): the
+    first mention after the manifest's first dependency section, else the first anywhere."""
+    last = name.rsplit(":", 1)[-1]
+    pattern = "[-_.]".join(re.escape(p) for p in re.split(r"[-_.]", last))
+    # at a line's start (requirements, go.mod, Cargo) or just inside quotes or a tag
+    found = re.compile(rf"(?:^[ \t]*|[\"'>]){pattern}(?![\w])", re.IGNORECASE | re.MULTILINE)
+    start = min((i for i in (text.find(w) for w in _SECTIONS) if i >= 0), default=0)
+    m = found.search(text, start) or found.search(text)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+# where a manifest's dependencies start: the names before them (a project's own name) are not
+# its dependencies
+_SECTIONS = ("dependencies", "require", "[dependencies]", "<dependencies", "PackageReference")
+
+
 def _dep(eco: str, name: str, spec: str | None, path: str, text: str) -> tuple[dict, dict]:
     dep_id = f"dep:{eco}:{name}"
-    line = line_of(text, name)
+    line = dep_line(text, name)
     n = node(
         dep_id,
         "dep",

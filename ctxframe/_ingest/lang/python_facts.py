@@ -16,6 +16,7 @@ import zlib
 from collections import deque
 from functools import lru_cache
 
+from ctxframe._core import callbacks as _callbacks
 from ctxframe._core import facts as F
 from ctxframe._ingest.lang.python import absolute
 from ctxframe._ingest.lang.python_guards import Guards
@@ -80,6 +81,8 @@ class Facts:
         self._sources: dict | None = None
         self._implemented: set[tuple[str, str]] | None = None
         self.done: set[tuple[int, int]] = set()  # calls already described (by `site`)
+        self.accessed: set[tuple] = set()  # (scope, receiver, member, how) already emitted
+        self.fixtures: list[tuple[dict, str]] = []  # pytest fixtures: (definition, name)
         self.caps = caps
         defs = [it for it in items if it["kind"] in ("function", "method", "lambda", "class")]
         self.defs = defs
@@ -411,6 +414,10 @@ class Facts:
             self.imported(node)
         for node in caps.get("call", ()):
             self.call(node)
+        self.implicit(caps)
+        for it, name in self.fixtures:  # after the yields: a fixture that yields gives that
+            how = "yield" if it["id"] in self.sites else "return"
+            self.emit(F.FIXTURE, name, src=it["id"], alias=how)
         used = set(self.lookups.values())  # a function whose parameters are never read: no row
         for fid, packed in self.params:
             if any(f"{fid}|{p.split(ARGSEP, 1)[0]}" in used for p in packed):
@@ -584,10 +591,14 @@ class Facts:
         nodes = it.get("decos") or []
         for deco, name in zip(reversed(nodes), reversed(names), strict=True):
             if name in _PROPERTY or (name in ("getter",) and deco.type == "attribute"):
+                self.emit(F.PROPERTY, it["name"], src=it["id"], alias="get")
                 cur = f"{it['id']}|()"  # a property reads as what its getter returns
                 continue
             if name in ("setter", "deleter") and deco.type == "attribute":
+                self.emit(F.PROPERTY, it["name"], src=it["id"], alias=name[:3])
                 return  # `@x.setter def x`: the name keeps the getter
+            if name == "fixture":
+                self.fixtures.append((it, _fixture_name(deco, self.txt) or it["name"]))
             if name in ("staticmethod", "classmethod", "abstractmethod", "override"):
                 continue
             dk = self.key(deco, outer)
@@ -1033,11 +1044,15 @@ class Facts:
         if src is None:
             return
         line, owner = node.start_point[0] + 1, self.sid(item)
-        enter = self.step(src, ".__enter__")
+        stmt = node.parent.parent if node.parent is not None else None
+        first = stmt.child(0) if stmt is not None and stmt.type == "with_statement" else None
+        names = (("__aenter__", "__aexit__") if first is not None and first.type == "async"
+                 else ("__enter__", "__exit__"))  # fmt: skip
+        enter = self.step(src, "." + names[0])
         entered = self.step(enter, "()")
-        leave = self.step(src, ".__exit__")
-        self.site_row("__enter__", entered, line, owner, "implicit")
-        self.site_row("__exit__", self.step(leave, "()"), line, owner, "implicit")
+        leave = self.step(src, "." + names[1])
+        self.site_row(names[0], entered, line, owner, "implicit")
+        self.site_row(names[1], self.step(leave, "()"), line, owner, "implicit")
         if alias is not None:
             targets = [c for c in alias.named_children if c.type != "comment"]
             for tgt in targets[:1]:
@@ -1062,6 +1077,159 @@ class Facts:
             return
         item = self.scope_of(node.start_byte)
         self.flow(self.lookup(self.txt(name), self.function_of(item)), self.key(value, item))
+
+    # -- members run implicitly ----------------------------------------------------------------
+    def access(self, member: str, obj, item: dict | None, how: str, line: int) -> None:
+        """`obj`'s member runs without a call written: a property or descriptor read through
+        `obj.member` (`get`, `set`, `del`), or a dunder an operator or a protocol calls (`op`).
+        One row per scope, receiver, member and way."""
+        if obj is None:
+            return
+        base = self.key(obj, item)
+        if base is None or base[0] == "=":  # a literal or a display: no class of the repository
+            return
+        src = self.sid(item)
+        mark = (src, base, member, how)
+        if mark in self.accessed:
+            return
+        self.accessed.add(mark)
+        self.add((src, self.path, "python", F.ACCESS, member, base, None, line, None, how,
+                  None, None, None, None, None))  # fmt: skip
+
+    def ops(self, members: tuple[str, ...], obj, item, line: int) -> None:
+        for m in members:
+            self.access(m, obj, item, "op", line)
+
+    def implicit(self, caps: dict) -> None:
+        """The members attribute reads, stores and deletes, subscripts, operators,
+        comparisons, truth tests, f-string fields and `await` run."""
+        for node in caps.get("attr", ()):
+            parent = node.parent
+            if parent is None or (parent.type == "call" and parent.child_by_field_name(
+                    "function") == node):  # fmt: skip
+                continue  # a method call: a call site of its own
+            attr, obj = node.child_by_field_name("attribute"), node.child_by_field_name("object")
+            if attr is None or obj is None or _inside_type(node):
+                continue
+            name = self.txt(attr)
+            if name.startswith("__") and name.endswith("__"):
+                continue
+            item, line = self.scope_of(node.start_byte), node.start_point[0] + 1
+            for how in _target_use(node):
+                self.access(name, obj, item, how, line)
+        for node in caps.get("subscript", ()):
+            if _inside_type(node):
+                continue
+            obj = node.child_by_field_name("value")
+            item, line = self.scope_of(node.start_byte), node.start_point[0] + 1
+            for how in _target_use(node):
+                self.access(_ITEM[how], obj, item, "op", line)
+        for node in caps.get("binop", ()):
+            op = node.child_by_field_name("operator")
+            pair = _BINARY.get(self.txt(op)) if op is not None else None
+            if pair is None or _inside_type(node):
+                continue
+            item, line = self.scope_of(node.start_byte), node.start_point[0] + 1
+            self.access(pair[0], node.child_by_field_name("left"), item, "op", line)
+            self.access(pair[1], node.child_by_field_name("right"), item, "op", line)
+        for node in caps.get("unop", ()):
+            op = node.child_by_field_name("operator")
+            member = _UNARY.get(self.txt(op)) if op is not None else None
+            if member is not None:
+                item, line = self.scope_of(node.start_byte), node.start_point[0] + 1
+                self.access(member, node.child_by_field_name("argument"), item, "op", line)
+        for node in caps.get("compare", ()):
+            self.comparison(node)
+        for node in caps.get("truth", ()):
+            t = node.type
+            kids = ([node.child_by_field_name("argument")] if t == "not_operator" else
+                    [node.child_by_field_name("left"), node.child_by_field_name("right")]
+                    if t == "boolean_operator" else [node])  # fmt: skip
+            for k in kids:
+                if k is not None and k.type in _TRUTHY:
+                    item = self.scope_of(k.start_byte)
+                    self.access("__bool__", k, item, "op", k.start_point[0] + 1)
+        for node in caps.get("ternary", ()):
+            kids = node.named_children
+            if len(kids) == 3 and kids[1].type in _TRUTHY:
+                item = self.scope_of(node.start_byte)
+                self.access("__bool__", kids[1], item, "op", node.start_point[0] + 1)
+        for node in caps.get("interp", ()):
+            kids = node.named_children
+            if not kids:
+                continue
+            conv = next((c for c in kids if c.type == "type_conversion"), None)
+            member = "__repr__" if conv is not None and "r" in self.txt(conv) else "__format__"
+            item = self.scope_of(node.start_byte)
+            self.access(member, kids[0], item, "op", node.start_point[0] + 1)
+        for node in caps.get("await", ()):
+            kids = node.named_children
+            if kids:
+                item = self.scope_of(node.start_byte)
+                self.access("__await__", kids[0], item, "op", node.start_point[0] + 1)
+
+    def comparison(self, node) -> None:
+        """`a == b` runs `a.__eq__` (then `b.__eq__`), `a < b` `a.__lt__` and `b.__gt__`,
+        `a in b` `b.__contains__`: pairwise along a chain."""
+        kids = [c for c in node.children if c.type != "comment"]
+        item, line = self.scope_of(node.start_byte), node.start_point[0] + 1
+        for i in range(1, len(kids) - 1, 2):
+            left, op, right = kids[i - 1], kids[i], kids[i + 1]
+            if op.is_named:  # the grammar's operators are anonymous: `not in`, `is not` too
+                continue
+            text = " ".join(self.txt(op).split())
+            if text in ("in", "not in"):
+                self.access("__contains__", right, item, "op", line)
+                continue
+            pair = _COMPARE.get(text)
+            if pair is not None:
+                self.access(pair[0], left, item, "op", line)
+                self.access(pair[1], right, item, "op", line)
+
+    def builtin_call(self, name: str, args, item: dict | None, line: int) -> None:
+        """What a builtin runs on its argument: `len(x)` `x.__len__`, `str(x)` `x.__str__`,
+        `getattr(x, "name")` a read of `x.name`, `getattr(x, "visit_" + k)` every member
+        named `visit_…`."""
+        if args is None or args.type != "argument_list":
+            return
+        kids = [a for a in args.named_children if a.type not in ("comment", "keyword_argument")]
+        if not kids:
+            return
+        members = _BUILTIN_RUNS.get(name)
+        if members is not None:
+            targets = kids if name == "print" else kids[:1]
+            for k in targets:
+                self.ops(members, k, item, line)
+            return
+        how = _REFLECT.get(name)
+        if how is None or len(kids) < 2:
+            return
+        member = self.member_name(kids[1])
+        if member is not None:
+            self.access(member[0], kids[0], item, how if member[1] else "prefix", line)
+
+    def member_name(self, node) -> tuple[str, bool] | None:
+        """(a name, whether it is whole) of getattr's second argument: a literal, or the literal
+        head of `"visit_" + x`, `f"visit_{x}"`, `"visit_%s" % x`."""
+        t = node.type
+        if t == "string":
+            text = self.txt(node)
+            head = text[: text.find(text[-1])] if text and text[-1] in "\"'" else ""
+            if "f" in head.lower():
+                body = text[len(head) + 1 :]
+                cut = body.find("{")
+                prefix = body[:cut] if cut > 0 else ""
+                return (prefix, False) if _MEMBER.fullmatch(prefix or "-") else None
+            body = text[len(head) + 1 : -1]
+            return (body, True) if _MEMBER.fullmatch(body or "-") else None
+        if t == "binary_operator":
+            left = node.child_by_field_name("left")
+            got = self.member_name(left) if left is not None else None
+            if got is None:
+                return None
+            prefix = got[0].split("%", 1)[0]
+            return (prefix, False) if len(prefix) >= 2 and _MEMBER.fullmatch(prefix) else None
+        return None
 
     def import_names(self, node) -> list[tuple[str, str, str | None, str | None]]:
         """(local name, absolute module, imported name, "root") per name an import binds."""
@@ -1155,7 +1323,12 @@ class Facts:
             self.memo[(start, end, "call")] = called
         else:
             called = self.key(node, item)
-        if called is None or called[0] == "=":
+        if receiver is None and name is not None and called is not None and called.startswith(
+                "=B:"):  # fmt: skip
+            self.builtin_call(name, args, item, node.start_point[0] + 1)
+        if called is None or (called[0] == "=" and not (
+                receiver is None and name in _callbacks.builtin_callers()
+                and called.startswith("=B:"))):  # fmt: skip
             return called, None
         shape = self.arg_shape(args)
         if called in self.sites:  # its arguments are on the first row: what it passes
@@ -1196,6 +1369,82 @@ class Facts:
 
 
 _FILLERS = {"update", "append", "add", "insert", "setdefault"}
+_MEMBER = re.compile(r"[A-Za-z_]\w*")
+_TRUTHY = {"identifier", "attribute", "subscript", "call"}
+_ITEM = {"get": "__getitem__", "set": "__setitem__", "del": "__delitem__"}
+_BINARY = {op: (f"__{m}__", f"__r{m}__") for op, m in (
+    ("+", "add"), ("-", "sub"), ("*", "mul"), ("@", "matmul"), ("/", "truediv"),
+    ("//", "floordiv"), ("%", "mod"), ("**", "pow"), ("<<", "lshift"), (">>", "rshift"),
+    ("&", "and"), ("|", "or"), ("^", "xor"))}  # fmt: skip
+_UNARY = {"-": "__neg__", "+": "__pos__", "~": "__invert__"}
+_COMPARE = {"==": ("__eq__", "__eq__"), "!=": ("__ne__", "__ne__"), "<": ("__lt__", "__gt__"),
+            "<=": ("__le__", "__ge__"), ">": ("__gt__", "__lt__"), ">=": ("__ge__", "__le__")}
+# builtins that run a dunder of their (first) argument; `print` of each
+_BUILTIN_RUNS = {
+    "len": ("__len__",), "str": ("__str__",), "repr": ("__repr__",),
+    "format": ("__format__",), "print": ("__str__",), "bool": ("__bool__",),
+    "iter": ("__iter__",), "next": ("__next__",), "aiter": ("__aiter__",),
+    "anext": ("__anext__",), "hash": ("__hash__",), "abs": ("__abs__",),
+    "int": ("__int__", "__index__"), "float": ("__float__",), "complex": ("__complex__",),
+    "round": ("__round__",), "bytes": ("__bytes__",), "dir": ("__dir__",),
+    "reversed": ("__reversed__", "__len__", "__getitem__"), "divmod": ("__divmod__",),
+    **dict.fromkeys(("list", "tuple", "set", "frozenset", "sorted", "enumerate", "zip", "sum",
+                     "min", "max", "any", "all", "dict"), ("__iter__",)),
+}  # fmt: skip
+_REFLECT = {"getattr": "get", "hasattr": "get", "setattr": "set", "delattr": "del"}
+
+
+def _target_use(node) -> tuple[str, ...]:
+    """How an attribute or subscript is used where it stands: stored (`set`), deleted
+    (`del`), read and stored (`x.a += 1`), else read."""
+    parent, child = node.parent, node
+    while parent is not None and parent.type in ("pattern_list", "tuple_pattern",
+                                                  "list_pattern", "expression_list"):
+        parent, child = parent.parent, parent  # an unpacking's target
+    if parent is None:
+        return ("get",)
+    t = parent.type
+    if t == "assignment" and parent.child_by_field_name("left") == child:
+        return ("set",)
+    if t == "augmented_assignment" and parent.child_by_field_name("left") == child:
+        return ("get", "set")
+    if t == "delete_statement":
+        return ("del",)
+    if t in ("for_statement", "for_in_clause") and parent.child_by_field_name("left") == child:
+        return ("set",)
+    return ("get",)
+
+
+def _inside_type(node) -> bool:
+    """Part of an annotation (`x: Optional[A]`, `-> A | None`) or a decorator's name
+    (`@x.setter`): no member runs there."""
+    p = node.parent
+    for _ in range(3):
+        if p is None or p.type in _STATEMENTS:
+            return False
+        if p.type in ("type", "decorator"):
+            return True
+        p = p.parent
+    return False
+
+
+_STATEMENTS = {"expression_statement", "assignment", "return_statement", "call", "argument_list",
+               "if_statement", "block"}  # fmt: skip
+
+
+def _fixture_name(deco, txt) -> str | None:
+    """`@pytest.fixture(name="client")`: the name a fixture is requested by."""
+    if deco.type != "call":
+        return None
+    args = deco.child_by_field_name("arguments")
+    for a in args.named_children if args is not None else ():
+        if a.type == "keyword_argument":
+            key, value = a.child_by_field_name("name"), a.child_by_field_name("value")
+            if key is not None and txt(key) == "name" and value is not None and (
+                    value.type == "string"):  # fmt: skip
+                name = txt(value).strip("\"'")
+                return name if name.isidentifier() else None
+    return None
 
 
 @lru_cache(maxsize=8192)
