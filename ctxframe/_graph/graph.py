@@ -805,8 +805,21 @@ class Graph:
             test_reach=self._test_reach_pairs,
             refs=self._import_refs,
             memo=self._version_memo,
+            extra=self._history_extra(),
         )
         return run(given, sections)
+
+    def _history_extra(self) -> dict:
+        """The history's frames for the audit's `hotspots` and `coupling` sections, when the
+        store has a history (or a background read of it runs)."""
+        from ctxframe._store.history import job, stored_state
+
+        if stored_state(self._snap) is None and job(self.store) is None:
+            return {}
+        h = _hist()
+        made = {"hotspots": h.hotspots, "knowledge_islands": h.knowledge_islands,
+                "coupling": h.coupling, "hidden_coupling": h.hidden_coupling}  # fmt: skip
+        return {"git history": lambda name: made[name](self)}
 
     def _test_reach_pairs(self):
         """The graph's test reach (what change-plan reads), its (row, test file) pairs kept in
