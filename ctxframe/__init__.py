@@ -83,6 +83,8 @@ def index(
     wait: bool = True,
     cache: bool = True,
     coverage: str | bool | None = None,
+    history: bool | None = None,
+    anonymize: bool | None = None,
 ) -> "Graph":
     """Index (incrementally) the repository at `path` and return its Graph. Adapters in
     `.ctxframe/adapters/` always run; `dial=True` also reads the databases and buckets that env
@@ -90,13 +92,15 @@ def index(
     StoreLocked instead of waiting for another run. `cache=False` parses every file without
     the extraction cache (README, "The extraction cache"). `coverage`: a coverage data file
     (coverage.py's, Cobertura XML, LCOV) read into `covers` edges and `g.coverage`; None
-    reads one found at the root, False none."""
+    reads one found at the root, False none. `history=False` does not read the git history,
+    `anonymize=True` stores keyed hashes instead of author names (None: as `[history]` in
+    the configuration says)."""
     _alloc.for_index(path, store)  # only has an effect while Polars is not loaded yet
     from ctxframe._graph.graph import index_graph
 
     return index_graph(
         path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait, cache=cache,
-        coverage=coverage,
+        coverage=coverage, history=history, anonymize=anonymize,
     )  # fmt: skip
 
 
@@ -146,6 +150,25 @@ def open_catalog(directory: str = ".") -> "CatalogGraph":
     return _open_catalog(directory)
 
 
+def sample(path: str, *, history: bool = False) -> str:
+    """Copy the bundled sample shop to `path` (a new directory) and return it; with
+    `history=True` it becomes a git repository with a small, deterministic history (four
+    authors over a year: hotspots, coupled files, a knowledge island) for `g.history()`."""
+    import os
+    import shutil
+
+    from ctxframe.cli import sample_path
+
+    if os.path.exists(path) and os.listdir(path):
+        raise RepoNotFound(f"{path} is not empty: give a new directory for the sample")
+    shutil.copytree(sample_path(), path, dirs_exist_ok=True)
+    if history:
+        from ctxframe._history.sample import make_history
+
+        make_history(path)
+    return path
+
+
 def status(path: str = ".", *, store: str | None = None) -> "Status":
     """Is the index of `path` fresh against git HEAD and the working tree?"""
     from ctxframe._store.status import status as _status
@@ -192,6 +215,7 @@ __all__ = [
     "open",
     "open_catalog",
     "rules",
+    "sample",
     "status",
     "tokenize",
 ]

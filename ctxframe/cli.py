@@ -88,6 +88,15 @@ def _parser() -> argparse.ArgumentParser:
         "--no-coverage", action="store_true", help="read no coverage data, even one at the root"
     )
 
+    p.add_argument(
+        "--no-history", action="store_true", help="do not read the git history (config: "
+        "[history] enabled = false)",
+    )
+    p.add_argument(
+        "--anonymize", action="store_true",
+        help="store keyed hashes instead of author names and emails ([history] anonymize)",
+    )
+
     p = sub.add_parser("status", help="is the index fresh against git HEAD and the work tree?")
     _add_repo(p, positional=True)
 
@@ -217,6 +226,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--verbose", action="store_true", help="log every request")
 
+    _history_parser(sub)
     p = sub.add_parser("demo", help="index the bundled sample shop and ask it a question")
     p.add_argument("--keep", default=None, help="copy the sample here (kept) instead of a temp dir")
     _agent_parsers(sub)
@@ -237,6 +247,81 @@ def _parser() -> argparse.ArgumentParser:
         c = csub.add_parser(name, help=text)
         c.add_argument("--json", action="store_true", help="print JSON instead of text")
     return ap
+
+
+_HISTORY_SECTIONS = ("summary", "hotspots", "coupling", "hidden-coupling", "ownership",
+                     "islands", "age", "timeline", "functions", "commits")  # fmt: skip
+
+
+def _history_parser(sub) -> None:
+    """`history`: the git history's analyses (hotspots, coupling, ownership, age)."""
+    p = sub.add_parser(
+        "history", help="hotspots, change coupling, hidden coupling, ownership, age (git)",
+        description="The git history `index` read into the store: hotspots (revisions x "
+        "complexity), change coupling (code-maat's), hidden coupling (coupled files with no "
+        "path in the graph), ownership, age, a timeline per package.",
+    )  # fmt: skip
+    p.add_argument("section", nargs="?", default="summary", choices=_HISTORY_SECTIONS,
+                   help="what to show (default: summary)")  # fmt: skip
+    _add_repo(p)
+    _add_budget(p)
+    p.add_argument("--limit", type=int, default=20, help="rows (default 20; summary 5)")
+    p.add_argument("--level", default=None,
+                   help="file (default), package (coupling, ownership) or function "
+                   "(hotspots, age)")  # fmt: skip
+    p.add_argument("--since", default=None, help="only changes since: a date or 1y, 6mo, 90d")
+    p.add_argument("--path", default=None, help="the file (functions; age --level function)")
+    p.add_argument("--hops", type=int, default=3, help="hidden coupling: path length (3)")
+    p.add_argument("--every", default="1mo", help="timeline period: 1mo (default), 1q, 1y")
+    for name, kind, text in (("max-changeset", int, "ignore commits of more files (30)"),
+                             ("min-revs", int, "minimum average revisions (5)"),
+                             ("min-shared", int, "minimum shared revisions (5)"),
+                             ("min-degree", float, "minimum degree in percent (30)")):
+        p.add_argument(f"--{name}", type=kind, default=None, help=f"coupling: {text}")
+    p.add_argument("--plot", default=None, metavar="FILE",
+                   help="also save the picture (.png, .svg): hotspots, coupling, timeline")
+
+
+def _cmd_history(a) -> int:
+    from ctxframe._core.errors import BadInput
+
+    g = _open(a)
+    sec = a.section
+    thresholds = {k: v for k, v in (("max_changeset", a.max_changeset),
+                                    ("min_revs", a.min_revs), ("min_shared", a.min_shared),
+                                    ("min_degree", a.min_degree)) if v is not None}  # fmt: skip
+    level = a.level or "file"
+    if not hasattr(g, "hotspots"):
+        raise BadInput("a catalog has no history of its own: ask each repository")
+    if sec == "summary":
+        res = g.history(limit=a.limit if a.limit != 20 else 5, hops=a.hops)
+    elif sec == "hotspots":
+        res = g.hotspots(level=level, limit=a.limit, since=a.since)
+    elif sec == "coupling":
+        res = g.coupling(level=level, limit=a.limit, since=a.since, **thresholds)
+    elif sec == "hidden-coupling":
+        res = g.hidden_coupling(hops=a.hops, limit=a.limit, since=a.since, **thresholds)
+    elif sec in ("ownership", "islands"):
+        res = g.ownership(level=level, limit=a.limit, since=a.since, islands=sec == "islands")
+    elif sec == "age":
+        res = g.age(level=level, path=a.path, limit=a.limit)
+    elif sec == "timeline":
+        res = g.timeline(every=a.every, since=a.since, limit=a.limit)
+    elif sec == "functions":
+        if not a.path:
+            raise BadInput("history functions needs --path FILE (a file of the index)")
+        res = g.function_history(a.path, limit=a.limit)
+    else:
+        res = g.history_commits(limit=a.limit)
+    if a.plot and getattr(res, "ok", False) and hasattr(res, "plot"):
+        chart = res.plot()
+        if chart is None:
+            raise BadInput(f"history {sec} has no picture: --plot works with hotspots, "
+                           "coupling, hidden-coupling and timeline")  # fmt: skip
+        chart.save(a.plot)
+        print(f"wrote {a.plot}", file=sys.stderr)
+    _emit(res, a.json, a.budget)
+    return 0 if res.ok else 1
 
 
 def _catalog_parsers(sub) -> None:
@@ -413,6 +498,8 @@ def _cmd_index(a) -> None:
         wait=not a.no_wait,
         cache=not a.no_cache,
         coverage=False if a.no_coverage else a.coverage,
+        history=False if a.no_history else None,
+        anonymize=True if a.anonymize else None,
     )
     _emit(report, a.json)
 
@@ -747,6 +834,7 @@ _COMMANDS = {
 _COMMANDS["adapters"] = _cmd_adapters
 _COMMANDS["catalog"] = _cmd_catalog
 _COMMANDS["cache"] = _cmd_cache
+_COMMANDS["history"] = _cmd_history
 _COMMANDS.update(context=_cmd_context, mcp=_cmd_mcp, hook=_cmd_hook, watch=_cmd_watch)
 _COMMANDS["audit"] = _cmd_audit
 _COMMANDS.update(dict.fromkeys(_VERBS, _verb))

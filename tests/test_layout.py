@@ -13,8 +13,8 @@ import ctxframe as cf
 PACKAGE = pathlib.Path(cf.__file__).parent
 # `_render` sits just above `_core`: it knows no Graph, and every result type (the store's
 # IndexReport and Status as much as the verbs') renders itself through it.
-LAYERS = ("_core", "_render", "_ingest", "_resolve", "_rank", "_store", "_audit", "_graph",
-          "_apps")  # fmt: skip
+LAYERS = ("_core", "_render", "_ingest", "_resolve", "_rank", "_history", "_store", "_audit",
+          "_graph", "_apps")  # fmt: skip
 TOP = len(LAYERS)  # ctxframe/__init__.py, cli.py, rules.py, __main__.py
 
 

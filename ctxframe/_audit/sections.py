@@ -59,6 +59,29 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
 # -- summaries ---------------------------------------------------------------------------------
 
 
+def _history(f: Facts, *names: str) -> Frames:
+    """Frames of the history analyses (ctxframe._graph.history), given by the graph as
+    `extra["git history"]`: a function of the frame's name."""
+    give = f.input.extra["git history"]
+    return {name: give(name) for name in names}
+
+
+def _sum_hotspots(fr: Frames, f: Facts) -> str:
+    h, islands = fr["hotspots"], fr["knowledge_islands"]
+    if h.is_empty():
+        return "no code file with a history"
+    top = h.row(0, named=True)
+    return (f"{_plural(h.height, 'code file')} with a history; hottest: {top['entity']} "
+            f"({top['revisions']:,} revisions, {top['complexity']:,} lines); "
+            f"{_plural(islands.height, 'knowledge island')} among the hotspots")  # fmt: skip
+
+
+def _sum_coupling(fr: Frames, f: Facts) -> str:
+    c, hidden = fr["coupling"], fr["hidden_coupling"]
+    return (f"{_plural(c.height, 'coupled pair')} of files; {hidden.height:,} with no path "
+            "between them in the graph (hidden coupling)")
+
+
 def _sum_architecture(fr: Frames, f: Facts) -> str:
     p, d = fr["packages"], fr["dependencies"]
     top = p.sort(["fan_in", "lines", "package"], descending=[True, True, False]).head(1)
@@ -301,6 +324,27 @@ SECTIONS: dict[str, Section] = {
             ("boundaries",), lambda f, get: _risk.boundaries(f), _sum_boundaries,
             {"boundaries": ("risk", "transport", "identifier", "via", "used_by", "path",
                             "line")},
+        ),
+        Section(
+            "hotspots", "Hotspots",
+            "Code files that change often and are large (revisions x lines, CodeScene's "
+            "hotspots), and the hot ones one author wrote alone (from the git history).",
+            ("hotspots", "knowledge_islands"),
+            lambda f, get: _history(f, "hotspots", "knowledge_islands"), _sum_hotspots,
+            {"hotspots": ("entity", "revisions", "complexity", "score", "last_year", "trend",
+                          "authors"),
+             "knowledge_islands": ("entity", "main_author", "revisions", "score")},
+            needs=("git history",),
+        ),
+        Section(
+            "coupling", "Coupling",
+            "Files that change in the same commits (code-maat's shared revisions and degree), "
+            "and the coupled pairs no path of the graph connects (hidden coupling).",
+            ("coupling", "hidden_coupling"),
+            lambda f, get: _history(f, "coupling", "hidden_coupling"), _sum_coupling,
+            {"coupling": ("a", "b", "shared", "degree", "average"),
+             "hidden_coupling": ("a", "b", "shared", "degree", "average")},
+            needs=("git history",),
         ),
     )
 }  # fmt: skip

@@ -36,11 +36,12 @@ class Config:
     project_tokens: tuple[str, ...] = ()
     source: str | None = None  # file the configuration came from
     extra: dict = field(default_factory=dict)
+    history: dict = field(default_factory=dict)  # the `[history]` table (ctxframe._history)
 
 
 _KEYS = {"exclude", "deprioritize", "project_tokens"}
 # tables other stages read and check themselves, kept as written in `Config.extra`
-_TABLES = {"audit"}  # ctxframe._audit.config
+_TABLES = {"audit", "history"}  # ctxframe._audit.config, ctxframe._history.settings
 
 
 def _pyproject_table(path: str) -> dict:
@@ -89,4 +90,4 @@ def load_config(root: str) -> Config:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{source}: `{key}` must be a list of strings")
         out[key] = tuple(value)
-    return Config(**out, source=source, extra=extra)
+    return Config(**out, source=source, extra=extra, history=extra.get("history", {}))

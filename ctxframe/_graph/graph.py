@@ -64,9 +64,16 @@ def _depth(value) -> int:
 
 # Built from one store version, dropped when the graph moves to another (see `_move`).
 _DERIVED = ("_tables", "_token_weights", "_config", "_duck", "_rank_index", "_lookups",
-            "_project_tokens", "_decoded_tokens")  # fmt: skip
+            "_project_tokens", "_decoded_tokens", "_history_cache")  # fmt: skip
 _CONTRACT = ("nodes", "edges", "files", "tokens", "vocab")
 _CONFIG = ("_config", "_project_tokens")  # from the repository, not the store: always re-read
+
+
+def _hist():
+    """ctxframe._graph.history, imported on first use (a fresh `query` never needs it)."""
+    from ctxframe._graph import history
+
+    return history
 
 
 def _live(method):
@@ -248,7 +255,7 @@ class Graph:
             return False
         if _same_tables(self._snap, snap):
             self._snap, self._meta = snap, snap.meta
-            for name in _CONFIG:
+            for name in (*_CONFIG, "_history_cache"):  # the history may have moved on
                 self.__dict__.pop(name, None)
             return True
         # the symbol and edge lookups at once, in parallel (every verb needs them); the
@@ -561,6 +568,11 @@ class Graph:
         con = duckdb.connect()
         for name in ("nodes", "edges", "files", "tokens"):
             con.register(name, getattr(self, name))
+        from ctxframe._store.history import stored_state
+
+        if stored_state(self._snap) is not None:  # the git history, when read
+            con.register("commits", self._snap.read("commits"))
+            con.register("changes", self._snap.read("changes"))
         return con
 
     @_live
@@ -793,8 +805,21 @@ class Graph:
             test_reach=self._test_reach_pairs,
             refs=self._import_refs,
             memo=self._version_memo,
+            extra=self._history_extra(),
         )
         return run(given, sections)
+
+    def _history_extra(self) -> dict:
+        """The history's frames for the audit's `hotspots` and `coupling` sections, when the
+        store has a history (or a background read of it runs)."""
+        from ctxframe._store.history import job, stored_state
+
+        if stored_state(self._snap) is None and job(self.store) is None:
+            return {}
+        h = _hist()
+        made = {"hotspots": h.hotspots, "knowledge_islands": h.knowledge_islands,
+                "coupling": h.coupling, "hidden_coupling": h.hidden_coupling}  # fmt: skip
+        return {"git history": lambda name: made[name](self)}
 
     def _test_reach_pairs(self):
         """The graph's test reach (what change-plan reads), its (row, test file) pairs kept in
@@ -845,6 +870,117 @@ class Graph:
         return neighbourhood(
             self._lookups, name, depth=depth, include_ambiguous=include_ambiguous, cap=cap
         )
+
+    # -- the git history (ctxframe._graph.history; docs/schema.md: commits, changes) ---------------
+    @property
+    def commits(self) -> pl.DataFrame:
+        """The git history's commits, newest first (sha, parents, author and committer time,
+        author name and email, subject); raises when the index holds no history."""
+        with self._call():
+            return _hist().tables(self)[0]
+
+    @property
+    def changes(self) -> pl.DataFrame:
+        """One row per file a commit changed: sha, path, added, deleted, old_path."""
+        with self._call():
+            return _hist().tables(self)[1]
+
+    @_live
+    def history(self, limit: int = 5, hops: int = 3):
+        """The history at a glance: its size, then the hotspots, the most coupled files, the
+        hidden coupling and the knowledge islands (`limit` rows each)."""
+        return _hist().summary(self, limit=clean_int(limit, "limit", 1, 100_000), hops=hops)
+
+    @_live
+    def hotspots(self, level: str = "file", limit: int = 20, since=None, complexity=None,
+                 files: int = 10):  # fmt: skip
+        """Revisions × complexity (CodeScene's hotspots) per code file, or per function of
+        the `files` hottest files (`level="function"`); `.frame` has them all, `.plot()` the
+        scatter. `complexity`: a frame (`path` or `id`, `complexity`) instead of lines of
+        code; `since`: a date or a span back from the last commit (`1y`, `6mo`)."""
+        note = "complexity: " + ("given" if complexity is not None else "lines of code")
+        return _hist().result(
+            _hist().R.Hotspots if level == "file" else _hist().R.Functions,
+            lambda: _hist().hotspots(self, level, since, complexity, files), note,
+            clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def coupling(self, level: str = "file", limit: int = 20, since=None,
+                 depth: int | None = None, **thresholds):  # fmt: skip
+        """Change coupling (code-maat's): pairs of files, or packages (`level="package"`), that
+        change in the same commits; `max_changeset`, `min_revs`, `min_shared`, `min_degree`
+        filter the noise. `.plot()` draws the matrix."""
+        return _hist().result(
+            _hist().R.Coupling,
+            lambda: _hist().coupling(self, level, since, depth, **thresholds),
+            _hist()._coupling_note(thresholds), clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def hidden_coupling(self, hops: int = 3, limit: int = 20, since=None,
+                        undirected: bool = False, **thresholds):  # fmt: skip
+        """Coupled code files with no path between them in the graph within `hops`
+        file-to-file dependencies: what only the history shows."""
+        hops = clean_int(hops, "hops", 1, 50)
+        return _hist().result(
+            _hist().R.HiddenCoupling,
+            lambda: _hist().hidden_coupling(self, hops, since, undirected, **thresholds),
+            f"no path within {hops} hops; " + _hist()._coupling_note(thresholds),
+            clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def ownership(self, level: str = "file", limit: int = 20, since=None,
+                  depth: int | None = None, islands: bool = False):  # fmt: skip
+        """Authors per file (or package): the main developer and their share of the added
+        lines; `islands=True`: the hotspots one author wrote alone (knowledge islands)."""
+        if islands:
+            return _hist().result(
+                _hist().R.Ownership, lambda: _hist().knowledge_islands(self, since=since),
+                "knowledge islands: hotspots one author wrote alone",
+                clean_int(limit, "limit", 1, 1_000_000),
+            )  # fmt: skip
+        return _hist().result(
+            _hist().R.Ownership, lambda: _hist().ownership(self, level, since, depth),
+            "main developer: most added lines", clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def age(self, level: str = "file", path: str | None = None, limit: int = 20):
+        """Days since the last change per code file (longest untouched first), or per
+        function of the file `path` (`level="function"`)."""
+        return _hist().result(
+            _hist().R.Age, lambda: _hist().age(self, level, path),
+            "from the newest commit", clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def timeline(self, every: str = "1mo", depth: int | None = 1, since=None, limit: int = 50):
+        """Commits per package per period (`every`: `1mo`, `1q`, `1y`); `.plot()` draws it."""
+        return _hist().result(
+            _hist().R.Timeline, lambda: _hist().timeline(self, every, depth, since),
+            f"per {every}, packages by their first {depth} folder(s)",
+            clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def history_commits(self, limit: int = 20):
+        """The commits, newest first, with their files changed and lines added and deleted."""
+        return _hist().result(
+            _hist().R.Commits, lambda: _hist().commits_frame(self), "newest first",
+            clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
+
+    @_live
+    def function_history(self, path: str, limit: int = 50):
+        """Each function of the file `path`: its own revisions, authors and last change
+        (ctxframe._hist().functions)."""
+        path = _text(path, "path")
+        return _hist().result(
+            _hist().R.Functions, lambda: _hist().functions(self, path),
+            "revisions on the first-parent history", clean_int(limit, "limit", 1, 1_000_000),
+        )  # fmt: skip
 
     @_live
     def summary(self) -> dict:
@@ -901,6 +1037,8 @@ def index_graph(
     wait: bool = True,
     cache: bool = True,
     coverage: str | bool | None = None,
+    history: bool | None = None,
+    anonymize: bool | None = None,
 ) -> Graph:
     """Index (incrementally) the repository at `path` and open the result; `graph.report`
     says what the run did."""
@@ -908,7 +1046,7 @@ def index_graph(
 
     report = index(
         path, store=store, rebuild=rebuild, progress=progress, dial=dial, wait=wait, cache=cache,
-        coverage=coverage,
+        coverage=coverage, history=history, anonymize=anonymize,
     )  # fmt: skip
     graph = Graph(report.store, root=report.root)
     graph.report = report

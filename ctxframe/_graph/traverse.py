@@ -165,6 +165,34 @@ class Traversal:
             confidence=self._confs.gather(out["confidence"]),
         )
 
+    def reach_each(
+        self, starts: pl.Series, *, depth: int, undirected: bool = False,
+        include_ambiguous: bool = False,
+    ) -> pl.DataFrame:  # fmt: skip
+        """Every row each start reaches within `depth` forward hops, walked from all starts at
+        once: (start, row, depth), the starts themselves not listed."""
+        adj = self._adjacency(include_ambiguous, "both" if undirected else "forward")
+        rows = starts.cast(pl.Int32).unique().sort()
+        frontier = pl.DataFrame({"start": rows, "row": rows})
+        seen = frontier
+        levels = []
+        for level in range(1, depth + 1):
+            if frontier.is_empty():
+                break
+            step = adj.step(frontier["row"].unique().sort(), None).select("prev", "row")
+            new = (
+                frontier.join(step.rename({"row": "next"}), left_on="row", right_on="prev")
+                .select("start", row="next")
+                .unique()
+                .join(seen, on=["start", "row"], how="anti")
+            )
+            seen = pl.concat([seen, new])
+            levels.append(new.with_columns(depth=pl.lit(level, pl.Int32)))
+            frontier = new
+        if not levels:
+            return pl.DataFrame(schema={"start": pl.Int32, "row": pl.Int32, "depth": pl.Int32})
+        return pl.concat(levels)
+
     def with_ids(self, r: pl.DataFrame) -> pl.DataFrame:
         """Replace integer rows by node ids."""
         ids = self.ids

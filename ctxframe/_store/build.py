@@ -52,6 +52,7 @@ from ctxframe._resolve.boundaries import merge_boundaries
 from ctxframe._resolve.resolve import Previous, resolve
 from ctxframe._store import coverage as _coverage
 from ctxframe._store import delta as _delta
+from ctxframe._store import history as _history
 from ctxframe._store import parts as _parts
 from ctxframe._store import tables as _store
 from ctxframe._store import tokenparts as _tokenparts
@@ -106,6 +107,8 @@ class IndexReport:
     adapters: dict = field(default_factory=dict)  # _ingest.adapters: accepted, rejected lines
     dial: dict = field(default_factory=dict)  # ctxframe._ingest.dial: dialled, unreachable lines
     repaired: str | None = None  # the previous version failed its checks and was rebuilt
+    # the git history (ctxframe._store.history): action, commits, pending, error
+    history: dict = field(default_factory=dict)
 
     @property
     def nodes(self) -> int:
@@ -142,6 +145,7 @@ class IndexReport:
             "adapters": self.adapters,
             "dial": self.dial,
             "repaired": self.repaired,
+            "history": self.history,
         }
 
     def __str__(self) -> str:
@@ -198,8 +202,22 @@ class IndexReport:
             *(f"dialled: {d}" for d in self.dial.get("dialled", [])),
             *(f"dial unreachable: {u}" for u in self.dial.get("unreachable", [])),
             *([f"repaired: {self.repaired}"] if self.repaired else []),
+            *([_history_line(self.history)] if self.history.get("action") else []),
         ]
         return text + "".join(f"\n{line}" for line in extra)
+
+
+def _history_line(h: dict) -> str:
+    """One line on what the run did with the git history."""
+    if h.get("pending"):
+        return f"history: {h.get('reason', 'read')}: reading {h['pending']} commits in the " \
+            "background (`ctxframe history` waits for it)"
+    if h.get("error"):
+        return f"history: {h['error']}"
+    if h["action"] in ("off", "none"):
+        return f"history: none ({h.get('reason')})"
+    read = f", {h['read']} read ({h.get('reason')})" if h.get("read") else ""
+    return f"history: {h.get('commits', 0)} commits{read}"
 
 
 def _empty(schema: dict) -> pl.DataFrame:
@@ -552,6 +570,8 @@ def index(
     changed: Collection[str] | None = None,
     cache: bool = True,
     coverage: str | bool | None = None,
+    history: bool | None = None,
+    anonymize: bool | None = None,
 ) -> IndexReport:
     """Index the repository at `path` into its store (incremental unless `rebuild`); files
     are parsed in `processes` worker processes (default: one per core; 1: in this process).
@@ -569,7 +589,11 @@ def index(
 
     `coverage`: a coverage data file to read into `covers` edges and the coverage table
     (ctxframe._ingest.testcov); None reads `.coverage`, `coverage.xml` or `lcov.info` when one
-    is at the root; False reads none."""
+    is at the root; False reads none.
+
+    `history` and `anonymize` override the configuration's `[history]` (None: as configured):
+    read the git history into the store, with keyed hashes instead of author names
+    (ctxframe._store.history)."""
     t0 = time.perf_counter()
     if not os.path.isdir(path):
         raise RepoNotFound(f"{path} is not a directory: pass the root of a source repository")
@@ -580,7 +604,7 @@ def index(
     made = [d for d in (store, os.path.dirname(store)) if not os.path.exists(d)]
     try:
         report = _locked_index(root, store, wait, progress, dial, spill_dir, processes, changed,
-                               cache, rebuild, coverage)  # fmt: skip
+                               cache, rebuild, coverage, (history, anonymize))  # fmt: skip
     except NothingToIndex:
         for d in made:  # leave no `.ctxframe/` behind in a directory with nothing to index
             shutil.rmtree(d, ignore_errors=True)
@@ -590,7 +614,7 @@ def index(
 
 
 def _locked_index(root, store, wait, progress, dial, spill_dir, processes, changed, cache,
-                  rebuild, coverage) -> IndexReport:  # fmt: skip
+                  rebuild, coverage, history_terms=(None, None)) -> IndexReport:  # fmt: skip
     from ctxframe._store.lock import writer_lock
 
     with writer_lock(store, wait=wait):
@@ -603,6 +627,7 @@ def _locked_index(root, store, wait, progress, dial, spill_dir, processes, chang
             run.cache = cache
             given = coverage if isinstance(coverage, str) else None
             run.coverage = _testcov.find(root, given, enabled=coverage is not False)
+            run.history_terms = history_terms
             try:
                 report = _index(run, rebuild)
             except StoreCorrupt as exc:
@@ -611,6 +636,7 @@ def _locked_index(root, store, wait, progress, dial, spill_dir, processes, chang
                 run = _Run(run.root, store, run.progress, dial, spill, coverage=run.coverage)
                 run.processes = processes
                 run.cache = cache
+                run.history_terms = history_terms
                 report = _index(run, rebuild=True)
                 what = getattr(exc, "detail", None) or str(exc)
                 report.repaired = f"the previous store was damaged ({what}); rebuilt it"
@@ -660,6 +686,8 @@ class _Run:
     coverage: _testcov.Source | None = None  # coverage data read into `covers` edges
     cached: int = 0  # files whose rows the extraction cache gave
     adapters: Started | None = None  # the repository's adapters, running since the start
+    history_terms: tuple = (None, None)  # `index(history=, anonymize=)`
+    history: _history.HistoryRun | None = None  # reading the git history meanwhile
 
     def take_content(self) -> list[pl.DataFrame | pl.LazyFrame]:
         """The body counts, no longer held by the run (their last user can free them)."""
@@ -675,6 +703,7 @@ def _index(run: _Run, rebuild: bool) -> IndexReport:
     with started as run.adapters:
         run.exclude = excludes(run.root, run.store)
         run.prev = None if rebuild else _load_previous(run.store)
+        run.history = _start_history(run)
         jobs = _plan(run)
         _extract(run, jobs)
         _files_table(run)
@@ -689,6 +718,35 @@ def _index(run: _Run, rebuild: bool) -> IndexReport:
         ):
             return report
         return _full(run)
+
+
+def _start_history(run: _Run) -> _history.HistoryRun:
+    """Start reading the git history beside the index (ctxframe._store.history)."""
+    from ctxframe._history.settings import settings
+
+    cfg = load_config(run.root)
+    terms = settings(cfg.history, cfg.source, enabled=run.history_terms[0],
+                     anonymize=run.history_terms[1])  # fmt: skip
+    prev = run.prev.snap if run.prev is not None else None
+    return _history.HistoryRun(run.root, run.store, prev, terms, git_head(run.root))
+
+
+def _finish_history(run: _Run, staged, meta: dict, report: IndexReport) -> None:
+    """The history tables into the new version, and the report's line on them."""
+    h = run.history
+    if h is None:
+        return
+    h.finish(staged, meta)
+    p = h.plan
+    state = meta.get("history") or {}
+    report.history = {
+        "action": p.action if p is not None else "none",
+        "reason": p.reason if p is not None else "",
+        "commits": state.get("commits", 0),
+        "read": h.read_count,
+        **({"pending": h.to_read} if h.pending else {}),
+        **({"error": h.error} if h.error else {}),
+    }
 
 
 def excludes(root: str, store: str) -> list[str]:
@@ -895,10 +953,15 @@ def _unchanged(run: _Run) -> IndexReport | None:
         return None
     if meta.get("git_head") != git_head(run.root):
         return None
+    if run.history is not None and run.history.changes_store():
+        return None
     nodes = prev.scan("nodes").select("kind").collect()
     edges = prev.scan("edges").select("kind", "confidence").collect()
     none = pl.DataFrame(schema=_coverage.COUNTS)
     report, _ = _report(run, nodes, edges, "unchanged", counts_change=none)
+    if run.history is not None and run.history.stored is not None:
+        report.history = {"action": "keep", "reason": "", "read": 0,
+                          "commits": run.history.stored.get("commits", 0)}  # fmt: skip
     _trace("unchanged")
     return report
 
@@ -960,7 +1023,10 @@ def _try_delta(run: _Run) -> IndexReport | None:
             )
             _trace("report")
             writing.result()
+        _finish_history(run, staged, meta, report)
         staged.commit(meta)
+        if run.history is not None:
+            run.history.start_pending()
     _trace("write")
     return report
 
@@ -1064,7 +1130,10 @@ def _full(run: _Run) -> IndexReport:
         staged.put_tokens(table.tokens, table.vocab, ids)
         del table, ids
         _trace("tokens written")
+        _finish_history(run, staged, meta, report)
         staged.commit(meta)
+        if run.history is not None:
+            run.history.start_pending()
     _trace("write")
     return report
 

@@ -17,7 +17,8 @@ from itertools import pairwise
 
 import polars as pl
 
-DATASETS = ("nodes", "edges", "files", "tokens", "vocab", "refs")  # stored as NAME/part-NNN
+# stored as NAME/part-NNN (`commits` and `changes`, the git history, in one part each)
+DATASETS = ("nodes", "edges", "files", "tokens", "vocab", "refs", "commits", "changes")
 RANGED = {"nodes": "id", "edges": "src"}  # sorted by this key: parts are slices
 PLACED = {"refs": "path"}  # unordered: rows placed by their path
 PART_BYTES = 2 << 20  # parsed source bytes per part: one part for a small repository

@@ -68,6 +68,7 @@ LEGACY_SCHEMA = 2  # tables directly in the store directory, no hashes
 READABLE = (SCHEMA_VERSION, 7, 6, 5, 4, LEGACY_SCHEMA)
 TABLES = ("nodes", "edges", "files", "tokens", "vocab", "refs", "bnodes", "bedges", "coverage")
 CONTRACT = {"nodes": NODES, "edges": EDGES, "files": FILES, "tokens": TOKENS, "vocab": VOCAB}
+OPTIONAL = ("commits", "changes")  # the git history (ctxframe._store.history), when read
 # The per-file boundary rows and the coverage table (internal, small, rewritten by most runs)
 # are Arrow IPC; every other table is Parquet. A table in the other format (an older store's)
 # is read, and converted by the next index.
@@ -932,8 +933,12 @@ def _mirror(store: str, version_dir: str) -> None:
     """`STORE/<table>/` for each contract table, where dashboards read them: a symlink to
     `current/<table>`, so it follows the pointer's atomic swap (a copy of the current
     version's parts where the file system has no symlinks). ctxframe itself reads versions."""
-    for name in CONTRACT:
+    for name in (*CONTRACT, *OPTIONAL):
         link = os.path.join(store, name)
+        if name in OPTIONAL and not os.path.isdir(os.path.join(version_dir, name)):
+            if os.path.islink(link):  # a version without it: no mirror
+                os.unlink(link)
+            continue
         with contextlib.suppress(FileNotFoundError):
             os.unlink(link + ".parquet")  # the single-file layout's mirror
         if os.path.islink(link):
