@@ -582,6 +582,298 @@ def secrets(work: Path) -> dict:
     return {"count": len(found), "total": N_SECRETS, "found": found}
 
 
+# ------------------------------------------------------------------------------ planted corpus
+def _b64url(raw: bytes) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _synthetic_key(i: int) -> str:
+    """PEM-shaped lines of made-up base64 (never a real key)."""
+    import base64
+    import hashlib
+
+    body = b"".join(hashlib.sha512(f"ctxframe-fake-key-{i}-{k}".encode()).digest()
+                    for k in range(6))  # fmt: skip
+    text = base64.b64encode(body).decode()
+    return "\n".join(text[k : k + 64] for k in range(0, len(text), 64))
+
+
+def planted_forms() -> list[tuple[str, str, str, str]]:
+    """(form, path, text, secret): synthetic secrets, each in the form and file kind it is
+    written in, in every language and file kind ctxframe reads. Generated, never committed."""
+    def v(i: int) -> str:  # a generic secret value: letters and digits, unique
+        return f"Qz{i:02d}x7Kp9Lw{i:02d}"
+
+    def up(i: int) -> str:  # capitals and digits
+        return f"Q7X{i:02d}ZK9W"
+
+    jwt = lambda i: ".".join([_b64url(b'{"alg":"HS256","typ":"JWT"}'),  # noqa: E731
+                              _b64url(f'{{"sub":"user{i}","n":{i}}}'.encode()),
+                              _b64url(f"made-up signature {i} Qz7x".encode())])  # fmt: skip
+    forms = [
+        ("py url userinfo", "app/db.py", 'import requests\n\ndef fetch():\n    return requests.get("https://admin:{s}@db.example/x")\n', v(1)),  # noqa: E501
+        ("py mysql -p shell", "app/dump.py", 'import subprocess\n\ndef dump():\n    subprocess.run("mysql -uroot -p{s} shop", shell=True)\n', v(2)),  # noqa: E501
+        ("py --password=", "app/dump2.py", 'import os\n\ndef dump2():\n    os.system("mysqldump --password={s} shop")\n', v(3)),  # noqa: E501
+        ("py engine url", "app/engine.py", 'from sqlalchemy import create_engine\n\ndef engine():\n    return create_engine("postgresql://u:{s}@h/db")\n', v(4)),  # noqa: E501
+        ("py password default", "app/conn.py", 'def connect(host, password="{s}"):\n    return host\n', v(5)),  # noqa: E501
+        ("py api_key annotated default", "app/client.py", 'def client(api_key: str = "{s}", timeout=3):\n    return api_key\n', v(6)),  # noqa: E501
+        ("py query parameter", "app/jdbc.py", 'import requests\n\ndef jdbc():\n    return requests.get("https://h/db?user=u&password={s}")\n', v(7)),  # noqa: E501
+        ("py --password X", "app/psql.py", 'import subprocess\n\ndef psql():\n    subprocess.run("psql --password {s} -h db")\n', v(8)),  # noqa: E501
+        ("py exec list mysql -pX", "app/execs.py", 'import subprocess\n\ndef mysql_list():\n    subprocess.run(["mysql", "-p{s}", "shop"])\n', v(9)),  # noqa: E501
+        ("py exec list --token X", "app/deploy.py", 'import subprocess\n\ndef deploy():\n    subprocess.run(["deploy-tool", "--token", "{s}"])\n', v(10)),  # noqa: E501
+        ("py bearer header", "app/headers.py", 'import requests\n\ndef call_api():\n    return requests.get("https://api.example", headers={{"Authorization": "Bearer {s}"}})\n', v(11)),  # noqa: E501
+        ("py jwt literal", "app/jwt_fixture.py", 'def session_cookie():\n    return "{s}"\n', jwt(12)),  # noqa: E501
+        ("py aws access key id", "app/aws.py", 'def aws_client():\n    key_id = "{s}"\n    return key_id\n', f"AKIA{up(13)}ABCDEFG"),  # noqa: E501
+        ("py aws secret (keyword)", "app/aws2.py", 'def aws_secret():\n    aws_secret_access_key = "{s}"\n    return aws_secret_access_key\n', "wJalr14XUtnFEMIK7MDENGbPxRfiCYEXAMPLEKY"),  # noqa: E501
+        ("py docstring url", "app/docs.py", 'def documented():\n    """Connects to https://u:{s}@db.example (docs)."""\n', v(15)),  # noqa: E501
+        ("py comment github token", "app/ci.py", '# a token for the CI: {s}\ndef ci():\n    return 1\n', "ghp_" + f"Ab{16:02d}cdEfGhIjKlMnOpQrStUvWxYz0123456789"[:36]),  # noqa: E501
+        ("py SECRET_KEY", "app/settings.py", 'SECRET_KEY = "{s}"\n\ndef get_settings():\n    return SECRET_KEY\n', f"django-insecure-{v(17)}"),  # noqa: E501
+        ("py private key", "app/keys.py", 'def load_key():\n    return """-----BEGIN RSA PRIVATE KEY-----\n{s}\n-----END RSA PRIVATE KEY-----\n"""\n', _synthetic_key(18)),  # noqa: E501
+        ("py telegram bot token", "app/bot.py", 'def bot():\n    return Bot("{s}")\n', f"1234567{19:02d}:AAH{19:02d}x7Kp9LwQzAbCdEfGhIjKlMnOpQrZ{19:02d}"),  # noqa: E501
+        ("py google api key", "app/maps.py", 'def maps():\n    return fetch_maps(key="{s}")\n', "AIza" + f"Sy{20:02d}Qz7xKp9LwAbCdEfGhIjKlMnOpQrStU"),  # noqa: E501
+        ("py sendgrid", "app/mail.py", 'def mailer():\n    return Mailer("{s}")\n', f"SG.{21:02d}abcdefghijklmnopqrst." + "Qz7xKp9LwAbCdEfGhIjKlMnOpQrStUvWxYz01234567"),  # noqa: E501
+        ("py high entropy near salt", "app/sig.py", 'def signer():\n    salt_value = "{s}"\n    return salt_value\n', f"9f86d081884c7d659a2feaa0c55ad0{22:02d}"),  # noqa: E501
+        ("js url userinfo", "web/api.js", 'function f() {{ return fetch("https://u:{s}@api.example/v1"); }}\n', v(23)),  # noqa: E501
+        ("js execSync mysql", "web/db.js", "const cp = require('child_process');\nfunction g() {{ cp.execSync('mysql -p{s} shop'); }}\n", v(24)),  # noqa: E501
+        ("js default password", "web/login.js", 'function login(user, password = "{s}") {{ return user; }}\n', v(25)),  # noqa: E501
+        ("js object apiKey", "web/config.js", 'const config = {{ apiKey: "{s}", region: "eu" }};\nfunction cfg() {{ return config; }}\n', v(26)),  # noqa: E501
+        ("ts constructor token", "web/svc.ts", 'export class Svc {{\n  constructor(private token: string = "{s}") {{}}\n}}\n', v(27)),  # noqa: E501
+        ("ts url token", "web/get.ts", 'export function get() {{ return fetch("https://{s}@api.example/"); }}\n', v(28)),  # noqa: E501
+        ("tsx slack token", "web/App.tsx", 'export function App() {{ const slack = "{s}"; return <div>{{slack.length}}</div>; }}\n', f"xoxb-{29:02d}1234567890-123456789012-Qz7xKp9LwAbCdEf{29:02d}"),  # noqa: E501
+        ("go url userinfo", "go/main.go", 'package main\n\nimport "net/http"\n\nfunc F() {{ http.Get("https://u:{s}@api.example/") }}\n', v(30)),  # noqa: E501
+        ("go stripe constant", "go/pay.go", 'package main\n\nconst stripeKey = "{s}"\n\nfunc Pay() string {{ return stripeKey }}\n', f"sk_live_{31:02d}Qz7xKp9LwAbCdEfGhIjKlMnOp"),  # noqa: E501
+        ("go exec --token", "go/deploy.go", 'package main\n\nimport "os/exec"\n\nfunc Deploy() {{ exec.Command("deploy-tool", "--token", "{s}").Run() }}\n', v(32)),  # noqa: E501
+        ("java password field", "java/Db.java", 'class Db {{\n  String password = "{s}";\n  void open() {{}}\n}}\n', v(33)),  # noqa: E501
+        ("c define token", "c/conf.c", '#define API_TOKEN "{s}"\nint conf(void) {{ return 0; }}\n', v(34)),  # noqa: E501
+        ("cpp secret", "cpp/auth.cpp", 'const char* client_secret = "{s}";\nint auth() {{ return 1; }}\n', v(35)),  # noqa: E501
+        ("csharp connection string", "cs/Repo.cs", 'class Repo {{\n  string Conn() {{ return "Server=db;User Id=sa;Password={s};"; }}\n}}\n', v(36)),  # noqa: E501
+        ("rust url userinfo", "rs/lib.rs", 'fn f() {{ let _ = reqwest::get("https://u:{s}@h.example"); }}\n', v(37)),  # noqa: E501
+        ("rust api_key", "rs/keys.rs", 'fn key() -> &\'static str {{ let api_key = "{s}"; api_key }}\n', v(38)),  # noqa: E501
+        ("zig token", "zig/main.zig", 'const token = "{s}";\npub fn main() void {{ _ = token; }}\n', v(39)),  # noqa: E501
+        ("sql identified by", "db/users.sql", "CREATE USER app IDENTIFIED BY '{s}';\nCREATE TABLE t (id int);\n", v(40)),  # noqa: E501
+        ("markdown export token", "docs/setup.md", "# Setup\n\nRun this first:\n\n```bash\nexport API_TOKEN={s}\n```\n", v(41)),  # noqa: E501
+        ("markdown curl bearer", "docs/api.md", '# API\n\nCall it:\n\n    curl -H "Authorization: Bearer {s}" https://api.example\n', v(42)),  # noqa: E501
+        ("rst password", "docs/conf.rst", "Config\n======\n\n.. code-block:: python\n\n   password = \"{s}\"\n", v(43)),  # noqa: E501
+        (".env token", ".env", "DEBUG=true\nAPI_TOKEN={s}\n", v(44)),
+        (".env database url", ".env.local", "DATABASE_URL=postgres://u:{s}@db/x\n", v(45)),
+        (".env opaque value", "config/app.env", "PAYMENTS_ENDPOINT_CONFIG={s}\n", v(46)),
+        ("k8s Secret data", "deploy/secret.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  password: {s}\n", _b64url(f"k8s-secret-{47}-Qz7x".encode()) + "Zz"),  # noqa: E501
+        ("k8s Secret stringData", "deploy/secret2.yaml", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: api\nstringData:\n  token: {s}\n", v(48)),  # noqa: E501
+        ("compose env url", "docker-compose.yml", "services:\n  web:\n    image: web\n    environment:\n      - DATABASE_URL=postgres://u:{s}@db/x\n", v(49)),  # noqa: E501
+        ("requirements git url", "requirements.txt", "git+https://user:{s}@github.com/org/private.git#egg=private\nrequests==2.0\n", v(50)),  # noqa: E501
+        ("pyproject dependency url", "pyproject.toml", "[project]\nname = 'x'\ndependencies = ['lib @ git+https://u:{s}@git.example/lib.git']\n", v(51)),  # noqa: E501
+        ("package.json git dep", "package.json", '{{"dependencies": {{"p": "git+https://u:{s}@github.com/o/p.git"}}}}', v(52)),  # noqa: E501
+        ("Cargo git dep", "Cargo.toml", "[package]\nname = 'x'\n\n[dependencies]\np = {{ git = 'https://u:{s}@git.example/p.git' }}\n", v(53)),  # noqa: E501
+        ("openapi server url", "openapi.yaml", "openapi: 3.0.0\ninfo: {{title: t, version: '1'}}\nservers:\n  - url: https://u:{s}@api.example/v1\npaths:\n  /x:\n    get:\n      operationId: getX\n", v(54)),  # noqa: E501
+        ("docker config auth", "ops/docker-config.json", '{{"auths": {{"registry.example": {{"auth": "{s}"}}}}}}', _b64url(f"user:Qz{55}x7Kp9Lw".encode())),  # noqa: E501
+        ("ci yaml token", ".github/workflows/ci.yml", "jobs:\n  build:\n    env:\n      NPM_TOKEN: {s}\n", v(56)),  # noqa: E501
+        ("npmrc auth token", ".npmrc", "//registry.npmjs.org/:_authToken={s}\n", f"npm_{57:02d}Qz7xKp9LwAbCdEfGhIjKlMnOpQrStUv"),  # noqa: E501
+        ("slack webhook url", "app/notify.py", 'def notify():\n    return post("{s}")\n', f"https://hooks.slack.com/services/T{58:02d}ABCDEF/B{58:02d}GHIJKL/Qz7xKp9LwAbCdEf{58:02d}"),
+    ]  # fmt: skip
+    out = []
+    for form, path, text, secret in forms:
+        out.append((form, path, text.format(s=secret), secret))
+    return out
+
+
+def planted_needles(secret: str) -> list[str]:
+    """What must not appear: the value, and (for a value longer than a mask could hide in
+    part) its last 12 characters; a key's body: each of its lines."""
+    if "\n" in secret:
+        return [ln for ln in secret.split("\n") if len(ln) >= 12]
+    return [secret] + ([secret[-12:]] if len(secret) > 16 else [])
+
+
+def planted_repo(root: Path) -> list[tuple[str, str, str, str]]:
+    """Write every planted form into `root` (a file per form, forms sharing a file appended)."""
+    forms = planted_forms()
+    files: dict[str, str] = {}
+    for _, path, text, _secret in forms:
+        files[path] = files.get(path, "") + ("\n" if path in files else "") + text
+    _write(root, files)
+    return forms
+
+
+def _outputs(repo: Path, forms, quick: bool = False) -> dict[str, str]:
+    """What every way out prints for the planted repository: each verb on the CLI (text and
+    --json), the hook, MCP tool results, serve's pages, explain, export."""
+    from ctxframe.cli import main
+
+    outs: dict[str, str] = {}
+
+    def cli(name: str, argv: list[str], stdin: str | None = None) -> None:
+        out, err = io.StringIO(), io.StringIO()
+        old = sys.stdin
+        if stdin is not None:
+            sys.stdin = io.StringIO(stdin)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), \
+                    contextlib.suppress(SystemExit):  # fmt: skip
+                main([*argv, "--repo", str(repo)])
+        finally:
+            sys.stdin = old
+        outs[name] = out.getvalue() + err.getvalue()
+
+    words = ["connect", "password", "token", "api key", "secret", "database url", "deploy",
+             "fetch", "mysql", "bearer", "session cookie", "aws", "stripe", "setup",
+             "slack"]  # fmt: skip
+    if quick:
+        words = words[:3]
+    for w in words:
+        for fmt in ("md", "json", "xml"):
+            cli(f"context {w} {fmt}", ["context", w, "--budget", "8000", "--format", fmt])
+        cli(f"query {w}", ["query", w, "--limit", "50"])
+        cli(f"query {w} --json", ["query", w, "--limit", "50", "--json"])
+        cli(f"hook {w}", ["hook", "prompt"], stdin=json.dumps({"prompt": f"where is the {w} used",
+                                                             "cwd": str(repo)}))  # fmt: skip
+    for path in sorted({p for _, p, _, _ in forms}):  # every planted file's own context
+        stem = os.path.splitext(os.path.basename(path))[0].strip(".") or path
+        for fmt in ("md",) if quick else ("md", "json"):
+            cli(f"context {path} {fmt}", ["context", f"{stem} {path}", "--budget", "8000",
+                                          "--format", fmt])  # fmt: skip
+        cli(f"hook {path}", ["hook", "prompt"], stdin=json.dumps({"prompt": f"how does {stem} work",
+                                                                "cwd": str(repo)}))  # fmt: skip
+    names = sorted({p for _, p, _, _ in forms} | {"connect", "client", "deploy", "Svc", "Db",
+                                                   "stripeKey", "documented", "fetch"})  # fmt: skip
+    for n in names:
+        for verb in ("card", "explain") if quick else ("card", "explain", "affected",
+                                                       "change-plan"):  # fmt: skip
+            cli(f"{verb} {n}", [verb, n])
+            cli(f"{verb} {n} --json", [verb, n, "--json"])
+    cli("hubs", ["hubs", "--json"])
+    cli("boundaries", ["boundaries", "--json"])
+    cli("boundaries text", ["boundaries"])
+    for _, _, _, secret in forms[:10]:
+        cli(f"query secret {secret[:6]}", ["query", secret, "--json"])
+    exp = repo.parent / f"{repo.name}-export"
+    for fmt in ("csv", "ndjson", "parquet"):
+        cli(f"export {fmt}", ["export", str(exp / fmt), "--format", fmt])
+        for f in (exp / fmt).iterdir():
+            outs[f"export {fmt} {f.name}"] = _file_text(f)
+    try:  # the MCP tools, through their own call path
+        from ctxframe._apps import mcp as _mcp
+
+        live = _mcp.LiveGraph(str(repo))
+        for w in words[:6]:
+            outs[f"mcp context {w}"] = json.dumps(_mcp.call(live, "context", {"question": w}))
+            outs[f"mcp query {w}"] = json.dumps(_mcp.call(live, "query", {"text": w}))
+        for n in names[:12]:
+            outs[f"mcp card {n}"] = json.dumps(_mcp.call(live, "card", {"name": n}))
+            outs[f"mcp explain {n}"] = json.dumps(_mcp.call(live, "explain", {"name": n}))
+    except Exception as exc:  # reported, not hidden
+        outs["mcp"] = f"mcp not measured: {type(exc).__name__}: {exc}"
+    outs.update(_serve_pages(repo, words, names))
+    return outs
+
+
+def _serve_pages(repo: Path, words: list[str], names: list[str]) -> dict[str, str]:
+    import threading
+    import urllib.parse
+    import urllib.request
+
+    from ctxframe._apps import serve
+
+    cf = _cf()
+    srv = serve.make_server(cf.open(str(repo)), port=0)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    out = {}
+    try:
+        base = f"http://127.0.0.1:{srv.server_port}"
+        urls = [f"/api/query?q={urllib.parse.quote(w)}&limit=50" for w in words]
+        urls += [f"/api/card?name={urllib.parse.quote(n)}" for n in names]
+        urls += [f"/api/neighbourhood?name={urllib.parse.quote(n)}" for n in names[:10]]
+        urls += ["/api/summary", "/api/hubs", "/api/boundaries", "/"]
+        for u in urls:
+            with urllib.request.urlopen(base + u, timeout=10) as r:
+                out[f"serve {u}"] = r.read().decode("utf-8", "replace")
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    return out
+
+
+def _file_text(path: Path) -> str:
+    """Every byte of a file as text, and for a table its decoded cells."""
+    import polars as pl
+
+    raw = path.read_bytes()
+    text = raw.decode("latin-1")
+    with contextlib.suppress(Exception):
+        if path.suffix == ".parquet":
+            text += pl.read_parquet(path).write_csv()
+        elif path.suffix == ".arrow":
+            text += pl.read_ipc(path).write_csv()
+    if path.suffix in (".blobs",):
+        import zlib
+
+        with contextlib.suppress(Exception):
+            d = zlib.decompressobj()
+            rest = raw
+            while rest:
+                text += d.decompress(rest).decode("utf-8", "replace")
+                rest = d.unused_data
+                d = zlib.decompressobj()
+    if path.suffix == ".sqlite":
+        text += raw.decode("utf-8", "replace")
+    return text
+
+
+def planted_secrets(work: Path, quick: bool = False) -> dict:
+    """Index a repository holding every planted form; which secrets reach any output verb,
+    any byte of the store (caches included) or of the extraction cache, or are found by
+    `query <secret>`."""
+    cf = _cf()
+    repo = work / "planted"
+    xdir = work / "planted-xcache"
+    old = os.environ.get("CTXFRAME_CACHE_DIR")
+    os.environ["CTXFRAME_CACHE_DIR"] = str(xdir)
+    try:
+        forms = planted_repo(repo)
+        # 64+ files to parse: the extraction cache is written too
+        _write(repo, {f"filler/m{i}.py": f"def filler_{i}():\n    return {i}\n" for i in range(70)})
+        g = cf.index(str(repo), progress=False)
+        g.query("password token secret")
+        g.card("connect")
+        outs = _outputs(repo, forms, quick)
+        for path in sorted(p for p in Path(g.store).rglob("*") if p.is_file()):
+            outs[f"store {path.relative_to(g.store)}"] = _file_text(path)
+        for path in sorted(p for p in xdir.rglob("*") if p.is_file()):
+            outs[f"xcache {path.relative_to(xdir)}"] = _file_text(path)
+        leaks: dict[str, list[str]] = {}
+        for form, _path, _text, secret in forms:
+            for needle in planted_needles(secret):
+                # `query SECRET` echoes the question it was given: not a leak
+                where = [k for k, v in outs.items()
+                         if needle in v and not k.startswith("query secret")]  # fmt: skip
+                if where:
+                    leaks.setdefault(form, []).extend(where[:5])
+        searchable = []
+        g2 = cf.open(str(repo))
+        from ctxframe._rank.tokens import tokenize
+
+        vocab = set(g2.tokens["token"].unique().to_list())
+        for form, path, _text, secret in forms:
+            if "\n" in secret:
+                continue
+            # the value's own words (6+ characters with a digit) are not in the token table,
+            # and `query VALUE` finds nothing in its file
+            own = {t for t in tokenize(secret) if len(t) >= 6 and any(c.isdigit() for c in t)}
+            hits = g2.query(secret, limit=5).hits
+            in_file = hits.height and path in set(hits["path"].drop_nulls().to_list())
+            if own & vocab or (in_file and own):
+                searchable.append(form)
+    finally:
+        if old is None:
+            os.environ.pop("CTXFRAME_CACHE_DIR", None)
+        else:
+            os.environ["CTXFRAME_CACHE_DIR"] = old
+    return {"count": len(leaks), "total": len(forms), "outputs": len(outs),
+            "leaks": leaks, "searchable": searchable}  # fmt: skip
+
+
 # ------------------------------------------------------------------------------ main
 def measure(args: argparse.Namespace) -> dict:
     work = Path(tempfile.mkdtemp(prefix="ctxframe-faults-"))

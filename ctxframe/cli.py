@@ -314,15 +314,18 @@ def _repo(a) -> str:
 
 
 def _emit(obj, as_json: bool, budget: int | None = None) -> None:
+    """Print a result (its text, or its JSON), every secret masked (ctxframe._ingest.redact)."""
+    from ctxframe._ingest.redact import redact_obj, redact_text
+
     if as_json:
         if budget is not None and hasattr(obj, "budget_tokens"):
             obj.budget_tokens = budget
         data = obj.to_dict() if hasattr(obj, "to_dict") else obj
-        print(json.dumps(data, indent=2, default=str))
+        print(json.dumps(redact_obj(json.loads(json.dumps(data, default=str))), indent=2))
     elif budget is not None and hasattr(obj, "render"):
-        print(obj.render(budget_tokens=budget))
+        print(redact_text(obj.render(budget_tokens=budget)))
     else:
-        print(obj)
+        print(redact_text(str(obj)))
 
 
 def _open(a):
@@ -541,7 +544,9 @@ def _cmd_context(a) -> None:
         abstain=a.abstain,
         tokenizer=a.tokenizer,
     )
-    text = ctx.render()
+    from ctxframe._ingest.redact import redact_text
+
+    text = redact_text(ctx.render())
     # the budget counts every printed character: the final newline only when it still fits
     sys.stdout.write(text + "\n" if ctx.counter.count(text + "\n") <= a.budget else text)
 
@@ -634,7 +639,9 @@ def _cold_card(a) -> int | None:
     )
     if out is None:
         return None
-    print(out[0])
+    from ctxframe._ingest.redact import redact_text
+
+    print(redact_text(out[0]))
     return out[1]
 
 

@@ -26,6 +26,7 @@ from ctxframe._core.errors import CtxframeError, StoreNotFound
 from ctxframe._core.version import __version__
 from ctxframe._graph.context import DEFAULT_BUDGET_TOKENS
 from ctxframe._graph.graph import Graph
+from ctxframe._ingest.redact import redact_obj
 from ctxframe._store import tables as _store
 
 INSTALL_HINT = "the MCP server needs the `mcp` package: pip install 'ctxframe[mcp]'"
@@ -288,7 +289,7 @@ def call(live: LiveGraph, name: str, arguments: dict[str, Any] | None) -> tuple[
         args = validate(tool, arguments)
         result = tool.call(live.get(), args)
         data = result.to_dict() if hasattr(result, "to_dict") else result
-        data = json.loads(json.dumps(data, default=str))
+        data = redact_obj(json.loads(json.dumps(data, default=str)))
     except InvalidArguments as exc:
         return _error(name, "error", "invalid-arguments", str(exc)), True
     except StoreNotFound as exc:

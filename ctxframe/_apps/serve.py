@@ -181,7 +181,10 @@ def _handler(app: App, loopback_only: bool) -> type[BaseHTTPRequestHandler]:
                 self.wfile.write(body)
 
         def _json(self, status: int, data: dict, head_only: bool = False) -> None:
-            body = json.dumps(data, default=str).encode("utf-8")
+            from ctxframe._ingest.redact import redact_obj
+
+            data = redact_obj(json.loads(json.dumps(data, default=str)))
+            body = json.dumps(data).encode("utf-8")
             self._send(status, body, "application/json; charset=utf-8", head_only)
 
         def _host_ok(self) -> bool:
