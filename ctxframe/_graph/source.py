@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ctxframe._core.safeio import read_regular
 from ctxframe._ingest.redact import redact_text
 
 MAX_BYTES = 4 * 1024 * 1024
@@ -77,8 +78,7 @@ class SourceReader:
         try:
             if full is None:
                 raise FileNotFoundError
-            with open(full, "rb") as fh:
-                data = fh.read(MAX_BYTES + 1)
+            data = read_regular(full, MAX_BYTES + 1)  # a FIFO in its place is refused at once
             text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             out: tuple[str, list[str] | None] = ("missing", None)
