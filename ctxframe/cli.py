@@ -544,9 +544,9 @@ def _cmd_context(a) -> None:
         abstain=a.abstain,
         tokenizer=a.tokenizer,
     )
-    from ctxframe._ingest.redact import redact_text
+    from ctxframe._ingest.redact import redact_rendered
 
-    text = redact_text(ctx.render())
+    text = redact_rendered(ctx.render(), fmt)
     # the budget counts every printed character: the final newline only when it still fits
     sys.stdout.write(text + "\n" if ctx.counter.count(text + "\n") <= a.budget else text)
 

@@ -23,7 +23,7 @@ from ctxframe._core.errors import CtxframeError
 from ctxframe._graph.context import Context, build_context
 from ctxframe._graph.edges import SubsetEdgeIndex
 from ctxframe._graph.query import QueryResult, answer
-from ctxframe._ingest.redact import redact_text
+from ctxframe._ingest.redact import redact_rendered
 from ctxframe._rank.abstain import assess
 from ctxframe._rank.ranker import RankIndex
 from ctxframe._rank.tokens import tokenize
@@ -173,7 +173,7 @@ def prompt_hook(
             prompt, repo=root, store=store, budget_tokens=budget_tokens, format=format
         )
         if ctx is not None:
-            text = redact_text(ctx.render())
+            text = redact_rendered(ctx.render(), ctx.format)
             stdout.write(text + "\n" if ctx.counter.count(text + "\n") <= budget_tokens else text)
     except CtxframeError as exc:
         print(f"ctxframe hook: {exc}", file=stderr)

@@ -383,6 +383,23 @@ def redact_text(text: str, path: str | None = None) -> str:
     return "\n".join(redact_line(line) for line in text.split("\n"))
 
 
+def redact_rendered(text: str, fmt: str) -> str:
+    """A rendered document redacted: JSON through its values (a mask never breaks its
+    quoting), any other format as text."""
+    if fmt != "json":
+        return redact_text(text)
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return redact_text(text)
+    out = redact_obj(data)
+    if out == data:
+        return text
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+
+
 def redact_obj(obj: Any) -> Any:
     """Every string inside a JSON-like value (dicts, lists, tuples) redacted."""
     if isinstance(obj, str):
