@@ -32,6 +32,17 @@ def _tokens(text: str) -> int:
     return n
 
 
+def _port(text: str) -> int:
+    """A `--port`: 0 (pick a free one) to 65535."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"{n} is not a port: give 1-65535, or 0 for a free one")
+    return n
+
+
 def _add_budget(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--budget",
@@ -173,7 +184,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", default=None, help="repository root (default: current directory)")
     p.add_argument("--store", default=None, help="store directory (default: REPO/.ctxframe/graph)")
     p.add_argument("old_path", nargs="?", default=None, help=argparse.SUPPRESS)
-    p.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks one)")
+    p.add_argument("--port", type=_port, default=8765, help="port (default: 8765; 0 picks one)")
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)"
     )
