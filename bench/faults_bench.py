@@ -37,6 +37,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "data-samples" / "shop"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _common  # noqa: E402  (the shared harness: tables, JSON, compiling the CLI)
 
 
 def _cf():
@@ -874,20 +876,426 @@ def planted_secrets(work: Path, quick: bool = False) -> dict:
             "leaks": leaks, "searchable": searchable}  # fmt: skip
 
 
+# ------------------------------------------------------------------------------ issue 45
+def _cli(argv: list[str], code: str | None = None, stdin: bytes | None = None,
+         timeout: float = 30.0) -> tuple[int | None, str, str, float]:  # fmt: skip
+    """(exit code, stdout, stderr, seconds) of one CLI run in its own process; None for a
+    run killed at `timeout` (a hang)."""
+    env = dict(os.environ)
+    if code:
+        env["PYTHONPATH"] = code
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run([sys.executable, "-m", "ctxframe", *argv], input=stdin, env=env,
+                           capture_output=True, timeout=timeout)  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return None, "", "", time.perf_counter() - t0
+    out = p.stdout.decode("utf-8", "replace")
+    return p.returncode, out, p.stderr.decode("utf-8", "replace"), time.perf_counter() - t0
+
+
+def _bad_stderr(err: str) -> bool:
+    """A traceback, an internal error, or more than one line of error."""
+    lines = [ln for ln in err.splitlines() if ln.startswith("ctxframe: error")]
+    return "Traceback" in err or "internal error" in err or len(lines) > 1
+
+
+_DAMAGE_VERBS = (["query", "refund processing", "--json", "--limit", "5"],
+                 ["card", "PaymentGateway", "--json"],
+                 ["affected", "PaymentGateway", "--json"])  # fmt: skip
+
+
+_ANSWER_SCRIPT = """
+import contextlib, io, json, sys
+from ctxframe.cli import main
+out = []
+for argv in json.loads(sys.argv[1]):
+    o, e = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(o), contextlib.redirect_stderr(e):
+        try:
+            c = main(argv)
+        except SystemExit as exc:
+            c = exc.code
+        except BaseException as exc:
+            c, e = 99, io.StringIO(f"Traceback: {type(exc).__name__}: {exc}")
+    out.append([c, o.getvalue(), e.getvalue()])
+print(json.dumps(out))
+"""
+
+
+def _answers(repo: Path, code: str | None) -> list[tuple[int | None, str, str, float]]:
+    """The damage verbs' (exit code, stdout, stderr, seconds), in one fresh process (a hang
+    of any is a None code for all)."""
+    env = dict(os.environ)
+    if code:
+        env["PYTHONPATH"] = code
+    argvs = [[*v, "--repo", str(repo)] for v in _DAMAGE_VERBS]
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run([sys.executable, "-c", _ANSWER_SCRIPT, json.dumps(argvs)], env=env,
+                           capture_output=True, timeout=60)  # fmt: skip
+        got = json.loads(p.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
+    except (subprocess.TimeoutExpired, ValueError, IndexError):
+        return [(None, "", "hang or crash", time.perf_counter() - t0)] * len(argvs)
+    return [(c, o, e, time.perf_counter() - t0) for c, o, e in got]
+
+
+def _derived_files(version: Path) -> list[Path]:
+    return sorted(p for p in (version / "cache").iterdir() if p.is_file())
+
+
+def _damage_variants(version: Path, older: Path) -> list[tuple[str, Path, object]]:
+    """(name, file, how): every derived file and a part of each table, each damaged every
+    way: a flipped bit, cut in half, swapped with another, taken from another version, a
+    FIFO, a link to /, to .., a link loop."""
+    targets = _derived_files(version) + [version / _rel for _rel in (
+        "nodes/part-000.parquet", "edges/part-000.parquet", "tokens/part-000.parquet",
+        "vocab/part-000.parquet", "files/part-000.parquet", "meta.json")]  # fmt: skip
+    out = []
+    for f in targets:
+        rel = f.relative_to(version)
+        for how in ("flip", "truncate", "swap", "other-version", "fifo", "link-root",
+                    "link-dotdot", "link-loop"):  # fmt: skip
+            if how == "other-version" and not (older / rel).exists():
+                continue
+            out.append((f"{rel} {how}", f, how))
+    out.append(("cache/ from another version", version / "cache", "other-cache-dir"))
+    return out
+
+
+def _apply(f: Path, how: str, version: Path, older: Path) -> None:
+    rel = f.relative_to(version)
+    if how == "other-cache-dir":
+        shutil.rmtree(f)
+        shutil.copytree(older / "cache", f)
+        return
+    data = f.read_bytes()
+    if how in ("flip", "truncate", "swap", "other-version"):
+        os.chmod(f, 0o644)
+    if how == "flip":
+        b = bytearray(data)
+        b[len(b) // 2] ^= 0x04
+        f.unlink()
+        f.write_bytes(bytes(b))
+    elif how == "truncate":
+        f.unlink()
+        f.write_bytes(data[: len(data) // 2])
+    elif how == "swap":
+        others = [p for p in _derived_files(version) if p != f] or [version / "meta.json"]
+        other = others[0]
+        tmp = f.with_suffix(".swap")
+        os.replace(f, tmp)
+        os.replace(other, f)
+        os.replace(tmp, other)
+    elif how == "other-version":
+        f.unlink()
+        shutil.copyfile(older / rel, f)
+    else:
+        f.unlink()
+        if how == "fifo":
+            os.mkfifo(f)
+        elif how == "link-root":
+            os.symlink("/", f)
+        elif how == "link-dotdot":
+            os.symlink("..", f)
+        else:
+            os.symlink(f.name, f)
+
+
+def damaged_files(work: Path, code: str | None = None, limit: int | None = None) -> dict:
+    """Every derived file under the version's cache/ and a part of each table, damaged every
+    way: a wrong answer is exit 0 with another answer than the undamaged store's; a bad
+    error is a traceback, an internal error or a hang; then `index` must leave a store that
+    answers as before."""
+    cf = _cf()
+    repo = work / "damage"
+    shutil.copytree(SAMPLE, repo)
+    shutil.rmtree(repo / ".ctxframe" / "adapters", ignore_errors=True)
+    cf.index(str(repo), progress=False)
+    (repo / "services" / "extra.py").write_text("def extra_fn():\n    return 1\n")
+    cf.index(str(repo), progress=False)
+    store = Path(cf.open(str(repo)).store)
+
+    def warm() -> None:  # every derived file: ranker, edge lookup, card cache
+        cf.open(str(repo)).warm()
+        _cli(["card", "PaymentGateway", "--repo", str(repo)], code)
+
+    versions = sorted(store.glob("v-*"))
+    for v in versions:  # both versions get their caches
+        os.unlink(store / "current")
+        os.symlink(v.name, store / "current")
+        warm()
+    version, older = versions[-1], versions[0]
+    os.unlink(store / "current")
+    os.symlink(version.name, store / "current")
+    want = [(c, o) for c, o, _e, _t in _answers(repo, code)]
+    pristine = work / "damage-pristine"
+    shutil.copytree(store, pristine, symlinks=True)
+    variants = _damage_variants(version, older)[:limit]
+    wrong, bad, unrepaired = [], [], []
+    for name, f, how in variants:
+        shutil.rmtree(store)
+        shutil.copytree(pristine, store, symlinks=True)
+        _apply(store / f.relative_to(version.parent), how, store / version.name,
+               store / older.name)  # fmt: skip
+        for verb, (code_, out, err, _t) in zip(_DAMAGE_VERBS, _answers(repo, code),
+                                               strict=True):  # fmt: skip
+            if code_ is None or _bad_stderr(err):
+                bad.append(f"{name}: {verb[0]}: {'hang' if code_ is None else err.strip()[:120]}")
+            elif code_ == 0 and (code_, out) not in want:
+                wrong.append(f"{name}: {verb[0]}")
+        c, _o, err, _t = _cli(["index", "--repo", str(repo), "--no-progress"], code)
+        after = [(c2, o2) for c2, o2, _e, _t in _answers(repo, code)]
+        if c != 0 or after != want:
+            unrepaired.append(f"{name}: index exit {c}: {err.strip()[:100]}")
+    return {"count": len(wrong) + len(bad), "total": len(variants) * len(_DAMAGE_VERBS),
+            "variants": len(variants), "wrong": wrong[:20], "bad": bad[:20],
+            "unrepaired": unrepaired[:20]}  # fmt: skip
+
+
+IGNORE_CASES: dict[str, tuple[str, str]] = {
+    ".gitignore [z-a]": (".gitignore", "[z-a]\n*.log\n"),
+    ".ctxframeignore [z-a]": (".ctxframeignore", "[z-a]\n"),
+    "nested .gitignore [z-a]": ("sub/.gitignore", "[z-a]\n"),
+    ".git/info/exclude [z-a]": (".git/info/exclude", "[z-a]\n"),
+    "config exclude [z-a]": (".ctxframe/config.toml", 'exclude = ["[z-a]", "*.log"]\n'),
+    "pyproject exclude [z-a]": ("pyproject.toml", '[tool.ctxframe]\nexclude = ["[z-a]"]\n'),
+    "config deprioritize [z-a]": (".ctxframe/config.toml", 'deprioritize = ["[z-a]"]\n'),
+    "lone !": (".gitignore", "!\n"),
+    "trailing backslash": (".gitignore", "foo\\\n"),
+    "open bracket": (".gitignore", "[\n**/[\n"),
+    "bad range in class": (".gitignore", "*.[z-a]py\n"),
+    "NUL in pattern": (".gitignore", "a\x00b\n"),
+}  # fmt: skip
+
+
+def ignore_patterns(work: Path) -> dict:
+    """Invalid ignore patterns in every place ctxframe reads them: indexes that abort (an
+    exception, or the one good file missing) and queries that fail."""
+    cf = _cf()
+    aborted = {}
+    for i, (name, (rel, text)) in enumerate(IGNORE_CASES.items()):
+        repo = work / f"ignore-{i}"
+        _write(repo, {"ok.py": "def ok():\n    return 1\n", "sub/keep.py": "x = 1\n", rel: text})
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                g = cf.index(str(repo), progress=False)
+                g.query("ok")
+            if "ok.py::ok" not in set(g.nodes["id"].to_list()):
+                aborted[name] = "ok.py not indexed"
+        except Exception as exc:
+            aborted[name] = f"{type(exc).__name__}: {str(exc)[:100]}"
+    return {"count": len(aborted), "total": len(IGNORE_CASES), "aborted": aborted}
+
+
+def _long_inputs() -> dict[str, str]:
+    rng = random.Random(11)
+    words = ["refund", "payment", "gateway", "order", "process", "xyzzy", "client"]
+    distinct = " ".join(f"{rng.choice(words)}{i}" for i in range(20000))[:100_000]
+    return {"distinct words": distinct, "one word": ("PaymentGateway " * 7000)[:100_000],
+            "one character": "a" * 100_000}  # fmt: skip
+
+
+def long_inputs(work: Path, code: str | None = None) -> dict:
+    """Every verb on the CLI (a fresh process, as an agent runs it) with 100,000-character
+    names and questions: runs over 2 s, and runs that do not end in a clean answer."""
+    cf = _cf()
+    repo = work / "long"
+    shutil.copytree(SAMPLE, repo)
+    cf.index(str(repo), progress=False)
+    cf.open(str(repo)).warm()
+    slow, bad, times = [], [], {}
+    for kind, text in _long_inputs().items():
+        runs = {v: [v, text] for v in ("query", "context", "card", "affected", "explain",
+                                       "change-plan", "boundaries")}  # fmt: skip
+        runs["path"] = ["path", text, text]
+        for verb, argv in runs.items():
+            c, _out, err, t = _cli([*argv, "--repo", str(repo), "--json"]
+                                  if verb != "context" else [*argv, "--repo", str(repo)],
+                                  code, timeout=60)  # fmt: skip
+            times[f"{verb} ({kind})"] = round(t, 2)
+            if c is None or t > 2.0:
+                slow.append(f"{verb} ({kind}): {t:.1f}s")
+            if c is None or _bad_stderr(err):
+                bad.append(f"{verb} ({kind}): {err.strip()[:100]}")
+        c, _out, err, t = _cli(["hook", "prompt", "--repo", str(repo)], code,
+                              stdin=json.dumps({"prompt": text}).encode(), timeout=60)  # fmt: skip
+        times[f"hook ({kind})"] = round(t, 2)
+        if c is None or t > 2.0:
+            slow.append(f"hook ({kind}): {t:.1f}s")
+    return {"count": len(slow), "total": len(times), "slow": slow, "bad": bad,
+            "max_s": max(times.values()), "seconds": times}  # fmt: skip
+
+
+def json_outputs(work: Path, code: str | None = None, n: int = 60, seed: int = 7) -> dict:
+    """Every verb's --json (and context --format json) over random and long questions at
+    random budgets: outputs that do not parse as one JSON document."""
+    cf = _cf()
+    repo = work / "json"
+    shutil.copytree(SAMPLE, repo)
+    cf.index(str(repo), progress=False)
+    rng = random.Random(seed)
+    texts = [*_FUZZ_TEXT, "refund " * 2000, "x" * 20000, '"\\\n' * 500]
+    broken = []
+    cases = 0
+    for _ in range(n):
+        verb = rng.choice(["query", "context", "card", "affected", "explain", "change-plan",
+                           "boundaries", "hubs", "path"])  # fmt: skip
+        t = rng.choice(texts).replace("\x00", "") or "x"  # no NUL in a command line
+        budget = str(rng.choice([1, 3, 10, 40, 100, 500, 4000]))
+        argv = {"hubs": ["hubs"], "boundaries": ["boundaries"], "path": ["path", t, t],
+                "context": ["context", t, "--format", "json", "--budget", budget]}.get(
+            verb, [verb, t])  # fmt: skip
+        if verb != "context":
+            argv = [*argv, "--json", "--budget", budget]
+        if t.startswith("-"):  # a question that starts with "-" goes after "--"
+            argv = [argv[0], "--repo", str(repo), "--", *argv[1:]]
+        else:
+            argv = [*argv, "--repo", str(repo)]
+        c, out, _err, _t = _cli(argv, code)
+        cases += 1
+        try:
+            json.loads(out)
+        except ValueError:
+            if c == 0 or out.strip():
+                broken.append(f"{verb} budget {budget}: {out[:80]!r}")
+    return {"count": len(broken), "total": cases, "broken": broken[:10]}
+
+
+def serve_idle(work: Path, idle: int = 300) -> dict:
+    """`serve` while `idle` connections are held open (and 50 send half a request): seconds
+    to answer a normal request; a duplicate Host header must be refused."""
+    import socket
+    import threading
+
+    from ctxframe._apps import serve
+
+    cf = _cf()
+    repo = work / "serve"
+    shutil.copytree(SAMPLE, repo)
+    cf.index(str(repo), progress=False)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        srv = serve.make_server(cf.open(str(repo)), port=0)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        port = srv.server_port
+        held = [socket.create_connection(("127.0.0.1", port)) for _ in range(idle)]
+        for _ in range(50):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(b"GET /api/summary HTTP/1.1\r\nHo")
+            held.append(s)
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        answer = b""
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+                s.sendall(b"GET /api/query?q=refund HTTP/1.1\r\nHost: localhost\r\n\r\n")
+                while chunk := s.recv(65536):
+                    answer += chunk
+        except OSError:
+            pass
+        seconds = time.monotonic() - t0
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+            s.sendall(b"GET /api/summary HTTP/1.1\r\nHost: localhost\r\nHost: evil.test\r\n\r\n")
+            dup = s.recv(64)
+        for s in held:
+            s.close()
+        srv.shutdown()
+        srv.server_close()
+    ok = b" 200 " in answer[:20] and seconds < 1.0
+    refused = b" 400 " in dup[:20] or b" 403 " in dup[:20]
+    return {"count": int(not ok) + int(not refused), "total": 2, "seconds": round(seconds, 3),
+            "answered": answer[:15].decode("latin-1"), "duplicate_host": dup[:15].decode()}
+
+
+def traceback_cases(work: Path, code: str | None = None) -> dict:
+    """The one-line errors of issue 45 item 9 (and 43's): each a clean line, non-zero exit."""
+    cf = _cf()
+    repo = work / "tb"
+    shutil.copytree(SAMPLE, repo)
+    cf.index(str(repo), progress=False)
+    store = repo / ".ctxframe" / "graph"
+    binary = work / "binary.jsonl"
+    binary.write_bytes(bytes(range(256)) * 8)
+    plain = work / "plain-file"
+    plain.write_text("x")
+    bad = {}
+
+    def pointer(how: str) -> None:
+        cur = store / "current"
+        target = os.readlink(cur)
+        cur.unlink()
+        {"garbage": lambda: cur.write_bytes(b"\x00\xffgarbage"),
+         "link to /": lambda: os.symlink("/", cur), "link to ..": lambda: os.symlink("..", cur),
+         "loop": lambda: os.symlink("current", cur), "fifo": lambda: os.mkfifo(cur)}[how]()
+        return target
+
+    cases: list[tuple[str, list[str], bytes | None, object]] = []
+    for how in ("garbage", "link to /", "link to ..", "loop", "fifo"):
+        cases.append((f"current {how}: query", ["query", "refund", "--repo", str(repo)], None,
+                      how))  # fmt: skip
+    cases += [
+        ("--store a regular file", ["query", "refund", "--repo", str(repo), "--store",
+                                    str(plain)], None, None),
+        ("serve --port 99999", ["serve", "--repo", str(repo), "--port", "99999"], None, None),
+        ("serve --port -1", ["serve", "--repo", str(repo), "--port=-1"], None, None),
+        ("serve --port 70000", ["serve", "--repo", str(repo), "--port", "70000"], None, None),
+        ("eval a binary file", ["eval", str(binary), "--repo", str(repo)], None, None),
+        ("hook: invalid UTF-8", ["hook", "prompt", "--repo", str(repo)],
+         b"\xff\xfe refund \xc3(", None),
+        ("hook: lone surrogate", ["hook", "prompt", "--repo", str(repo)],
+         b'{"prompt": "refund \\udc80 gateway"}', None),
+    ]  # fmt: skip
+    for name, argv, stdin, how in cases:
+        target = pointer(how) if how else None
+        try:
+            c, _out, err, _t = _cli(argv, code, stdin=stdin, timeout=30)
+        finally:
+            if target:
+                cur = store / "current"
+                cur.unlink()
+                os.symlink(target, cur)
+        hook = argv[0] == "hook"
+        if c is None or _bad_stderr(err) or (not hook and c == 0) or (hook and c != 0):
+            bad[name] = "hang" if c is None else f"exit {c}: {err.strip()[-160:]}"
+    return {"count": len(bad), "total": len(cases), "bad": bad}
+
+
 # ------------------------------------------------------------------------------ main
 def measure(args: argparse.Namespace) -> dict:
     work = Path(tempfile.mkdtemp(prefix="ctxframe-faults-"))
+    code = args.code
+    skip = set(args.skip or ())
+
+    def run(name: str, fn, *a):
+        if name in skip:
+            return {"count": 0, "total": 0, "skipped": "--skip"}
+        _common.log(f"faults: {name}")
+        t0 = time.perf_counter()
+        out = fn(*a)
+        out["seconds_run"] = round(time.perf_counter() - t0, 1)
+        return out
+
     try:
         res = {
-            "wrong answers": wrong_answers(work),
-            "malformed files aborting the index": malformed(work),
-            "tracebacks: corrupt store": bit_flips(work, args.flips),
-            "tracebacks: fuzzed input": fuzz(work, args.fuzz),
-            "tracebacks: disk full": disk_full(work),
-            "orphans after SIGKILL": orphans(work, args.kills, code=args.code)
+            "wrong answers": run("wrong", wrong_answers, work),
+            "malformed files aborting the index": run("malformed", malformed, work),
+            "tracebacks: corrupt store": run("flips", bit_flips, work, args.flips),
+            "tracebacks: fuzzed input": run("fuzz", fuzz, work, args.fuzz),
+            "tracebacks: disk full": run("disk", disk_full, work),
+            "orphans after SIGKILL": run("orphans", orphans, work, args.kills, 3, code)
             if args.kills
             else {"count": 0, "total": 0, "skipped": "--kills 0"},
-            "planted secrets in the store (outside doc)": secrets(work),
+            "planted secrets in the store (outside doc)": run("secrets", secrets, work),
+            "planted secrets: outputs, store, caches": run("planted", planted_secrets, work),
+            "damaged files: wrong answers, bad errors": run("damage", damaged_files, work, code),
+            "invalid ignore patterns aborting": run("ignore", ignore_patterns, work),
+            "verbs over 2 s on 100,000 characters": run("long", long_inputs, work, code),
+            "--json outputs that do not parse": run("json", json_outputs, work, code),
+            "serve: 300 idle connections": run("serve", serve_idle, work),
+            "tracebacks: item 9 one-line errors": run("tracebacks", traceback_cases, work,
+                                                      code),
         }
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -900,22 +1308,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--flips", type=int, default=88)
     ap.add_argument("--kills", type=int, default=20)
     ap.add_argument("--fuzz", type=int, default=600, help="fuzzed calls per surface")
+    ap.add_argument("--skip", action="append", default=None,
+                    help="leave out an experiment (wrong, malformed, flips, fuzz, disk, orphans, "
+                         "secrets, planted, damage, ignore, long, json, serve, tracebacks)")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.code:
         sys.path.insert(0, args.code)
     import ctxframe
 
+    _common.compile_ctxframe()
     res = measure(args)
     print(f"ctxframe {ctxframe.__file__}")
-    print(f"{'experiment':48} {'count':>6} {'of':>6}")
-    for name, r in res.items():
-        print(f"{name:48} {r['count']:>6} {r['total']:>6}" + (
-            f"   ({r['skipped']})" if "skipped" in r else ""))  # fmt: skip
+    rows = [[name, r["count"], r["total"], r.get("skipped", "")] for name, r in res.items()]
+    print(_common.format_table(["experiment", "count", "of", "note"], rows))
+    extra = res.get("serve: 300 idle connections", {})
+    if "seconds" in extra:
+        print(f"serve answered in {extra['seconds']} s with 300 idle + 50 half-sent connections")
+    longest = res.get("verbs over 2 s on 100,000 characters", {})
+    if "max_s" in longest:
+        print(f"slowest verb on a 100,000-character input: {longest['max_s']} s (fresh process)")
     out = args.out or ROOT / "bench" / "results" / "faults.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(res, indent=2, default=str))
-    print(f"wrote {out}")
+    _common.write_json(out, {"machine": _common.machine_info(), "results": res})
     return 0
 
 

@@ -294,7 +294,7 @@ class _Reader(threading.Thread):
         self._wake_r.setblocking(False)
         self._sel.register(self._wake_r, selectors.EVENT_READ, None)
         self._pending: dict = {}  # socket -> [address, deadline, bytearray]
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def add(self, sock, address) -> None:
         with self._lock:
@@ -303,12 +303,12 @@ class _Reader(threading.Thread):
             self._wake_w.send(b"x")
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
         with contextlib.suppress(OSError):
             self._wake_w.send(b"x")
 
     def run(self) -> None:
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             with self._lock:
                 new, self._new = self._new, []
             now = time.monotonic()
@@ -366,6 +366,8 @@ class PooledHTTPServer(HTTPServer):
     """An HTTP server answering from a bounded pool of threads: at most WORKERS requests run
     and QUEUE more wait; a client beyond that, or one that goes away, costs one log line.
     Connections wait for their request head in one reader thread, not in a worker."""
+
+    request_queue_size = 1024  # the listen backlog: a burst of connections is not refused
 
     def __init__(self, address, handler, workers: int = WORKERS, queue: int = QUEUE):
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="serve")

@@ -52,7 +52,7 @@ def _question(value) -> str:
 
 
 def _opt_text(value, what: str) -> str | None:
-    return None if value is None else clean_text(value, what)
+    return None if value is None else cut(clean_text(value, what), NAME_MAX, what)
 
 
 def _limit(value) -> int:
