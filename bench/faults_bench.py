@@ -1289,7 +1289,8 @@ def measure(args: argparse.Namespace) -> dict:
             else {"count": 0, "total": 0, "skipped": "--kills 0"},
             "planted secrets in the store (outside doc)": run("secrets", secrets, work),
             "planted secrets: outputs, store, caches": run("planted", planted_secrets, work),
-            "damaged files: wrong answers, bad errors": run("damage", damaged_files, work, code),
+            "damaged files: wrong answers, bad errors": run("damage", damaged_files, work, code,
+                                                            args.variants),
             "invalid ignore patterns aborting": run("ignore", ignore_patterns, work),
             "verbs over 2 s on 100,000 characters": run("long", long_inputs, work, code),
             "--json outputs that do not parse": run("json", json_outputs, work, code),
@@ -1311,6 +1312,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip", action="append", default=None,
                     help="leave out an experiment (wrong, malformed, flips, fuzz, disk, orphans, "
                          "secrets, planted, damage, ignore, long, json, serve, tracebacks)")
+    ap.add_argument("--variants", type=int, default=None,
+                    help="damaged-file variants to try (default: all, about 160)")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     if args.code:

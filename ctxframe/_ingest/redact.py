@@ -233,6 +233,9 @@ _PLUGIN_NEEDS: dict[str, tuple[tuple[str, ...], str | None]] = {
 SKIPPED_PLUGINS = frozenset({"IPPublicDetector", "PrivateKeyDetector",
                              "Base64HighEntropyString", "HexHighEntropyString"})  # fmt: skip
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-./+=~]*")
+# the name of an env var (`PAYMENTS_TIMEOUT` after "(secret), " in prose): what the keyword
+# detector reports there is a name, not a value
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\Z")
 
 
 _GATES = tuple(
@@ -272,7 +275,7 @@ def _detect_secrets(line: str, present: frozenset[str], seen: dict) -> str:
             continue
         try:
             for v in plugin.analyze_string(line):
-                if isinstance(v, str) and len(v) >= 4 and v != MASK:
+                if isinstance(v, str) and len(v) >= 4 and v != MASK and not _ENV_NAME.match(v):
                     values.add(v)
         except Exception:  # a plugin bug never stops a redaction
             continue
