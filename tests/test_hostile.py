@@ -320,3 +320,17 @@ def test_status_never_blocks_on_a_fifo_in_the_tree(indexed_shop: Path) -> None:
     ctx = cf.open(str(indexed_shop)).context("refund gateway")  # the source reader too
     assert ctx.render()
     assert pl.DataFrame({"x": [1]}).height == 1
+
+
+def test_a_store_masked_by_older_rules_is_rebuilt_once(indexed_shop: Path) -> None:
+    """A store written before the current secret rules holds rows they would mask: the next
+    index parses every file again (once), so no such value stays searchable."""
+    g = cf.open(str(indexed_shop))
+    meta_path = Path(g.store) / os.readlink(Path(g.store) / "current") / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    assert meta["redaction"] >= 2
+    meta.pop("redaction")
+    meta_path.write_text(json.dumps(meta))
+    files = g.files.filter(pl.col("language").is_not_null()).height
+    assert cf.index(str(indexed_shop), progress=False).report.parsed >= files
+    assert cf.index(str(indexed_shop), progress=False).report.parsed == 0

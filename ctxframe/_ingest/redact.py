@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     import polars as pl
 
 MASK = "***"
+# stored in meta.json: a store whose rows older rules masked is rebuilt whole by the next index
+REDACTION_VERSION = 2
 _SW = (
     r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[-_]?key|apikey|access[-_]?key"
     r"|private[-_]?key|auth[-_]?key|credentials?|client[-_]?secret|signing[-_]?key"

@@ -32,7 +32,7 @@ from ctxframe._ingest.boundaries import code as boundary_code
 from ctxframe._ingest.boundaries.code import BOUNDARY_EDGE_COLS, BOUNDARY_NODE_COLS
 from ctxframe._ingest.content import CONTENT_COLUMNS
 from ctxframe._ingest.extract import _NULL, _SEP, _UNCHANGED, DEF_COLUMNS, Batch, extract_batch
-from ctxframe._ingest.redact import redact_frame, redact_rows
+from ctxframe._ingest.redact import REDACTION_VERSION, redact_frame, redact_rows
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk, walk_paths
 from ctxframe._rank.fields import TokenTable, body_counts, token_table
 from ctxframe._render.html import render
@@ -293,6 +293,8 @@ def _load_previous(store: str) -> _Stored | None:
     except StoreNotFound:
         return None
     if snap.version is None:  # a store from before versions: rebuilt once (hashes, redaction)
+        return None
+    if snap.meta.get("redaction") != REDACTION_VERSION:  # rows masked by older rules: once
         return None
     for name in _STORED:
         if not snap.has(name):
@@ -1158,6 +1160,7 @@ def _report(
 
     meta = {
         "ctxframe_version": __version__,
+        "redaction": REDACTION_VERSION,
         "root": root,
         "git_head": git_head(root),
         "indexed_at": datetime.now(UTC).isoformat(timespec="seconds"),
