@@ -1097,35 +1097,44 @@ def _long_inputs() -> dict[str, str]:
             "one character": "a" * 100_000}  # fmt: skip
 
 
-def long_inputs(work: Path, code: str | None = None) -> dict:
+def long_inputs(work: Path, code: str | None = None, runs: int = 2) -> dict:
     """Every verb on the CLI (a fresh process, as an agent runs it) with 100,000-character
-    names and questions: runs over 2 s, and runs that do not end in a clean answer."""
+    names and questions, the best of `runs`: runs over 2 s, and runs that do not end in a
+    clean answer; beside each, the same verb on a short input in the same run (the cost of
+    a fresh process on this machine at this moment)."""
     cf = _cf()
     repo = work / "long"
     shutil.copytree(SAMPLE, repo)
     cf.index(str(repo), progress=False)
     cf.open(str(repo)).warm()
-    slow, bad, times = [], [], {}
-    for kind, text in _long_inputs().items():
-        runs = {v: [v, text] for v in ("query", "context", "card", "affected", "explain",
-                                       "change-plan", "boundaries")}  # fmt: skip
-        runs["path"] = ["path", text, text]
-        for verb, argv in runs.items():
-            c, _out, err, t = _cli([*argv, "--repo", str(repo), "--json"]
-                                  if verb != "context" else [*argv, "--repo", str(repo)],
-                                  code, timeout=60)  # fmt: skip
-            times[f"{verb} ({kind})"] = round(t, 2)
-            if c is None or t > 2.0:
+
+    def best(argv: list[str], stdin: bytes | None = None) -> tuple[int | None, str, float]:
+        got = [_cli(argv, code, stdin=stdin, timeout=60) for _ in range(runs)]
+        c, _out, err, _t = got[-1]
+        return c, err, min(t for *_, t in got)
+
+    slow, bad, times, short = [], [], {}, {}
+    inputs = {"short": "PaymentGateway", **_long_inputs()}
+    for kind, text in inputs.items():
+        argvs = {v: [v, text] for v in ("query", "context", "card", "affected", "explain",
+                                         "change-plan", "boundaries")}  # fmt: skip
+        argvs["path"] = ["path", text, text]
+        for verb, argv in argvs.items():
+            extra = [] if verb == "context" else ["--json"]
+            c, err, t = best([*argv, "--repo", str(repo), *extra])
+            (short if kind == "short" else times)[f"{verb} ({kind})"] = round(t, 2)
+            if kind != "short" and (c is None or t > 2.0):
                 slow.append(f"{verb} ({kind}): {t:.1f}s")
             if c is None or _bad_stderr(err):
                 bad.append(f"{verb} ({kind}): {err.strip()[:100]}")
-        c, _out, err, t = _cli(["hook", "prompt", "--repo", str(repo)], code,
-                              stdin=json.dumps({"prompt": text}).encode(), timeout=60)  # fmt: skip
-        times[f"hook ({kind})"] = round(t, 2)
-        if c is None or t > 2.0:
+        c, err, t = best(["hook", "prompt", "--repo", str(repo)],
+                         stdin=json.dumps({"prompt": text}).encode())  # fmt: skip
+        (short if kind == "short" else times)[f"hook ({kind})"] = round(t, 2)
+        if kind != "short" and (c is None or t > 2.0):
             slow.append(f"hook ({kind}): {t:.1f}s")
     return {"count": len(slow), "total": len(times), "slow": slow, "bad": bad,
-            "max_s": max(times.values()), "seconds": times}  # fmt: skip
+            "max_s": max(times.values()), "max_short_s": max(short.values()),
+            "seconds": times, "short_seconds": short}  # fmt: skip
 
 
 def json_outputs(work: Path, code: str | None = None, n: int = 60, seed: int = 7) -> dict:
@@ -1330,7 +1339,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"serve answered in {extra['seconds']} s with 300 idle + 50 half-sent connections")
     longest = res.get("verbs over 2 s on 100,000 characters", {})
     if "max_s" in longest:
-        print(f"slowest verb on a 100,000-character input: {longest['max_s']} s (fresh process)")
+        print(f"slowest verb on a 100,000-character input: {longest['max_s']} s (a fresh "
+              f"process; the slowest on a short input in the same run: "
+              f"{longest['max_short_s']} s)")
     out = args.out or ROOT / "bench" / "results" / "faults.json"
     _common.write_json(out, {"machine": _common.machine_info(), "results": res})
     return 0
