@@ -455,7 +455,7 @@ def orphans(work: Path, kills: int, seed: int = 3, code: str | None = None) -> d
     for _ in range(kills):
         proc = subprocess.Popen([sys.executable, "-m", "ctxframe", "index", marker, "--no-progress",
                                  "--rebuild"], env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)  # fmt: skip
+                                stderr=subprocess.DEVNULL, cwd=tempfile.gettempdir())  # fmt: skip
         time.sleep(rng.uniform(0.8, 3.0))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -467,7 +467,8 @@ def orphans(work: Path, kills: int, seed: int = 3, code: str | None = None) -> d
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
     subprocess.run([sys.executable, "-m", "ctxframe", "index", marker, "--no-progress"], env=env,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   cwd=tempfile.gettempdir())  # fmt: skip
     store = repo / ".ctxframe" / "graph"
     temp = [p.name for p in store.parent.glob("graph.tmp-*")] + [
         p.name for p in store.glob(".staging-*")
@@ -886,8 +887,11 @@ def _cli(argv: list[str], code: str | None = None, stdin: bytes | None = None,
         env["PYTHONPATH"] = code
     t0 = time.perf_counter()
     try:
+        # run from the temp directory: `-m` puts the working directory first on sys.path,
+        # which would shadow the tree `code` names
         p = subprocess.run([sys.executable, "-m", "ctxframe", *argv], input=stdin, env=env,
-                           capture_output=True, timeout=timeout)  # fmt: skip
+                           capture_output=True, timeout=timeout,
+                           cwd=tempfile.gettempdir())  # fmt: skip
     except subprocess.TimeoutExpired:
         return None, "", "", time.perf_counter() - t0
     out = p.stdout.decode("utf-8", "replace")
@@ -933,7 +937,8 @@ def _answers(repo: Path, code: str | None) -> list[tuple[int | None, str, str, f
     t0 = time.perf_counter()
     try:
         p = subprocess.run([sys.executable, "-c", _ANSWER_SCRIPT, json.dumps(argvs)], env=env,
-                           capture_output=True, timeout=60)  # fmt: skip
+                           capture_output=True, timeout=60,
+                           cwd=tempfile.gettempdir())  # fmt: skip
         got = json.loads(p.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
     except (subprocess.TimeoutExpired, ValueError, IndexError):
         return [(None, "", "hang or crash", time.perf_counter() - t0)] * len(argvs)
