@@ -1036,7 +1036,9 @@ def damaged_files(work: Path, code: str | None = None, limit: int | None = None)
     want = [(c, o) for c, o, _e, _t in _answers(repo, code)]
     pristine = work / "damage-pristine"
     shutil.copytree(store, pristine, symlinks=True)
-    variants = _damage_variants(version, older)[:limit]
+    variants = _damage_variants(version, older)
+    if limit and limit < len(variants):  # spread over every file and every damage
+        variants = variants[:: -(-len(variants) // limit)]
     wrong, bad, unrepaired = [], [], []
     for name, f, how in variants:
         shutil.rmtree(store)
