@@ -40,6 +40,17 @@ def _tokens(text: str) -> int:
     return n
 
 
+def _port(text: str) -> int:
+    """A `--port`: 0 (pick a free one) to 65535."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"{n} is not a port: give 1-65535, or 0 for a free one")
+    return n
+
+
 def _add_budget(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--budget",
@@ -220,7 +231,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--repo", default=None, help="repository root (default: current directory)")
     p.add_argument("--store", default=None, help="store directory (default: REPO/.ctxframe/graph)")
     p.add_argument("old_path", nargs="?", default=None, help=argparse.SUPPRESS)
-    p.add_argument("--port", type=int, default=8765, help="port (default: 8765; 0 picks one)")
+    p.add_argument("--port", type=_port, default=8765, help="port (default: 8765; 0 picks one)")
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1, loopback only)"
     )
@@ -437,15 +448,18 @@ def _repo(a) -> str:
 
 
 def _emit(obj, as_json: bool, budget: int | None = None) -> None:
+    """Print a result (its text, or its JSON), every secret masked (ctxframe._ingest.redact)."""
+    from ctxframe._ingest.redact import redact_obj, redact_text
+
     if as_json:
         if budget is not None and hasattr(obj, "budget_tokens"):
             obj.budget_tokens = budget
         data = obj.to_dict() if hasattr(obj, "to_dict") else obj
-        print(json.dumps(data, indent=2, default=str))
+        print(json.dumps(redact_obj(json.loads(json.dumps(data, default=str))), indent=2))
     elif budget is not None and hasattr(obj, "render"):
-        print(obj.render(budget_tokens=budget))
+        print(redact_text(obj.render(budget_tokens=budget)))
     else:
-        print(obj)
+        print(redact_text(str(obj)))
 
 
 def _open(a):
@@ -673,7 +687,9 @@ def _cmd_context(a) -> None:
         abstain=a.abstain,
         tokenizer=a.tokenizer,
     )
-    text = ctx.render()
+    from ctxframe._ingest.redact import redact_rendered
+
+    text = redact_rendered(ctx.render(), fmt)
     # the budget counts every printed character: the final newline only when it still fits
     sys.stdout.write(text + "\n" if ctx.counter.count(text + "\n") <= a.budget else text)
 
@@ -766,7 +782,9 @@ def _cold_card(a) -> int | None:
     )
     if out is None:
         return None
-    print(out[0])
+    from ctxframe._ingest.redact import redact_text
+
+    print(redact_text(out[0]))
     return out[1]
 
 

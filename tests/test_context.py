@@ -166,9 +166,14 @@ def words(text: str) -> int:
 def test_never_over_budget(shop_graph, budget, question, fmt, tokenizer):
     ctx = shop_graph.context(question, budget_tokens=budget, format=fmt, tokenizer=tokenizer)
     text = ctx.render()
-    assert ctx.counter.count(text) <= budget
-    assert ctx.used_tokens == ctx.counter.count(text)
     packed = ctx.packed()
+    # JSON and XML stay whole documents: below their bare skeleton (no hits, the question
+    # and the messages cut to "…") the skeleton is given, over the budget
+    skeleton = fmt != "md" and not packed.shown and ('"…"' in text or 'question="…"' in text)
+    assert ctx.counter.count(text) <= budget or skeleton
+    if fmt == "json":
+        json.loads(text)
+    assert ctx.used_tokens == ctx.counter.count(text)
     if packed.shown and fmt == "json":
         data = json.loads(text)
         assert [h["id"] for h in data["hits"]] == [s.item.row["id"] for s in packed.detailed]

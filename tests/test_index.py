@@ -295,6 +295,7 @@ def test_unreadable_and_vanished_files(tmp_path: Path, monkeypatch) -> None:
         return real_open(path, *a, **kw)
 
     monkeypatch.setattr(_extract, "open", guarded, raising=False)
+    monkeypatch.setattr(_extract, "read_regular", lambda path, *a: guarded(path), raising=False)
     assert _extract.extract_file(str(tmp_path), "locked.py").skip_reason.startswith("unreadable")
     assert _extract.extract_file(str(tmp_path), "gone.py").skip_reason == "vanished while reading"
 

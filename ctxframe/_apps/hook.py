@@ -20,9 +20,11 @@ import polars as pl
 
 from ctxframe._core.config import default_store, find_root, load_config
 from ctxframe._core.errors import CtxframeError
+from ctxframe._core.inputs import clean_text
 from ctxframe._graph.context import Context, build_context
 from ctxframe._graph.edges import SubsetEdgeIndex
 from ctxframe._graph.query import QueryResult, answer
+from ctxframe._ingest.redact import redact_rendered
 from ctxframe._rank.abstain import assess
 from ctxframe._rank.ranker import RankIndex
 from ctxframe._rank.tokens import tokenize
@@ -141,6 +143,14 @@ def prompt_context(
     return ctx
 
 
+def _read_stdin(stdin: IO[str]) -> str:
+    """The prompt as text: bytes that are not UTF-8 become U+FFFD, never an error."""
+    raw = getattr(stdin, "buffer", None)
+    if raw is not None:
+        return raw.read().decode("utf-8", "replace")
+    return stdin.read()
+
+
 def prompt_hook(
     stdin: IO[str],
     stdout: IO[str],
@@ -154,13 +164,14 @@ def prompt_hook(
     """Read a prompt from ``stdin``, write its context block (or nothing) to ``stdout``.
     Always returns 0; a problem is one line on ``stderr``."""
     try:
-        prompt, cwd = read_prompt(stdin.read())
+        prompt, cwd = read_prompt(_read_stdin(stdin))
+        prompt = clean_text(prompt, "prompt")  # lone surrogates and bad bytes: U+FFFD
         root = repo if repo is not None else find_root(cwd or ".")
         ctx = prompt_context(
             prompt, repo=root, store=store, budget_tokens=budget_tokens, format=format
         )
         if ctx is not None:
-            text = ctx.render()
+            text = redact_rendered(ctx.render(), ctx.format)
             stdout.write(text + "\n" if ctx.counter.count(text + "\n") <= budget_tokens else text)
     except CtxframeError as exc:
         print(f"ctxframe hook: {exc}", file=stderr)

@@ -27,6 +27,7 @@ from ctxframe._core.errors import CtxframeError, RepoNotFound, StoreNotFound
 from ctxframe._core.version import __version__
 from ctxframe._graph.context import DEFAULT_BUDGET_TOKENS
 from ctxframe._graph.graph import Graph
+from ctxframe._ingest.redact import redact_obj
 from ctxframe._store import tables as _store
 
 INSTALL_HINT = (
@@ -325,7 +326,7 @@ def call(live: LiveGraph, name: str, arguments: dict[str, Any] | None) -> tuple[
         args = validate(tool, arguments)
         result = tool.call(live.get(), args)
         data = result.to_dict() if hasattr(result, "to_dict") else result
-        data = json.loads(json.dumps(data, default=str))
+        data = redact_obj(json.loads(json.dumps(data, default=str)))
     except InvalidArguments as exc:
         return _error(name, "error", "invalid-arguments", str(exc)), True
     except StoreNotFound as exc:

@@ -1,7 +1,11 @@
 """`ctxframe serve`: a local, read-only explore page over one indexed repository.
 
-Standard library only (`http.server`, answered from a bounded thread pool; a connection that
-sends no complete request within CONNECTION_TIMEOUT seconds is dropped with one log line).
+Standard library only (`http.server`). One reader thread holds every connection until its
+request head is complete (non-blocking sockets and a selector), and only then hands it to a
+bounded pool of workers: idle or slow clients never hold a worker. A connection that sends
+no complete request within CONNECTION_TIMEOUT seconds is dropped with one log line, and
+beyond MAX_PENDING waiting connections the longest waiting goes first, so a new request is
+always read. Each connection answers one request (`Connection: close`).
 It binds 127.0.0.1 unless told otherwise, answers GET and HEAD only, and serves every asset
 itself: the page and its small JS from `ctxframe/static/`, vis-network from the pyvis package.
 The JSON under `/api/` is the verbs' own `to_dict()` (the CLI's `--json`):
@@ -15,7 +19,8 @@ The JSON under `/api/` is the verbs' own `to_dict()` (the CLI's `--json`):
     /api/boundaries                  Graph.boundaries().to_dict(), or {"status": "not-indexed"}
 
 When bound to a loopback address, requests whose Host header is not a loopback name are refused
-(a DNS-rebinding page cannot read the repository through the browser).
+(a DNS-rebinding page cannot read the repository through the browser); a request with more
+than one Host header is refused whatever the address.
 
 A new index (`ctxframe index`, `ctxframe watch`) is picked up without a restart: each API request
 reads the store's `current` pointer (one readlink) and, when it names another version, the graph
@@ -24,11 +29,15 @@ moves to it first.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
+import io
 import json
+import selectors
 import socket
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -38,9 +47,11 @@ from urllib.parse import parse_qs, urlsplit
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
-CONNECTION_TIMEOUT = 15.0  # seconds a connection may sit idle or send its request slowly
+CONNECTION_TIMEOUT = 10.0  # seconds a connection may take to send its whole request head
 WORKERS = 16  # requests answered at once
-QUEUE = 64  # connections waiting for a worker; more are dropped
+QUEUE = 64  # complete requests waiting for a worker; more are dropped
+MAX_PENDING = 768  # connections still sending their request head; past it the oldest goes
+MAX_HEAD = 64 * 1024  # bytes of a request head (a longer one is answered 431)
 LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
@@ -149,6 +160,11 @@ def _handler(app: App, loopback_only: bool) -> type[BaseHTTPRequestHandler]:
             if getattr(self.server, "verbose", False):
                 super().log_message(format, *args)
 
+        def setup(self) -> None:
+            super().setup()
+            # the request head the reader thread collected (see PooledHTTPServer)
+            self.rfile = io.BytesIO(getattr(_HEAD, "data", b""))
+
         def parse_request(self) -> bool:
             self.requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
             words = self.requestline.split()
@@ -176,12 +192,17 @@ def _handler(app: App, loopback_only: bool) -> type[BaseHTTPRequestHandler]:
             self.send_header("X-Content-Type-Options", "nosniff")
             self.send_header("Referrer-Policy", "no-referrer")
             self.send_header("Cache-Control", "no-store")
+            self.send_header("Connection", "close")
+            self.close_connection = True
             self.end_headers()
             if not head_only:
                 self.wfile.write(body)
 
         def _json(self, status: int, data: dict, head_only: bool = False) -> None:
-            body = json.dumps(data, default=str).encode("utf-8")
+            from ctxframe._ingest.redact import redact_obj
+
+            data = redact_obj(json.loads(json.dumps(data, default=str)))
+            body = json.dumps(data).encode("utf-8")
             self._send(status, body, "application/json; charset=utf-8", head_only)
 
         def _host_ok(self) -> bool:
@@ -195,6 +216,9 @@ def _handler(app: App, loopback_only: bool) -> type[BaseHTTPRequestHandler]:
             return name in LOOPBACK_NAMES
 
         def do_GET(self, head_only: bool = False) -> None:
+            if len(self.headers.get_all("Host") or []) > 1:
+                self._json(400, {"error": "more than one Host header"}, head_only)
+                return
             if not self._host_ok():
                 self._json(403, {"error": "this server answers loopback hosts only"}, head_only)
                 return
@@ -243,32 +267,137 @@ def _log(line: str) -> None:
     print(f"ctxframe serve: {line}", file=sys.stderr, flush=True)
 
 
+_HEAD = threading.local()  # the request head a worker answers (read by Handler.setup)
+
+
+def _head_done(buf: bytes) -> bool:
+    """A whole request head: the blank line after the headers, an HTTP/0.9 `GET /path`
+    line, or more than MAX_HEAD bytes (answered 431)."""
+    if b"\r\n\r\n" in buf or b"\n\n" in buf or len(buf) > MAX_HEAD:
+        return True
+    line, nl, _ = buf.partition(b"\n")
+    return bool(nl) and len(line.split()) == 2 and line.startswith(b"GET ")
+
+
+class _Reader(threading.Thread):
+    """Holds connections until their request head is complete (a selector over non-blocking
+    sockets), then hands each to `ready`; drops those past their deadline and, beyond
+    MAX_PENDING, the longest waiting."""
+
+    def __init__(self, ready, drop):
+        super().__init__(name="serve-reader", daemon=True)
+        self._ready, self._drop = ready, drop
+        self._sel = selectors.DefaultSelector()
+        self._new: list = []
+        self._lock = threading.Lock()
+        self._wake_r, self._wake_w = socket.socketpair()
+        self._wake_r.setblocking(False)
+        self._sel.register(self._wake_r, selectors.EVENT_READ, None)
+        self._pending: dict = {}  # socket -> [address, deadline, bytearray]
+        self._halt = threading.Event()
+
+    def add(self, sock, address) -> None:
+        with self._lock:
+            self._new.append((sock, address))
+        with contextlib.suppress(OSError):
+            self._wake_w.send(b"x")
+
+    def stop(self) -> None:
+        self._halt.set()
+        with contextlib.suppress(OSError):
+            self._wake_w.send(b"x")
+
+    def run(self) -> None:
+        while not self._halt.is_set():
+            with self._lock:
+                new, self._new = self._new, []
+            now = time.monotonic()
+            for sock, address in new:
+                sock.setblocking(False)
+                self._pending[sock] = [address, now + CONNECTION_TIMEOUT, bytearray()]
+                self._sel.register(sock, selectors.EVENT_READ, None)
+            while len(self._pending) > MAX_PENDING:  # the longest waiting goes first
+                sock = next(iter(self._pending))
+                self._close(sock, f"dropped {self._pending[sock][0][0]}: too many idle "
+                                  "connections")  # fmt: skip
+            for key, _ in self._sel.select(timeout=0.25):
+                sock = key.fileobj
+                if sock is self._wake_r:
+                    with contextlib.suppress(OSError):
+                        self._wake_r.recv(4096)
+                    continue
+                self._read(sock)
+            now = time.monotonic()
+            for sock in [s for s, p in self._pending.items() if p[1] < now]:
+                self._close(sock, f"dropped {self._pending[sock][0][0]}: no complete request "
+                                  f"within {CONNECTION_TIMEOUT:g}s")  # fmt: skip
+        for sock in list(self._pending):
+            self._close(sock, None)
+
+    def _read(self, sock) -> None:
+        address, _, buf = self._pending[sock]
+        try:
+            chunk = sock.recv(65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:  # the client went away
+            self._close(sock, None)
+            return
+        buf += chunk
+        if _head_done(bytes(buf)):
+            self._sel.unregister(sock)
+            del self._pending[sock]
+            sock.setblocking(True)
+            sock.settimeout(CONNECTION_TIMEOUT)  # writing the answer to a slow reader
+            self._ready(sock, address, bytes(buf))
+
+    def _close(self, sock, why: str | None) -> None:
+        with contextlib.suppress(KeyError, ValueError):
+            self._sel.unregister(sock)
+        self._pending.pop(sock, None)
+        if why:
+            _log(why)
+        self._drop(sock)
+
+
 class PooledHTTPServer(HTTPServer):
     """An HTTP server answering from a bounded pool of threads: at most WORKERS requests run
-    and QUEUE more wait; a client beyond that, or one that goes away, costs one log line."""
+    and QUEUE more wait; a client beyond that, or one that goes away, costs one log line.
+    Connections wait for their request head in one reader thread, not in a worker."""
+
+    request_queue_size = 1024  # the listen backlog: a burst of connections is not refused
 
     def __init__(self, address, handler, workers: int = WORKERS, queue: int = QUEUE):
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="serve")
         self._slots = threading.BoundedSemaphore(workers + queue)
+        self._reader = _Reader(self._dispatch, self.shutdown_request)
         super().__init__(address, handler)
+        self._reader.start()
 
     def process_request(self, request, client_address) -> None:
+        self._reader.add(request, client_address)
+
+    def _dispatch(self, request, client_address, head: bytes) -> None:
         if not self._slots.acquire(blocking=False):
             _log(f"dropped {client_address[0]}: busy ({WORKERS} requests running)")
             self.shutdown_request(request)
             return
         try:
-            self._pool.submit(self._work, request, client_address)
+            self._pool.submit(self._work, request, client_address, head)
         except RuntimeError:  # shutting down
             self._slots.release()
             self.shutdown_request(request)
 
-    def _work(self, request, client_address) -> None:
+    def _work(self, request, client_address, head: bytes) -> None:
+        _HEAD.data = head
         try:
             self.finish_request(request, client_address)
         except Exception:
             self.handle_error(request, client_address)
         finally:
+            _HEAD.data = b""
             self.shutdown_request(request)
             self._slots.release()
 
@@ -278,6 +407,7 @@ class PooledHTTPServer(HTTPServer):
 
     def server_close(self) -> None:
         super().server_close()
+        self._reader.stop()
         self._pool.shutdown(wait=False, cancel_futures=True)
 
 

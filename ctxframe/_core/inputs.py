@@ -23,6 +23,27 @@ def clean_text(value: object, what: str = "text") -> str:
     return value.replace("\0", "\ufffd")
 
 
+NAME_MAX = 1_000  # characters of a name looked up (an id, a qualified name, a label, a path)
+QUESTION_MAX = 4_000  # characters of a question ranked (a pasted page is cut here)
+ELLIPSIS = "…"
+
+
+def cut(value: str, limit: int, what: str) -> str:
+    """`value` cut to its first `limit` characters, ending in `…` when cut (so the echo of
+    the name or question shows it), and said once on stderr: the work a lookup or a ranking
+    does never grows past what `limit` characters cost."""
+    if len(value) <= limit:
+        return value
+    import sys
+
+    print(
+        f"ctxframe: note: the {what} was cut to its first {limit:,} characters "
+        f"(of {len(value):,})",
+        file=sys.stderr,
+    )
+    return value[:limit] + ELLIPSIS
+
+
 def clean_int(value: object, what: str, lo: int, hi: int) -> int:
     """`value` as an int within [lo, hi]; BadInput otherwise."""
     if isinstance(value, bool) or not isinstance(value, int):

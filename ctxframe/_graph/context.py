@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import polars as pl
@@ -421,14 +421,12 @@ class Json:
         return _j(obj)
 
     def tail(self, ctx: Context, left: LeftOut) -> str:
-        trunc = (
-            {**left.to_dict(), "message": left.text(ctx.budget_tokens, ctx.tokenizer)}
-            if left
-            else None
-        )
+        message = ELLIPSIS if ctx.terse else left.text(ctx.budget_tokens, ctx.tokenizer)
+        trunc = {**left.to_dict(), "message": message} if left else None
         return f',"truncated":{_j(trunc)}}}'
 
     def empty(self, ctx: Context, message: str) -> str:
+        message = ELLIPSIS if ctx.terse else message
         return _j(
             {**self._head(ctx), "hits": [], "more": [], "truncated": None, "message": message}
         )
@@ -494,14 +492,49 @@ def _compose(f: Any, ctx: Context, blocks: Sequence[str], entries: Sequence[Show
     return "".join(out)
 
 
+def _fit_question(ctx: Context, f: Any, budget: int) -> Context:
+    """``ctx`` with its question cut (``…``) until the bare document — header, no hits, the
+    longest marker, or the empty answer — fits the budget: a JSON or XML document is cut in
+    its text fields, never in its structure. Below the bare skeleton (a question of no
+    characters) the skeleton is given whole, over the budget."""
+    if f.name == "md":
+        return ctx
+    counter = ctx.counter
+    n = len(ctx.items)
+    worst = LeftOut(n, ctx.items[0].row["rank"] if n else None, max(0, ctx.total - n), n, n, n)
+
+    def bare(c: Context) -> str:
+        if c.abstained or not c.items:
+            return f.empty(c, c.message())
+        return _compose(f, c, [], []) + f.tail(c, worst)
+
+    if counter.count(bare(ctx)) <= budget:
+        return ctx
+    q = ctx.question
+    lo, hi = 0, len(q)
+    while lo < hi:  # the longest prefix of the question whose bare document fits
+        mid = (lo + hi + 1) // 2
+        if counter.count(bare(replace(ctx, question=q[:mid] + ELLIPSIS, _packed={}))) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    out = replace(ctx, question=(q[:lo] + ELLIPSIS) if lo < len(q) else q, _packed={})
+    if counter.count(bare(out)) > budget:  # the messages go too: the skeleton, over budget
+        out = replace(out, terse=True)
+    return out
+
+
 def pack(ctx: Context, fmt: str, budget_tokens: int | None = None) -> Packed:
-    """Render ``ctx`` as ``fmt`` within ``budget_tokens`` (default: the context's budget)."""
+    """Render ``ctx`` as ``fmt`` within ``budget_tokens`` (default: the context's budget).
+    JSON and XML stay whole documents: their question is cut to make room, never the text."""
     f = _FORMATS[fmt]
     budget = ctx.budget_tokens if budget_tokens is None else budget_tokens
     counter = ctx.counter
+    ctx = _fit_question(ctx, f, budget)
     if ctx.abstained or not ctx.items:
         text = f.empty(ctx, ctx.message())
-        text = _clip(text, counter, budget)
+        if f.name == "md":
+            text = _clip(text, counter, budget)
         return Packed(text, [], LeftOut(0, None, 0, 0, 0), counter.count(text))
 
     max_chars = counter.max_chars(budget)
@@ -590,7 +623,9 @@ def pack(ctx: Context, fmt: str, budget_tokens: int | None = None) -> Packed:
     while counter.count(text) > budget and shown:
         shown.pop()
         text, left = render(shown)
-    if counter.count(text) > budget:  # not even the header and the marker fit
+    # not even the header and the marker fit (a JSON or XML document stays whole: its
+    # question was cut as far as it goes)
+    if counter.count(text) > budget and f.name == "md":
         bare = f.tail(ctx, left).strip()
         text = bare if counter.count(bare) <= budget else _clip(bare or text, counter, budget)
     return Packed(text, shown, left, counter.count(text))
@@ -612,6 +647,7 @@ class Context:
     rule: str = "idf-tiers"
     abstained: str | None = None
     title: str | None = None  # the Markdown heading (default: "Context: QUESTION")
+    terse: bool = field(default=False, repr=False)  # JSON's messages cut (a tiny budget)
     counter: TokenCounter = field(default_factory=token_counter, repr=False)
     _packed: dict[tuple[str, int], Packed] = field(default_factory=dict, repr=False)
 

@@ -15,7 +15,7 @@ import polars as pl
 
 from ctxframe._core.config import Config, find_root, load_config
 from ctxframe._core.errors import BadInput
-from ctxframe._core.inputs import clean_int, clean_text
+from ctxframe._core.inputs import NAME_MAX, QUESTION_MAX, clean_int, clean_text, cut
 from ctxframe._graph import verbs
 from ctxframe._graph.context import DEFAULT_BUDGET_TOKENS as CONTEXT_BUDGET
 from ctxframe._graph.context import Context, build_context
@@ -40,18 +40,20 @@ if TYPE_CHECKING:
 
 
 def _text(value, what: str) -> str:
-    return clean_text(value, what)
+    """A name as looked up: valid text, cut to NAME_MAX characters (said)."""
+    return cut(clean_text(value, what), NAME_MAX, what if len(what) > 1 else f"name {what}")
 
 
 def _question(value) -> str:
+    """A question as ranked: valid text, cut to QUESTION_MAX characters (said)."""
     text = clean_text(value, "query")
     if not text.strip():
         raise BadInput("the question is empty: say in words what to look for")
-    return text
+    return cut(text, QUESTION_MAX, "question")
 
 
 def _opt_text(value, what: str) -> str | None:
-    return None if value is None else clean_text(value, what)
+    return None if value is None else cut(clean_text(value, what), NAME_MAX, what)
 
 
 def _limit(value) -> int:

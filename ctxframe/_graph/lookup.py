@@ -122,12 +122,20 @@ class SymbolIndex:
         )
         cands = pl.concat([pool, inside.select(pool.columns)]).unique("label", keep="first")
         near = max(2, len(q) // 3)
-        qwords = tokenize(name)
+        # a name of many words is no misspelt label: its words are compared only when few
+        qwords = list(dict.fromkeys(tokenize(name)))
+        qwords = qwords if len(qwords) <= SUGGEST_WORDS else []
         scored = []
         for label, low, node_id, rank, shared, gap in cands.iter_rows():
-            d = 1 if q in low and q != low else _edit_distance(q, low)
+            if q in low and q != low:
+                d = 1
+            elif abs(len(low) - len(q)) <= near:  # else no closer than `near`: not computed
+                d = _edit_distance(q, low)
+            else:
+                d = near + 1
             words = tokenize(label)
-            if len(words) > 1:  # `clinet` is close to `BaseClient` through its word `client`
+            if len(words) > 1 and len(q) <= SUGGEST_CHARS:
+                # `clinet` is close to `BaseClient` through its word `client`
                 d = min(d, 1 + min(_edit_distance(q, w) for w in words))
                 if len(qwords) > 1:  # `RefundProcesor`: each word close to one of the label's
                     per = [min(_edit_distance(qw, w) for w in words) for qw in qwords]
@@ -169,6 +177,9 @@ class SymbolIndex:
             )
         return self._bigrams
 
+
+SUGGEST_WORDS = 8  # a name of more distinct words than this is not compared word by word
+SUGGEST_CHARS = 200  # nor is a name longer than this compared with each word of a label
 
 _KIND_RANK = {
     "class": 0, "struct": 0, "interface": 0, "trait": 0, "enum": 0, "type": 0,

@@ -1,7 +1,8 @@
 """A node's source text, read from the working tree and checked against the content hash the
 index recorded: quoted as is when the file is unchanged; re-read and re-located by its
 signature (and flagged) when it changed; not quoted (and flagged) when it is gone or the
-definition is no longer found. Never a silent misquote."""
+definition is no longer found. Never a silent misquote, never a secret's value
+(`ctxframe._ingest.redact`, with the rules of the file's kind)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import os
 from dataclasses import dataclass
 
 import polars as pl
+
+from ctxframe._core.safeio import read_regular
+from ctxframe._ingest.redact import redact_text
 
 MAX_BYTES = 4 * 1024 * 1024
 
@@ -74,8 +78,7 @@ class SourceReader:
         try:
             if full is None:
                 raise FileNotFoundError
-            with open(full, "rb") as fh:
-                data = fh.read(MAX_BYTES + 1)
+            data = read_regular(full, MAX_BYTES + 1)  # a FIFO in its place is refused at once
             text = data.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             out: tuple[str, list[str] | None] = ("missing", None)
@@ -85,7 +88,8 @@ class SourceReader:
                 state = "unverified"
             else:
                 state = "same" if content_hash(data) == want else "changed"
-            out = (state, _split(text))
+            # what is quoted never holds a secret (the hash above is of the bytes as they are)
+            out = (state, _split(redact_text(text, path)))
         self._cache[path] = out
         return out
 

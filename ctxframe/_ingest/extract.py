@@ -18,6 +18,7 @@ from functools import cache
 
 from ctxframe._core import facts as F
 from ctxframe._core.languages import BY_NAME, Language, language_for, query_source
+from ctxframe._core.safeio import read_regular
 from ctxframe._ingest import isolate
 from ctxframe._ingest.boundaries.calls import (
     CALL_NAMES,
@@ -250,8 +251,7 @@ def extract_file(root: str, path: str, known_hash: str | None = None) -> FileRes
         if st.st_size > MAX_FILE_BYTES:
             res.skip_reason = "too large (> 1 MB)"
             return res
-        with open(full, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)
+        data = read_regular(full, MAX_FILE_BYTES + 1)  # a FIFO put in its place never blocks
     except FileNotFoundError:
         res.skip_reason = "vanished while reading"
         return res

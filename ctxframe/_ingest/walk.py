@@ -8,9 +8,13 @@ watcher's events), and `Rules` answers "would the walk leave this path out?" one
 from __future__ import annotations
 
 import os
+import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from ctxframe._core.safeio import read_regular
 
 if TYPE_CHECKING:
     import pathspec
@@ -74,9 +78,10 @@ class WalkResult:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # path, reason
 
 
-def _spec(lines: list[str]) -> pathspec.PathSpec | None:
-    """The patterns of one ignore file; a line git would not read as a pattern (a lone `!`)
-    is skipped, as git skips it, instead of failing the whole walk."""
+def _spec(lines: list[str], source: str = "an ignore file") -> pathspec.PathSpec | None:
+    """The patterns of one ignore file; a line git would not read as a pattern (a lone `!`,
+    a bad range such as `[z-a]`) is skipped with one warning line, instead of failing the
+    whole walk."""
     lines = [ln for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
         return None
@@ -84,24 +89,42 @@ def _spec(lines: list[str]) -> pathspec.PathSpec | None:
 
     try:
         return pathspec.GitIgnoreSpec.from_lines(lines)
-    except ValueError:
-        return pathspec.GitIgnoreSpec.from_lines([ln for ln in lines if _pattern(ln)])
+    except (ValueError, re.error):
+        good = []
+        for ln in lines:
+            why = _invalid(ln)
+            if why is None:
+                good.append(ln)
+            else:
+                _warn(f"{source}: invalid ignore pattern {ln.strip()!r} skipped ({why})")
+        return pathspec.GitIgnoreSpec.from_lines(good) if good else None
 
 
-def _pattern(line: str) -> bool:
+_WARNED: set[str] = set()
+
+
+def _warn(line: str) -> None:
+    """One warning line on stderr, once per process."""
+    if line not in _WARNED:
+        _WARNED.add(line)
+        print(f"ctxframe: warning: {line}", file=sys.stderr)
+
+
+def _invalid(line: str) -> str | None:
+    """Why one pattern line cannot be used, or None when it can."""
     import pathspec
 
     try:
         pathspec.GitIgnoreSpec.from_lines([line])
-    except ValueError:
-        return False
-    return True
+    except (ValueError, re.error) as exc:
+        return str(exc).split("\n", 1)[0][:80] or type(exc).__name__
+    return None
 
 
 def _read_lines(path: str) -> list[str]:
+    """An ignore file's lines; [] when it cannot be read (a FIFO is refused, never waited on)."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read().splitlines()
+        return read_regular(path).decode("utf-8", "replace").splitlines()
     except OSError:
         return []
 
@@ -144,8 +167,8 @@ def _ignored(rel: str, is_dir: bool, specs: Specs) -> bool:
 
 def _top_specs(root: str, exclude: Iterable[str]) -> Specs:
     """Root-wide rules: config `exclude` globs, then .git/info/exclude."""
-    base = _spec(list(exclude))
-    rootwide = _spec(_read_lines(os.path.join(root, GIT_EXCLUDE)))
+    base = _spec(list(exclude), "config exclude")
+    rootwide = _spec(_read_lines(os.path.join(root, GIT_EXCLUDE)), GIT_EXCLUDE)
     return [("", s) for s in (base, rootwide) if s]
 
 
@@ -154,7 +177,8 @@ def _local_specs(dir_abs: str, prefix: str, present: Iterable[str]) -> Specs:
     return [
         (prefix, s)
         for name in IGNORE_FILES
-        if name in present and (s := _spec(_read_lines(os.path.join(dir_abs, name))))
+        if name in present
+        and (s := _spec(_read_lines(os.path.join(dir_abs, name)), f"{prefix}{name}"))
     ]
 
 

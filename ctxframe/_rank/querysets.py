@@ -27,6 +27,7 @@ from typing import Any
 import polars as pl
 
 from ctxframe._core.errors import CtxframeError
+from ctxframe._core.safeio import read_regular
 
 __all__ = ["QUERY_SCHEMA", "QuerySetError", "load_queries"]
 
@@ -107,15 +108,25 @@ def load_queries(source: Any) -> pl.DataFrame:
             raise QuerySetError(f"no query set at {path}")
         base = str(path.resolve().parent)
         rows = []
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                s = line.strip()
-                if not s or s.startswith("#") or s.startswith("//"):
-                    continue
-                try:
-                    rows.append((lineno, json.loads(s)))
-                except json.JSONDecodeError as exc:
-                    raise QuerySetError(f"{path}:{lineno}: bad JSON: {exc.msg}") from None
+        try:  # a FIFO or a device is refused, never waited on
+            text = read_regular(str(path)).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise QuerySetError(
+                f"{path} is not UTF-8 text (byte {exc.start}): give a JSONL query set "
+                "(docs/ranking.md)"
+            ) from None
+        except OSError as exc:
+            raise QuerySetError(f"cannot read {path}: {exc.strerror}") from None
+        if "\0" in text[:8192]:
+            raise QuerySetError(f"{path} is binary: give a JSONL query set (docs/ranking.md)")
+        for lineno, line in enumerate(text.splitlines(), 1):
+            s = line.strip()
+            if not s or s.startswith("#") or s.startswith("//"):
+                continue
+            try:
+                rows.append((lineno, json.loads(s)))
+            except json.JSONDecodeError as exc:
+                raise QuerySetError(f"{path}:{lineno}: bad JSON: {exc.msg}") from None
         out = [_row(obj, i, f"{path}:{ln}", base) for i, (ln, obj) in enumerate(rows, 1)]
         return _frame(out)
     else:

@@ -32,6 +32,7 @@ Rows sort by (named first, score desc, id asc): same store, same query, same ans
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -39,7 +40,7 @@ from typing import Any
 
 import polars as pl
 
-from ctxframe._core.errors import CtxframeError
+from ctxframe._core.errors import BadInput, CtxframeError
 from ctxframe._core.paths import glob_to_regex, is_test_path_expr
 from ctxframe._core.schema import BOUNDARY_KINDS, NODE_KINDS, TOKENS
 from ctxframe._rank import rules as _rules
@@ -91,8 +92,32 @@ STATE_TABLES = (
 )
 
 
+def _valid_regex(regex: str) -> str | None:
+    """Why Polars cannot use a regex (a glob's bad range, `[z-a]`), or None."""
+    try:
+        pl.Series([""], dtype=pl.String).str.contains(regex)
+    except pl.exceptions.PolarsError:
+        return "not a valid pattern (a bad [...] range?)"
+    return None
+
+
+_WARNED: set[str] = set()
+
+
 def _globs_expr(globs: Iterable[str], path: pl.Expr) -> pl.Expr | None:
-    regexes = [glob_to_regex(g) for g in globs if g and g.strip()]
+    """Paths matching any glob; a glob that is no valid pattern is skipped with one warning
+    line (a configuration's `deprioritize`)."""
+    regexes = []
+    for g in globs:
+        if not g or not g.strip():
+            continue
+        r = glob_to_regex(g)
+        why = _valid_regex(r)
+        if why is None:
+            regexes.append(r)
+        elif g not in _WARNED:
+            _WARNED.add(g)
+            print(f"ctxframe: warning: deprioritize glob {g!r} skipped: {why}", file=sys.stderr)
     if not regexes:
         return None
     return path.str.contains("|".join(f"(?:{r})" for r in regexes)).fill_null(False)
@@ -892,6 +917,8 @@ class RankIndex:
         if hidden:
             cand = cand.filter(~self._flag(self._kinds).is_in(hidden))
         if within:
+            if _valid_regex(glob_to_regex(within)) is not None:
+                raise BadInput(f"--within {within!r} is not a valid glob (a bad [...] range?)")
             path = self._flag(self._paths)
             cand = cand.filter(path.str.contains(glob_to_regex(within)).fill_null(False))
         if kinds:

@@ -43,7 +43,7 @@ from ctxframe._ingest.extract import (
     extract_batch,
 )
 from ctxframe._ingest.metrics import METRIC_COLUMNS
-from ctxframe._ingest.redact import redact_frame, redact_rows
+from ctxframe._ingest.redact import REDACTION_VERSION, redact_frame, redact_rows
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk, walk_paths
 from ctxframe._rank.fields import TokenTable, body_counts, token_table
 from ctxframe._render.html import render
@@ -353,6 +353,8 @@ def _load_previous(store: str) -> _Stored | None:
         return None
     if snap.meta.get("code") != code_fingerprint():
         return None  # made by other extraction or resolution code: its rows are not these
+    if snap.meta.get("redaction") != REDACTION_VERSION:  # rows masked by older rules: once
+        return None
     if not _store.has_metrics(snap):  # from before the function metrics: rebuilt once
         return None
     for name in _STORED:
@@ -1305,6 +1307,7 @@ def _report(
         "ctxframe_version": __version__,
         "code": code_fingerprint(),
         "coverage": _coverage_stamp(run),
+        "redaction": REDACTION_VERSION,
         "root": root,
         "git_head": git_head(root),
         "indexed_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -4,23 +4,29 @@ maps them in instead of rebuilding.
 
 A version never changes, so a cache is never stale: it is only ever written into its own
 version's directory, and goes when the version goes. `key.json` records the cache format, the
-ctxframe version and each file's size; a file of another size, or one Arrow cannot decode, is
-ignored (and rebuilt). Unlike the store's tables, a cache file is not hashed on read: hashing
-the ranker's tables cost a cold query more than decoding them, and a cache is derived data
-written atomically into a version that never changes. Writes are best effort (a read-only
-store just means no cache) and atomic per file. A legacy store (no versions) gets no cache.
+ctxframe version, the version directory it was built for and each file's size and SHA-256,
+checked like the store's parts: a file of another size or hash, a file that is not a regular
+file (a FIFO is refused without blocking), a cache copied from another version, or one Arrow
+cannot decode is never an answer: it is ignored and rebuilt. Hashing is done on the mapped
+file (SHA-256 at about 2 GB/s here), which Polars then decodes in place. Writes are best
+effort (a read-only store just means no cache) and atomic per file. A legacy store (no
+versions) gets no cache.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
+import mmap
 import os
+import sys
 from collections.abc import Callable
 
 import polars as pl
 
+from ctxframe._core.safeio import open_regular, read_regular
 from ctxframe._rank.ranker import STATE_TABLES as RANK_TABLES
 from ctxframe._rank.ranker import RankIndex
 
@@ -31,40 +37,65 @@ _KEY = "key.json"
 CACHE_FORMAT = 6  # bump when a cached structure changes shape or order
 
 
-def _head() -> dict:
+def _head(version_dir: str) -> dict:
     from ctxframe._core.version import __version__
 
-    return {"format": CACHE_FORMAT, "ctxframe_version": __version__}
+    return {
+        "format": CACHE_FORMAT,
+        "ctxframe_version": __version__,
+        "version": os.path.basename(os.path.normpath(version_dir)),
+    }
 
 
-def _read_key(d: str) -> dict:
+def _read_key(version_dir: str) -> dict:
+    """The cache's record, or {} when it is missing, damaged, or of another format,
+    ctxframe or version (a cache copied from another version is not this one's)."""
     try:
-        with open(os.path.join(d, _KEY), encoding="utf-8") as fh:
-            key = json.load(fh)
+        key = json.loads(read_regular(os.path.join(version_dir, _DIR, _KEY), 1 << 20))
     except (OSError, ValueError):
         return {}
-    if not isinstance(key, dict) or {k: key.get(k) for k in _head()} != _head():
+    want = _head(version_dir)
+    if not isinstance(key, dict) or {k: key.get(k) for k in want} != want:
         return {}
     return key
 
 
+def _read_checked(path: str, want: dict) -> pl.DataFrame | None:
+    """One cache file, decoded only when it is a regular file of the recorded size and hash."""
+    fd = open_regular(path)
+    try:
+        size = os.fstat(fd).st_size
+        if size != want.get("size") or not size:
+            return None
+        with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as mapped:
+            if hashlib.sha256(mapped).hexdigest() != want.get("sha256"):
+                return None
+        # the file just checked, through its descriptor (the same inode, even if replaced)
+        proc = f"/proc/self/fd/{fd}"
+        src = proc if sys.platform.startswith("linux") and os.path.exists(proc) else path
+        return pl.read_ipc(src)
+    finally:
+        os.close(fd)
+
+
 def load(version_dir: str | None, names: tuple[str, ...]) -> dict[str, pl.DataFrame] | None:
-    """The cached tables, or None when any is missing, damaged or of another format."""
+    """The cached tables, or None when any is missing, damaged or of another format or
+    version."""
     if version_dir is None:
         return None
     d = os.path.join(version_dir, _DIR)
-    files = _read_key(d).get("files") or {}
+    files = _read_key(version_dir).get("files") or {}
     out = {}
     try:
         for n in names:
             want = files.get(n)
             if not isinstance(want, dict):
                 return None
-            path = os.path.join(d, f"{n}.arrow")
-            if os.stat(path).st_size != want.get("size"):
+            frame = _read_checked(os.path.join(d, f"{n}.arrow"), want)
+            if frame is None:
                 return None
-            out[n] = pl.read_ipc(path)
-    except (OSError, pl.exceptions.PolarsError, ValueError):
+            out[n] = frame
+    except Exception:  # any failure to read a derived file: it is rebuilt, never an answer
         return None
     return out
 
@@ -73,7 +104,7 @@ def holds(version_dir: str | None, names: tuple[str, ...]) -> bool:
     """Whether the version's cache lists every one of `names` (only its key is read)."""
     if version_dir is None:
         return False
-    files = _read_key(os.path.join(version_dir, _DIR)).get("files") or {}
+    files = _read_key(version_dir).get("files") or {}
     return all(isinstance(files.get(n), dict) for n in names)
 
 
@@ -94,7 +125,10 @@ def cached_ranker(
     """The ranker's index from the version's cache, else `build()` saved into it."""
     state = load(version_dir, RANK_TABLES)
     if state is not None:
-        return RankIndex.from_state(nodes, state)
+        try:
+            return RankIndex.from_state(nodes, state)
+        except Exception:  # tables that do not fit these nodes: never an answer, rebuilt
+            pass
     index = build()
     save(version_dir, index.state())
     return index
@@ -117,9 +151,9 @@ def save(version_dir: str | None, tables: dict[str, pl.DataFrame]) -> None:
             with open(tmp, "wb") as fh:
                 fh.write(data)
             os.replace(tmp, os.path.join(d, f"{name}.arrow"))
-            written[name] = {"size": len(data)}
-        key = _read_key(d)
-        key = {**_head(), "files": {**(key.get("files") or {}), **written}}
+            written[name] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+        key = _read_key(version_dir)
+        key = {**_head(version_dir), "files": {**(key.get("files") or {}), **written}}
         tmp = os.path.join(d, f".key.{os.getpid()}.tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(key, fh, sort_keys=True)

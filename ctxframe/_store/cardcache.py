@@ -7,13 +7,15 @@
 * `card.blobs`: per node, its payload: JSON of its row and its 1-hop arrows in display order
   (the other end of an arrow named by its node row), packed in zlib-compressed blocks of about
   64 KiB, with a BLAKE2b digest of each block kept in the database;
-* `card.json`: the format, the ctxframe version, the database's size and SHA-256 and the
-  payload file's size and SHA-256.
+* `card.json`: the format, the ctxframe version, the version directory it was built for
+  (a cache copied from another version is not this one's), the database's size and SHA-256
+  and the payload file's size and SHA-256.
 
-A reader checks the whole database against its record and opens the checked bytes in memory
-(`sqlite3` deserialize); each block it reads is checked against its digest. A missing, stale
-or damaged cache is None (or `Damaged` on a payload read), and the caller takes the normal
-path. Writes are best effort and atomic per file, the record last.
+Every file is opened without blocking and refused unless it is a regular file (a FIFO in its
+place never hangs a reader). A reader checks the whole database against its record and opens
+the checked bytes in memory (`sqlite3` deserialize); each block it reads is checked against
+its digest. A missing, stale or damaged cache is None (or `Damaged` on a payload read), and
+the caller takes the normal path. Writes are best effort and atomic per file, the record last.
 
 Reading must not import Polars (the cold CLI imports this module); building does.
 """
@@ -26,6 +28,8 @@ import json
 import os
 import zlib
 from typing import TYPE_CHECKING
+
+from ctxframe._core.safeio import open_regular, read_regular
 
 if TYPE_CHECKING:
     import sqlite3
@@ -53,10 +57,11 @@ def digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=_DIGEST).digest()
 
 
-def _head() -> dict:
+def _head(version: str) -> dict:
     from ctxframe._core.version import __version__
 
-    return {"format": FORMAT, "ctxframe_version": __version__}
+    name = os.path.basename(os.path.normpath(version))
+    return {"format": FORMAT, "ctxframe_version": __version__, "version": name}
 
 
 def version_dir(store: str) -> str | None:
@@ -66,9 +71,8 @@ def version_dir(store: str) -> str | None:
     try:
         target = os.readlink(ptr)
     except OSError:
-        try:  # a one-line file where symlinks are not allowed
-            with open(ptr, encoding="utf-8") as fh:
-                target = fh.read().strip()
+        try:  # a one-line file where symlinks are not allowed (a FIFO is refused at once)
+            target = read_regular(ptr, 4096).decode("utf-8").strip()
         except (OSError, UnicodeDecodeError):
             return None
     name = os.path.basename(target.rstrip("/"))
@@ -114,16 +118,15 @@ def open_cache(version: str | None) -> CardCache | None:
         return None
     d = os.path.join(version, _DIR)
     try:
-        with open(os.path.join(d, KEY), encoding="utf-8") as fh:
-            key = json.load(fh)
-        with open(os.path.join(d, FILE), "rb") as fh:
-            data = fh.read()
-        blobs = os.open(os.path.join(d, BLOBS), os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        key = json.loads(read_regular(os.path.join(d, KEY), 1 << 20))
+        if not isinstance(key, dict) or {k: key.get(k) for k in _head(version)} != _head(version):
+            return None
+        data = read_regular(os.path.join(d, FILE))
+        blobs = open_regular(os.path.join(d, BLOBS))
     except (OSError, ValueError):
         return None
     ok = (
         isinstance(key, dict)
-        and {k: key.get(k) for k in _head()} == _head()
         and len(data) == key.get("size")
         and os.fstat(blobs).st_size == key.get("blobs_size")
         and hashlib.sha256(data).hexdigest() == key.get("sha256")
@@ -146,8 +149,9 @@ def intact(version: str | None) -> bool:
     if cache is None:
         return False
     try:
-        with open(os.path.join(version, _DIR, KEY), encoding="utf-8") as fh:
-            want = json.load(fh).get("blobs_sha256")
+        want = json.loads(read_regular(os.path.join(version, _DIR, KEY), 1 << 20)).get(
+            "blobs_sha256"
+        )
         size = os.fstat(cache._blobs).st_size
         return hashlib.sha256(os.pread(cache._blobs, size, 0)).hexdigest() == want
     except (OSError, ValueError, AttributeError):
@@ -254,7 +258,7 @@ def build(version: str | None, nodes: pl.DataFrame, arrows: pl.DataFrame) -> Non
         with open(tmps[0], "wb") as fh:
             fh.write(data)
         key = {
-            **_head(),
+            **_head(version),
             "size": len(data),
             "sha256": hashlib.sha256(data).hexdigest(),
             "blobs_size": sum(sizes),

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from ctxframe._core.errors import BadInput
+from ctxframe._ingest.redact import redact_frame
 from ctxframe._store.tables import CONTRACT, Snapshot
 
 FORMATS = ("parquet", "csv", "ndjson")
@@ -61,7 +62,7 @@ def export(snap: Snapshot, directory: str, fmt: str = "parquet") -> Exported:
     os.makedirs(directory, exist_ok=True)
     out = Exported(os.path.abspath(directory), fmt, snap.version)
     for name in CONTRACT:
-        frame = snap.read(name)
+        frame = redact_frame(snap.read(name))  # a store of an older ctxframe: masked on the way out
         path = os.path.join(out.directory, f"{name}.{fmt}")
         tmp = os.path.join(out.directory, f".{name}.{fmt}.tmp-{os.getpid()}")
         try:

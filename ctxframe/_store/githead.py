@@ -8,6 +8,8 @@ import os
 import re
 import subprocess
 
+from ctxframe._core.safeio import read_regular
+
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 _UNREAD = object()  # the files do not say: ask git
 
@@ -39,8 +41,8 @@ def _from_files(root: str):
         if os.path.isfile(os.path.join(gitdir, "commondir")):  # a linked work tree
             with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as f:
                 common = os.path.normpath(os.path.join(gitdir, f.read().strip()))
-        with open(os.path.join(gitdir, "HEAD"), encoding="utf-8") as f:
-            head = f.read().strip()
+        # never blocks: a FIFO in place of HEAD is refused (OSError), not waited on
+        head = read_regular(os.path.join(gitdir, "HEAD"), 4096).decode("utf-8").strip()
         if _SHA.fullmatch(head):  # detached
             return head
         if not head.startswith("ref: "):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from ctxframe._core.config import find_root, load_config
+from ctxframe._core.safeio import NotRegular, read_regular
 from ctxframe._ingest.walk import walk
 from ctxframe._render.html import render
 from ctxframe._store import tables as _store
@@ -102,11 +103,15 @@ def status(path: str, store: str | None = None) -> Status:
     modified = []
     for p, h in touched.select("path", "hash").iter_rows():
         try:
-            with open(os.path.join(root, p), "rb") as fh:
-                if hashlib.blake2b(fh.read(), digest_size=16).hexdigest() != h:
-                    modified.append(p)
+            data = read_regular(os.path.join(root, p))  # a FIFO put in its place never blocks
+        except NotRegular:
+            modified.append(p)
+            continue
         except OSError:
             deleted.append(p)
+            continue
+        if hashlib.blake2b(data, digest_size=16).hexdigest() != h:
+            modified.append(p)
     return Status(
         root=root,
         store=store,

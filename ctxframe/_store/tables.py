@@ -48,6 +48,7 @@ from ctxframe._core.errors import (
     StoreVersionError,
     StoreWriteError,
 )
+from ctxframe._core.safeio import NotRegular, open_regular, read_regular
 from ctxframe._core.schema import (
     EDGES,
     FILES,
@@ -163,8 +164,13 @@ def remembering():
 
 def _read_json(path: str, store: str) -> dict:
     try:
-        with open(path, "rb") as fh:
-            meta = json.loads(fh.read().decode("utf-8"))
+        meta = json.loads(read_regular(path).decode("utf-8"))
+    except NotRegular as exc:
+        raise _damaged(store, f"{os.path.basename(path)} is {exc.strerror}") from None
+    except FileNotFoundError:
+        raise
+    except OSError as exc:  # a directory, a link loop, a version that is not a directory
+        raise _damaged(store, f"{os.path.basename(path)}: {exc.strerror}") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise _damaged(store, f"{os.path.basename(path)} is not valid JSON: {exc}") from None
     if not isinstance(meta, dict):
@@ -184,8 +190,10 @@ def current_version(store: str) -> str | None:
     except OSError as exc:
         if exc.errno != errno.EINVAL:  # EINVAL: a regular file (no symlinks here)
             raise
-        with open(ptr, encoding="utf-8", errors="replace") as fh:
-            target = fh.read().strip()
+        try:  # never blocks: a FIFO or a device in its place is refused
+            target = read_regular(ptr, 4096).decode("utf-8", "replace").strip()
+        except NotRegular as bad:
+            raise _damaged(store, f"the pointer `current` is {bad.strerror}") from None
     name = os.path.basename(target.rstrip("/"))
     if not name.startswith("v-") or "/" in target.rstrip("/").removeprefix("./"):
         raise _damaged(store, f"the pointer `current` names {target!r}")
@@ -217,6 +225,12 @@ class Snapshot:
 
     def __init__(self, store: str):
         self.store = os.path.abspath(store)
+        self._fds: dict[str, int] = {}
+        if os.path.lexists(self.store) and not os.path.isdir(self.store):
+            raise StoreNotFound(
+                f"the store {self.store} is not a directory: give the store's directory "
+                "(--store DIR), or remove it and run `ctxframe index`"
+            )
         for _ in range(_READ_RETRIES):
             if self._pin():
                 return
@@ -264,6 +278,9 @@ class Snapshot:
         except FileNotFoundError:
             self.close()
             return self._moved(version, "a part file is missing")
+        except OSError as exc:  # a FIFO, a device, a directory or a link loop in its place
+            self.close()
+            raise _damaged(store, f"{exc.filename or 'a part'}: {exc.strerror}") from None
         return True
 
     def _moved(self, version: str, what: str) -> bool:
@@ -272,11 +289,16 @@ class Snapshot:
         raise _damaged(self.store, what)
 
     def _open(self, rel: str) -> None:
-        flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
-        self._fds[rel] = os.open(os.path.join(self.dir, rel), flags)
+        """Pin one part: a regular file, opened without blocking (a FIFO is refused)."""
+        try:
+            self._fds[rel] = open_regular(os.path.join(self.dir, rel))
+        except OSError as exc:
+            if isinstance(exc, FileNotFoundError):
+                raise
+            raise OSError(exc.errno, exc.strerror, rel) from None
 
     def close(self) -> None:
-        for fd in self._fds.values():
+        for fd in getattr(self, "_fds", {}).values():
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._fds = {}

@@ -40,6 +40,7 @@ from functools import cache
 import polars as pl
 
 from ctxframe._core.languages import query_source
+from ctxframe._core.safeio import open_regular, read_regular
 from ctxframe._ingest.extract import MAX_FILE_BYTES, Batch, FileResult, file_language
 from ctxframe._ingest.metrics import query_text as metrics_query
 
@@ -145,13 +146,18 @@ def _wanted(root: str, path: str, known: str | None) -> _Want | None:
     """The entry a job would be (None: not one for the cache: too large, unreadable, binary,
     or the same bytes as stored, which extraction reports as unchanged)."""
     try:
-        with open(os.path.join(root, path), "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if st.st_size > MAX_FILE_BYTES:
-                return None
-            data = fh.read(MAX_FILE_BYTES + 1)
+        fd = open_regular(os.path.join(root, path))
     except OSError:
         return None
+    try:
+        st = os.fstat(fd)
+        if st.st_size > MAX_FILE_BYTES:
+            return None
+        data = os.pread(fd, MAX_FILE_BYTES + 1, 0)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if data.find(b"\0", 0, 8192) != -1:
         return None  # binary: extraction says so at once, from the bytes it reads
     digest = hashlib.blake2b(data, digest_size=16).hexdigest()
@@ -399,16 +405,18 @@ class Session:
 def _file_digest(path: str) -> dict:
     """A file's manifest entry: its size and BLAKE2b hash, read a megabyte at a time."""
     h, size = hashlib.blake2b(digest_size=16), 0
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
+    fd = open_regular(path)  # a FIFO or a device in a pack is refused, never waited on
+    try:
+        while chunk := os.pread(fd, 1 << 20, size):
             h.update(chunk)
             size += len(chunk)
+    finally:
+        os.close(fd)
     return {"bytes": size, "blake2b": h.hexdigest()}
 
 
 def _manifest(where: str) -> dict:
-    with open(os.path.join(where, "manifest.json"), "rb") as fh:
-        manifest = json.load(fh)
+    manifest = json.loads(read_regular(os.path.join(where, "manifest.json"), 1 << 24))
     if not isinstance(manifest, dict) or set(manifest.get("parts", {})) != set(_TABLES):
         raise ValueError("not a pack manifest")
     return manifest
