@@ -53,9 +53,6 @@ EVIDENCE_SCHEMA = {
     "contribution": pl.Float64,
     "source": pl.String,
 }
-_TOKEN_PARTS = frozenset(
-    {"name_exact", "name_prefix", "name_stem", "name_trigram", "content", "parent_word"}
-)
 _PART_ORDER = {
     p: i for i, p in enumerate(("fusion", "named", *PARTS, "dense", "graph", "intent"))
 }
@@ -162,6 +159,11 @@ def _rule_rows(index, base: pl.DataFrame, rule: Any, trace: Trace) -> pl.DataFra
         )
         frames.append(_content_details(index, tok.filter(pl.col("part") == "content"), rule, trace))
         frames.append(
+            tok.filter(pl.col("part") == "bridge").with_columns(
+                source=pl.lit("words the repository associates with it (weight: npmi)")
+            )
+        )
+        frames.append(
             tok.filter(pl.col("part") == "parent_word").with_columns(
                 source=pl.lit(index._ids).gather(
                     pl.lit(index.parent_rows).gather(pl.col("node_row"))
@@ -239,7 +241,7 @@ def _name_details(index, tok: pl.DataFrame, rule: Any, trace: Trace) -> pl.DataF
         .unique(["node_row", "qtoken"], keep="first", maintain_order=True)
         .select("node_row", "qtoken", "token", "weight")
     )
-    out = tok.drop("weight").join(best, on=["node_row", "qtoken"], how="left")
+    out = tok.drop("weight", "token").join(best, on=["node_row", "qtoken"], how="left")
     rows = out["node_row"].unique()
     fields = _name_fields(index, rows)
     return out.join(fields, on=["node_row", "token"], how="left").with_columns(
@@ -327,7 +329,7 @@ def _content_details(index, tok: pl.DataFrame, rule: Any, trace: Trace) -> pl.Da
     ).with_columns(share=pl.col("term") / pl.col("term").sum().over("node_row", "qtoken"))
     idf = df.select("qtoken", idf=(1 + (docs - pl.col("df") + 0.5) / (pl.col("df") + 0.5)).log())
     split = (
-        tok.drop("weight")
+        tok.drop("weight", "token")
         .join(
             post.select("node_row", "qtoken", "field", "token", "share"),
             on=["node_row", "qtoken"],

@@ -29,6 +29,7 @@ PARTS = (
     *NAME_PARTS,
     "content",  # the node's own BM25F (signature, doc, body)
     "parent_word",  # short question, per token: the parent's value beat the node's own
+    "bridge",  # short question, per token: words the repository associates with it
     "parent",  # short question: a share of the parent's score
     "nested",  # short question: a share of the best nested function's content
     "file_text",  # the whole file's BM25F (a long question's file node; `short_file`)
@@ -91,7 +92,7 @@ class Trace:
 
     def token_rows(self) -> pl.DataFrame:
         """Every recorded token row: ``node_row, qtoken, part, tier, weight, value,
-        contribution``."""
+        contribution, token`` (``token``: the node token, when the rule knows it)."""
         schema = {
             "node_row": pl.UInt32,
             "qtoken": pl.String,
@@ -100,7 +101,12 @@ class Trace:
             "weight": pl.Float64,
             "value": pl.Float64,
             "contribution": pl.Float64,
+            "token": pl.String,
         }
         if not self.tokens:
             return pl.DataFrame(schema=schema)
-        return pl.concat([t.select(list(schema)).cast(schema) for t in self.tokens], how="vertical")
+        frames = [
+            t if "token" in t.columns else t.with_columns(token=pl.lit(None, pl.String))
+            for t in self.tokens
+        ]
+        return pl.concat([t.select(list(schema)).cast(schema) for t in frames], how="vertical")

@@ -667,6 +667,14 @@ class RankIndex:
     # ----------------------------------------------------------------- graph facts
 
     @cached_property
+    def associations(self):
+        """Word associations over this index's tokens (ctxframe._rank.associations), built on
+        first use."""
+        from ctxframe._rank.associations import Associations
+
+        return Associations(self)
+
+    @cached_property
     def units(self) -> Units:
         """Documents of the content units (node, file, symbol), built on first use."""
         return Units(self)

@@ -128,6 +128,13 @@ class IdfTiers:
     short_file: float = 0.0  # short questions: a definition + this x its whole file's BM25F
     parent_tokens: float = 0.2  # short questions, per token: max(own, this x the parent's)
     nested_share: float = 0.25  # short questions: a function + this x its best nested one's content
+    bridge: float = 0.0  # short questions: the associated words' weight (0: off; associations.py)
+    bridge_terms: int = 5  # ... at most this many associated tokens per query word
+    bridge_count: int = 2  # ... each in at least this many nodes with the word
+    bridge_npmi: float = 0.2  # ... with at least this normalised PMI
+    bridge_share: float = 0.05  # ... and in at most this share of the nodes
+    bridge_names: bool = True  # ... matched in names as well as content
+    bridge_common: int = 2000  # query words held by more nodes than this are not bridged
     k1: float = 1.2
     b: float = 0.75
     w_signature: float = 1.0
@@ -527,7 +534,13 @@ def combine_short(
     ).with_columns(pl.col("n", "c").fill_null(0.0))
     hi, lo = pl.max_horizontal("n", "c"), pl.min_horizontal("n", "c")
     ix = content.index
-    per = both.select("node_row", qcol, "t", "c", v=hi + rule.mix * lo, **_split(rule, trace))
+    value = hi + rule.mix * lo
+    bridged = _bridge(rule, content, qcol, trace) if rule.bridge else None
+    if bridged is not None:  # a node holding none of a word's own tokens: its associated ones
+        both = both.join(bridged.lazy(), on=["node_row", qcol], how="full", coalesce=True)
+        both = both.with_columns(pl.col("n", "c", "b").fill_null(0.0))
+        value = value + pl.when((pl.col("n") == 0) & (pl.col("c") == 0)).then("b").otherwise(0.0)
+    per = both.select("node_row", qcol, "t", "c", v=value, **_split(rule, trace, bridged))
     if rule.parent_tokens:
         per = _parent_tokens(rule, per.collect(engine=ENGINE), qcol, ix.parent_rows, trace)
     elif trace is not None:
@@ -536,7 +549,7 @@ def combine_short(
         per.lazy()
         .group_by("node_row")
         .agg(
-            *_short_parts(trace),
+            *_short_parts(trace, bridged is not None),
             score=pl.col("v").sum(),
             tier=pl.col("t").min().fill_null(CONTENT_TIER).cast(pl.Int8),
             body=pl.col("c").sum(),
@@ -544,7 +557,7 @@ def combine_short(
         .collect(engine=ENGINE)
     )
     if trace is not None:
-        _trace_short_tokens(trace, per, qcol, content)
+        _trace_short_tokens(trace, per, qcol, content, bridged is not None)
     out = _propagate_short(rule, out, content, args, trace)
     rows = out["node_row"]
     if trace is not None:
@@ -552,34 +565,111 @@ def combine_short(
     return pl.DataFrame([rows, ix._ids.gather(rows).alias("node_id"), out["score"], out["tier"]])
 
 
-def _split(rule: IdfTiers, trace: Trace | None) -> dict[str, pl.Expr]:
-    """With a trace, the two shares of a (node, token) value ``max(n, c) + mix x min(n, c)``:
-    ``nv`` the name's, ``cv`` the content's (their sum is the value)."""
+def _split(rule: IdfTiers, trace: Trace | None, bridged: Any = None) -> dict[str, pl.Expr]:
+    """With a trace, the shares of a (node, token) value ``max(n, c) + mix x min(n, c)`` (+ the
+    bridge's ``b`` when neither): ``nv`` the name's, ``cv`` the content's, ``bv`` the bridge's
+    (their sum is the value)."""
     if trace is None:
         return {}
     n, c = pl.col("n"), pl.col("c")
     first = n >= c
-    return {
+    out = {
         "n": n,
         "nv": pl.when(first).then(n).otherwise(rule.mix * n),
         "cv": pl.when(first).then(rule.mix * c).otherwise(c),
     }
+    if bridged is not None:
+        out |= {
+            "bv": pl.when((n == 0) & (c == 0)).then(pl.col("b")).otherwise(0.0),
+            "b": pl.col("b"),
+            "b_token": pl.col("b_token"),
+            "b_npmi": pl.col("b_npmi"),
+        }
+    return out
 
 
-def _short_parts(trace: Trace | None) -> list[pl.Expr]:
-    """With a trace, the per-node sums of the shares (name per tier, content, parent words)."""
+def _bridge(rule: IdfTiers, content: Any, qcol: str, trace: Trace | None) -> pl.DataFrame | None:
+    """Per (node, query token): ``b`` = ``bridge x`` the best of ``npmi x`` an associated
+    token's value there, for the tokens the repository associates with the query token
+    (ctxframe._rank.associations); an associated token's value is what it would be worth as a
+    query token of its own: its exact name match and its content (BM25F), combined the same way
+    (``max + mix x min``)."""
+    from ctxframe._rank.question import Question
+    from ctxframe._rank.tokens import QUERY_STOPWORDS
+
+    ix = content.index
+    exp = ix.associations.expand(
+        content.terms(stemmed=True, stopwords=False),
+        terms=rule.bridge_terms,
+        min_count=rule.bridge_count,
+        min_npmi=rule.bridge_npmi,
+        max_share=rule.bridge_share,
+        max_nodes=rule.bridge_common,
+    )
+    token = pl.lit(ix._vocab_token).gather(pl.col("token_id"))
+    exp = exp.with_columns(token=token).filter(~pl.col("token").is_in(sorted(QUERY_STOPWORDS)))
+    if exp.is_empty():
+        return None
+    words = sorted(set(exp["token"].to_list()))
+    q2 = Question(" ".join(words), tuple(words), tuple(words), content.question.weights)
+    project = {"project_tokens": tuple(content.project), "project_factor": content.project_factor}
+    args = _content_args(rule)
+    per_c = (
+        ix.content(q2, **project)
+        .bm25f(unit="node", max_share=rule.max_share, per_token=True, **args)
+        .lazy()
+        .select(node_row="doc_row", token="qtoken", c=pl.col("score") * rule.content)
+    )
+    per_n = pl.LazyFrame(schema={"node_row": pl.UInt32, "token": pl.String, "n": pl.Float64})
+    if rule.bridge_names:
+        m2 = ix.match_table(q2, fuzzy=False, **project)
+        if m2.height:
+            per_n = rule.best_per_token(m2, pl.col("query_tf")).select(
+                pl.col("node_row").cast(pl.UInt32), token="qtoken", n="value"
+            )
+    worth = (
+        per_n.join(per_c, on=["node_row", "token"], how="full", coalesce=True)
+        .with_columns(pl.col("n", "c").fill_null(0.0))
+        .select(
+            "node_row",
+            "token",
+            w=pl.max_horizontal("n", "c") + rule.mix * pl.min_horizontal("n", "c"),
+        )
+    )
+    out = (
+        exp.lazy()
+        .select("qtoken", "token", "npmi")
+        .join(worth, on="token")
+        .with_columns(b=rule.bridge * pl.col("npmi") * pl.col("w"))
+        .sort(["node_row", "qtoken", "b", "token"], descending=[False, False, True, False])
+        .unique(["node_row", "qtoken"], keep="first", maintain_order=True)
+        .select(pl.col("node_row").cast(pl.UInt32), "qtoken", "b", b_token="token", b_npmi="npmi")
+    )
+    if qcol == "q":
+        codes = {t: i for i, t in enumerate(content._tokens)}
+        out = out.with_columns(q=pl.col("qtoken").replace_strict(codes, return_dtype=pl.UInt32))
+        out = out.drop("qtoken")
+    return out.collect(engine=ENGINE)
+
+
+def _short_parts(trace: Trace | None, bridged: bool = False) -> list[pl.Expr]:
+    """With a trace, the per-node sums of the shares (name per tier, content, parent words,
+    the bridge)."""
     if trace is None:
         return []
     return [
         *name_sums("nv", "t"),
         pl.col("cv").sum().alias("content"),
         pl.col("pw").sum().alias("parent_word"),
+        *([pl.col("bv").sum().alias("bridge")] if bridged else []),
     ]
 
 
-def _trace_short_tokens(trace: Trace, per: Any, qcol: str, content: Any) -> None:
+def _trace_short_tokens(
+    trace: Trace, per: Any, qcol: str, content: Any, bridged: bool = False
+) -> None:
     """A short question's (node, token) shares as trace rows: the name match (its tier), the
-    content and the parent's word, each with its value and what it added."""
+    content, the parent's word and the bridge, each with its value and what it added."""
     per = per.lazy() if isinstance(per, pl.DataFrame) else per
     if qcol == "q":
         names = pl.Series(content._tokens, dtype=pl.String)
@@ -604,10 +694,24 @@ def _trace_short_tokens(trace: Trace, per: Any, qcol: str, content: Any) -> None
         value="pv",
         contribution="pw",
     )
-    for part in (name, body, said):
-        trace.tokens.append(
-            part.with_columns(weight=pl.lit(None, pl.Float64)).collect(engine=ENGINE)
+    parts = [name, body, said]
+    if bridged:
+        parts.append(
+            per.filter(pl.col("bv") > 0).select(
+                "node_row",
+                "qtoken",
+                part=pl.lit("bridge"),
+                tier=pl.lit(None, pl.Int8),
+                value="b",
+                contribution="bv",
+                token="b_token",
+                weight="b_npmi",
+            )
         )
+    for part in parts:
+        if "weight" not in part.collect_schema().names():
+            part = part.with_columns(weight=pl.lit(None, pl.Float64))
+        trace.tokens.append(part.collect(engine=ENGINE))
 
 
 def _parent_tokens(
@@ -641,6 +745,12 @@ def _parent_tokens(
         cv=pl.when(took).then(0.0).otherwise(pl.col("cv").fill_null(0.0)),
         pw=pl.when(took).then(pv).otherwise(0.0),
         pv=pv,
+        **(
+            {"bv": pl.when(took).then(0.0).otherwise(pl.col("bv").fill_null(0.0)),
+             "b": pl.col("b").fill_null(0.0)}
+            if "bv" in joined.columns
+            else {}
+        ),
     )
 
 
