@@ -94,6 +94,8 @@ class EvidenceWeights:
     title: float = 1.5  # tokens of a several-line text's first line (its title): weight x this
     title_tokens: int = 20  # ...when that line has at most this many distinct query tokens
     title_file_bonus: float = 4.0  # a source file named like a title word (split between them)
+    fence_names: float = 0.2  # names seen only inside ``` fenced code: name bonus x this
+    env_tokens: float = 0.2  # tokens seen only in an environment section (versions): weight x this
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,7 @@ class Evidence:
     frames: tuple[tuple[str, str], ...] = ()
     identifiers: tuple[str, ...] = ()
     title: tuple[str, ...] = ()  # the query tokens of the text's title (first line), if any
+    fenced: tuple[str, ...] = ()  # names the text gives only inside ``` fenced code
 
     @property
     def long(self) -> bool:
@@ -187,29 +190,19 @@ def extract(
         path_spans.append(raw)
     no_paths = _PATH_RE.sub(" ", scrubbed)
 
-    for m in _BACKTICK_RE.finditer(no_paths):
-        span = m.group(1).strip()
-        for d in _DOTTED_RE.findall(span):
-            idents.append(d)
-        for word in re.findall(r"[A-Za-z_][\w.]*", span):
-            if _is_name(word.strip(".")):
-                idents.append(word.strip("."))
-    for d in _DOTTED_RE.findall(no_paths):
-        if _is_name(d) and not re.fullmatch(r"[a-z]{1,3}\.[a-z]{1,3}", d):
-            idents.append(d)
-            parts = d.split(".")
-            if len(parts) >= 2 and parts[0] not in ("self", "cls"):
-                modules.append("/".join(p.lower() for p in parts))
-    for rx in (_CALL_RE, _CAMEL_RE, _SNAKE_RE):
-        for s in rx.findall(no_paths):
-            if _is_name(s):
-                idents.append(s)
-
+    idents = _identifiers(no_paths, modules)
     for ident in idents:
         if "." in ident:
             names.extend(_names_of_dotted(ident))
         elif _is_name(ident):
             names.append(ident)
+    fenced: set[str] = set()
+    if "```" in text and w.fence_names != 1.0:
+        prose = _FENCE_RE.sub(" ", no_paths)
+        outside = set()
+        for ident in _identifiers(prose, []):
+            outside.update(_names_of_dotted(ident) if "." in ident else [ident])
+        fenced = {n for n in names if n not in outside}
 
     # token weights: best kind seen x sublinear tf
     if counts is None:
@@ -224,6 +217,11 @@ def extract(
             if t in kind:
                 kind[t] = max(kind[t], w.ident)
     weights_out = {t: kind[t] * (1.0 + w.tf_log * math.log(c)) for t, c in sorted(counts.items())}
+    if w.env_tokens != 1.0 and text.count("\n") >= 2:
+        env, rest = _environment(text)
+        if env:
+            for t in (set(tokenize_query(env)) - set(tokenize_query(rest))) & weights_out.keys():
+                weights_out[t] *= w.env_tokens
     title = _title_tokens(text, w.title_tokens) & weights_out.keys()
     if w.title != 1.0:
         for t in title:
@@ -237,7 +235,64 @@ def extract(
         frames=tuple(dict.fromkeys(frames)),
         identifiers=_dedupe(idents),
         title=tuple(sorted(title)),
+        fenced=tuple(sorted(fenced)),
     )
+
+
+_HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s*|\*\*)?(.{1,60}?)(?:\*\*)?\s*:?\s*$")
+_ENV_RE = re.compile(
+    r"\b(environment|system info(?:rmation)?|versions?|installed versions|show_versions|"
+    r"platform|pip (?:list|freeze)|dependencies)\b",
+    re.I,
+)
+_VERSION_LINE_RE = re.compile(r"^\s*[\w.\-\[\]\" ]{1,40}\s*(?::|==|=|>=)\s*\"?v?\d+(?:\.\d+)+")
+
+
+def _environment(text: str) -> tuple[str, str]:
+    """``(environment, rest)``: the text's environment sections — a heading that says
+    environment, versions or system information, up to the next heading — and its runs of
+    three or more ``name: 1.2.3`` lines; and the rest of the text."""
+    env, rest = [], []
+    inside = fenced = False
+    lines = text.splitlines()
+    version = [bool(_VERSION_LINE_RE.match(ln)) for ln in lines]
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            heading = stripped.startswith(("#", "**", "<summary")) or (
+                stripped.endswith(":") and len(stripped) <= 40
+            )
+            if heading and _HEADING_RE.match(line):
+                inside = bool(_ENV_RE.search(line))
+        run = sum(version[max(0, i - 2) : i + 3]) >= 3 and version[i]
+        (env if inside or run else rest).append(line)
+    return "\n".join(env), "\n".join(rest)
+
+
+def _identifiers(text: str, modules: list[str]) -> list[str]:
+    """Identifier-shaped words of ``text`` (backticked, dotted, called, CamelCase, snake_case);
+    dotted ones are also read as module paths into ``modules``."""
+    idents: list[str] = []
+    for m in _BACKTICK_RE.finditer(text):
+        span = m.group(1).strip()
+        for d in _DOTTED_RE.findall(span):
+            idents.append(d)
+        for word in re.findall(r"[A-Za-z_][\w.]*", span):
+            if _is_name(word.strip(".")):
+                idents.append(word.strip("."))
+    for d in _DOTTED_RE.findall(text):
+        if _is_name(d) and not re.fullmatch(r"[a-z]{1,3}\.[a-z]{1,3}", d):
+            idents.append(d)
+            parts = d.split(".")
+            if len(parts) >= 2 and parts[0] not in ("self", "cls"):
+                modules.append("/".join(p.lower() for p in parts))
+    for rx in (_CALL_RE, _CAMEL_RE, _SNAKE_RE):
+        for s in rx.findall(text):
+            if _is_name(s):
+                idents.append(s)
+    return idents
 
 
 def _title_tokens(text: str, limit: int) -> set[str]:
@@ -393,6 +448,9 @@ def _hint_bonus(
             which = pl.when(pl.col("_qual").is_in(dotted)).then(pl.col("_qual")).otherwise("label")
             named = named.with_columns(_k=which).with_columns(_n=pl.len().over("_k"))
             rare = (1.0 + n_total / pl.col("_n").cast(pl.Float64)).log()
+            if ev.fenced and w.fence_names != 1.0:  # named only in a code sample
+                fenced = pl.col("_k").is_in(list(ev.fenced))
+                rare = rare * pl.when(fenced).then(w.fence_names).otherwise(1.0)
             label = {"kind": pl.lit("name"), "hint": pl.col("_k")} if detail else {}
             parts.append(
                 named.select(key, **label, bonus=w.name_bonus * rare / math.log(1 + n_total))
@@ -408,7 +466,9 @@ def _hint_bonus(
             if framed.height:
                 label = {"kind": pl.lit("frame"), "hint": pl.lit(f"{fpath}:{func}")}
                 parts.append(
-                    framed.select(key, **(label if detail else {}), bonus=pl.lit(w.frame_bonus))
+                    framed.select(
+                        key, **(label if detail else {}), bonus=pl.lit(float(w.frame_bonus))
+                    )
                 )
     if not parts:
         return pl.DataFrame(schema=schema)

@@ -128,12 +128,12 @@ class IdfTiers:
     short_file: float = 0.0  # short questions: a definition + this x its whole file's BM25F
     parent_tokens: float = 0.2  # short questions, per token: max(own, this x the parent's)
     nested_share: float = 0.25  # short questions: a function + this x its best nested one's content
-    bridge: float = 0.0  # short questions: the associated words' weight (0: off; associations.py)
+    bridge: float = 0.3  # short questions: the associated words' weight (0: off; associations.py)
     bridge_terms: int = 5  # ... at most this many associated tokens per query word
     bridge_count: int = 2  # ... each in at least this many nodes with the word
     bridge_npmi: float = 0.2  # ... with at least this normalised PMI
     bridge_share: float = 0.05  # ... and in at most this share of the nodes
-    bridge_names: bool = True  # ... matched in names as well as content
+    bridge_names: bool = False  # ... matched in names as well as content
     bridge_common: int = 2000  # query words held by more nodes than this are not bridged
     k1: float = 1.2
     b: float = 0.75
@@ -594,6 +594,7 @@ def _bridge(rule: IdfTiers, content: Any, qcol: str, trace: Trace | None) -> pl.
     (ctxframe._rank.associations); an associated token's value is what it would be worth as a
     query token of its own: its exact name match and its content (BM25F), combined the same way
     (``max + mix x min``)."""
+    from ctxframe._rank.contentmatch import Content
     from ctxframe._rank.question import Question
     from ctxframe._rank.tokens import QUERY_STOPWORDS
 
@@ -614,8 +615,9 @@ def _bridge(rule: IdfTiers, content: Any, qcol: str, trace: Trace | None) -> pl.
     q2 = Question(" ".join(words), tuple(words), tuple(words), content.question.weights)
     project = {"project_tokens": tuple(content.project), "project_factor": content.project_factor}
     args = _content_args(rule)
+    exact = exp.select(qtoken="token", token_id="token_id").unique().sort("qtoken")
     per_c = (
-        ix.content(q2, **project)
+        Content(ix, q2, project=content.project, project_factor=content.project_factor, terms=exact)
         .bm25f(unit="node", max_share=rule.max_share, per_token=True, **args)
         .lazy()
         .select(node_row="doc_row", token="qtoken", c=pl.col("score") * rule.content)
