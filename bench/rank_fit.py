@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--depth", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--rule", default="idf-tiers", help="the base rule (a name or a TOML file)")
+    ap.add_argument("--also", nargs="*", default=None, help="more metrics reported held out")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     a = ap.parse_args(argv)
     import ctxframe as cf
@@ -132,13 +133,14 @@ def main(argv: list[str] | None = None) -> int:
         depth=a.depth,
         rounds=a.rounds,
         name=f"fitted-{a.set}-{a.half}",
+        also=a.also if a.also is not None else (["acc@1", "acc@5"] if a.set == "swe" else []),
     )
     report = rule.report
     cells = [
         [r[k] if not isinstance(r[k], float) else c.fmt(100 * r[k], 1) for k in report.columns]
         for r in report.iter_rows(named=True)
     ]
-    print(f"\n## {metric} (%) before / after, training folds and held out")
+    print(f"\n## {metric} (fitted; %) before / after, training folds and held out; more held out")
     print(c.format_table(report.columns, cells))
     print("\nweights:", dict(rule.part_weights) or "(all 1)")
     print("intents:", {k: getattr(rule, k) for k in ("test", "stub", "doc")})

@@ -60,10 +60,17 @@ def test_fitted_rule_round_trips_through_toml(tmp_path) -> None:
     assert plain == IdfTiers(content=1.0, name="c1")
 
 
-def test_a_rule_file_is_a_rule_name(graph, tmp_path) -> None:
-    path = Fitted(IdfTiers(), part_weights={"content": 0.0}).save(str(tmp_path / "r.toml"))
-    hits = graph.rank("refund processing", rule=path, limit=3)
-    assert hits.height == 3
+def test_a_rule_file_is_a_rule_name(graph, tmp_path, capsys, indexed_shop) -> None:
+    rule = Fitted(IdfTiers(), part_weights={"content": 0.0}, name="no-content")
+    path = rule.save(str(tmp_path / "r.toml"))
+    assert graph.rank("refund processing", rule=path, limit=3).height == 3
+    assert hash(cf.rules.load(path)) == hash(rule)
+    from ctxframe.cli import main
+
+    code = main(["query", "refund processing", "--repo", str(indexed_shop), "--rule", path,
+                 "--json", "--limit", "2"])  # fmt: skip
+    out, _ = capsys.readouterr()
+    assert code == 0 and '"rule": "no-content"' in out
 
 
 @pytest.mark.parametrize(

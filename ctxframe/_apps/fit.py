@@ -174,6 +174,10 @@ def _ascend(
     return model, best
 
 
+def _label(metric: str) -> str:
+    return "mrr" if metric == "rr" else metric
+
+
 def _folds(qids: Sequence[str], folds: int) -> list[int]:
     """Fold of each question: ids ordered by a blake2b hash, dealt out in turn."""
     key = [int.from_bytes(hashlib.blake2b(q.encode(), digest_size=8).digest(), "big") for q in qids]
@@ -267,6 +271,7 @@ def fit_rule(
     depth: int = DEFAULT_DEPTH,
     rounds: int = 4,
     name: str | None = None,
+    also: Iterable[str] = (),
 ) -> Fitted:
     """Fit the weights of ``rule``'s evidence parts (and intent multipliers) on labelled
     questions with ``folds``-fold cross-validation; the fitted rule, its per-fold report in
@@ -279,13 +284,17 @@ def fit_rule(
     ``doc``) to fit (default: every part some question has, and the intents); ``metric``:
     ``mrr``, ``acc@k``, ``recall@k`` or ``ndcg@k``; ``level``: node, file or function (default:
     the first the questions have gold for, in that order); ``depth``: hits re-ranked per
-    question; ``rounds``: at most this many passes over the parameters."""
+    question; ``rounds``: at most this many passes over the parameters; ``also``: more
+    metrics reported held out (columns ``heldout_before_<m>``, ``heldout_after_<m>``), not
+    fitted."""
     t0 = time.perf_counter()
     k = tuple(sorted({int(x) for x in k}))
     metric = "rr" if metric == "mrr" else metric
-    if metric not in metrics([1], k):
-        known = ", ".join(["mrr", *(m for m in metrics([1], k) if m != "rr")])
-        raise FitError(f"unknown metric {metric!r}; use one of: {known}")
+    extra = ["rr" if m == "mrr" else m for m in also]
+    for m in [metric, *extra]:
+        if m not in metrics([1], k):
+            known = ", ".join(["mrr", *(x for x in metrics([1], k) if x != "rr")])
+            raise FitError(f"unknown metric {m!r}; use one of: {known}")
     start = resolve(rule)
     if isinstance(start, Fitted):
         base, init = start.base, start.weight_map
@@ -316,6 +325,7 @@ def fit_rule(
     fold_of = _folds([q.qid for q in data], n_folds)
     rows = []
     held_before, held_after = [], []
+    held_extra: dict[str, list[float]] = {f"{w}_{m}": [] for m in extra for w in ("b", "a")}
     for f in range(n_folds if n_folds > 1 else 0):
         train = [q for q, g in zip(data, fold_of, strict=True) if g != f]
         test = [q for q, g in zip(data, fold_of, strict=True) if g == f]
@@ -325,6 +335,14 @@ def fit_rule(
         ha = [_objective(model, [q], metric, k) for q in test]
         held_before += hb
         held_after += ha
+        more = {}
+        for m in extra:
+            xb = [_objective(start_model, [q], m, k) for q in test]
+            xa = [_objective(model, [q], m, k) for q in test]
+            held_extra[f"b_{m}"] += xb
+            held_extra[f"a_{m}"] += xa
+            more[f"heldout_before_{_label(m)}"] = float(np.mean(xb)) if xb else None
+            more[f"heldout_after_{_label(m)}"] = float(np.mean(xa)) if xa else None
         rows.append(
             {
                 "fold": str(f + 1),
@@ -334,6 +352,7 @@ def fit_rule(
                 "train_after": after,
                 "heldout_before": float(np.mean(hb)) if hb else None,
                 "heldout_after": float(np.mean(ha)) if ha else None,
+                **more,
             }
         )
     model, after = _ascend(start_model, data, free, metric, k, rounds)
@@ -347,22 +366,32 @@ def fit_rule(
             "train_after": after,
             "heldout_before": float(np.mean(held_before)) if held_before else None,
             "heldout_after": float(np.mean(held_after)) if held_after else None,
+            **{
+                f"heldout_{'before' if w == 'b' else 'after'}_{_label(m)}": (
+                    float(np.mean(held_extra[f"{w}_{m}"])) if held_extra[f"{w}_{m}"] else None
+                )
+                for m in extra
+                for w in ("b", "a")
+            },
         }
     )
-    report = pl.DataFrame(
-        rows,
-        schema={
-            "fold": pl.String,
-            "train": pl.Int64,
-            "heldout": pl.Int64,
-            "train_before": pl.Float64,
-            "train_after": pl.Float64,
-            "heldout_before": pl.Float64,
-            "heldout_after": pl.Float64,
-        },
-    )
+    schema = {
+        "fold": pl.String,
+        "train": pl.Int64,
+        "heldout": pl.Int64,
+        "train_before": pl.Float64,
+        "train_after": pl.Float64,
+        "heldout_before": pl.Float64,
+        "heldout_after": pl.Float64,
+    }
+    for m in extra:
+        schema |= {
+            f"heldout_before_{_label(m)}": pl.Float64,
+            f"heldout_after_{_label(m)}": pl.Float64,
+        }
+    report = pl.DataFrame(rows, schema=schema)
     weights = {p: round(float(w), 6) for p, w in zip(PARTS, model.w, strict=True) if w != 1.0}
-    label = "mrr" if metric == "rr" else metric
+    label = _label(metric)
     info = {
         "metric": label,
         "level": level,

@@ -410,10 +410,10 @@ def explain_text(evidence: pl.DataFrame, limit: int = 12) -> str:
         return "(no evidence)"
     lines = []
     for (rank, hid), rows in evidence.group_by(["rank", "id"], maintain_order=True):
-        total = rows.filter(pl.col("part") != "fusion") if "fusion" in rows["part"] else rows
+        several = rows["rule"].n_unique() > 1  # a fusion: say which member each row is from
         lines.append(f"{rank}. {hid}")
-        shown = rows.head(limit)
-        for r in shown.iter_rows(named=True):
+        rows = rows.sort("contribution", descending=True, maintain_order=True)
+        for r in rows.head(limit).iter_rows(named=True):
             what = r["part"]
             if r["qtoken"]:
                 what += f"  {r['qtoken']}"
@@ -423,7 +423,7 @@ def explain_text(evidence: pl.DataFrame, limit: int = 12) -> str:
                 what += f"  [{r['field']}]"
             if r["source"]:
                 what += f"  ({r['source']})"
-            if r["rule"] and total is not rows:
+            if several:
                 what = f"{r['rule']}: {what}"
             lines.append(f"    {r['contribution']:+9.3f}  {what}")
         if rows.height > limit:

@@ -80,8 +80,10 @@ class Fitted:
         unknown = sorted({p for p, _w in self.part_weights} - set(PARTS))
         if unknown:
             raise ValueError(f"unknown part {unknown[0]!r}; parts: {', '.join(PARTS)}")
-        if isinstance(self.fit, dict):
-            object.__setattr__(self, "fit", tuple(self.fit.items()))
+        fit = self.fit.items() if isinstance(self.fit, dict) else self.fit
+        object.__setattr__(
+            self, "fit", tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in fit)
+        )
         for name in INTENTS:
             if getattr(self, name) is None:
                 object.__setattr__(self, name, float(getattr(self.base, name)))
@@ -100,7 +102,7 @@ class Fitted:
     @property
     def fit_info(self) -> dict[str, Any]:
         """What the fit measured (metric, level, folds, questions, held-out figures)."""
-        return dict(self.fit)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.fit}
 
     def score(self, matches: pl.DataFrame, content: Any = None, trace: Trace | None = None):
         """The base rule's parts, weighed and summed."""
@@ -197,7 +199,7 @@ def save_rule(rule: Any, path: str) -> str:
         lines += _table("base.weights", ev)
     if fitted is not None:
         lines += _table("weights", dict(fitted.part_weights))
-        info = {k: v for k, v in fitted.fit if isinstance(v, bool | int | float | str | list)}
+        info = {k: v for k, v in fitted.fit if isinstance(v, bool | int | float | str | tuple)}
         if info:
             lines += _table("fit", info)
     text = "\n".join(lines)
