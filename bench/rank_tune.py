@@ -194,6 +194,8 @@ def short_table(rows: list[dict]) -> list[dict]:
         rec: dict[str, Any] = {"config": cfg, "n": len(sel)}
         rec["sym@1"] = acc([r["sym"] for r in sel], 1)
         rec["sym@5"] = acc([r["sym"] for r in sel], 5)
+        rec["sym@20"] = acc([r["sym"] for r in sel], 20)
+        rec["mrr"] = round(100 * sum(1 / r["sym"] for r in sel if r["sym"]) / len(sel), 1)
         rec["file@1"] = acc([r["file"] for r in sel], 1)
         rec["dfile@5"] = acc([r["dfile"] for r in sel], 5)
         for cat in "abcde":

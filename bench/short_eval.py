@@ -181,11 +181,13 @@ def base_id(node_id: str) -> str:
 
 def resolve_rule(spec: str):
     """A ctxframe rule: a registry name, ``idf-tiers-plain`` (the default rule without
-    long-query evidence) or ``package.module:Name``."""
+    long-query evidence), a rule file (``FILE.toml``) or ``package.module:Name``."""
     import ctxframe as cf
 
     if spec == "idf-tiers-plain":
         return cf.rules.IdfTiers(evidence=False, name="idf-tiers-plain")
+    if spec.endswith(".toml"):  # a rule file (cf.rules.save, bench/rank_fit.py)
+        return cf.rules.load(spec)
     if ":" in spec:
         import importlib
 

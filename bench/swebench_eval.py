@@ -602,13 +602,18 @@ def pick_smoke(instances: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
 
 def resolve_rule(spec: str):
     """A registry name (``idf-tiers``), ``idf-tiers-plain`` (the default rule without long-query
-    evidence: the "before" of docs/ranking.md) or ``package.module:Name`` (a user rule)."""
+    evidence: the "before" of docs/ranking.md), a rule file (``FILE.toml``) or
+    ``package.module:Name`` (a user rule)."""
     if _bm25.parse_system(spec):
         return spec  # a baseline of bench/_bm25.py, run by score_release itself
     if spec == "idf-tiers-plain":
         import ctxframe as cf
 
         return cf.rules.IdfTiers(evidence=False, name="idf-tiers-plain")
+    if spec.endswith(".toml"):  # a rule file (cf.rules.save, bench/rank_fit.py)
+        import ctxframe as cf
+
+        return cf.rules.load(spec)
     if ":" in spec:
         import importlib
 
@@ -668,7 +673,7 @@ def run(
                 frames.append(have)
                 continue
         tree = swebench_cache() / "src" / key
-        if prepared_only and not (tree / ".ctxframe" / "graph" / "meta.json").is_file():
+        if prepared_only and not (c.store_for(tree) / "meta.json").is_file():
             failed = swebench_cache() / "dl" / key / "FAILED"
             if not failed.is_file():
                 c.log(f"[{n}/{len(releases)}] {key}: not prepared yet, left out")
@@ -719,7 +724,7 @@ def measure_abstain(
     examples = []
     for (name, version), insts in sorted(releases.items()):
         tree = swebench_cache() / "src" / release_key(name, version)
-        if not (tree / ".ctxframe" / "graph" / "meta.json").is_file():
+        if not (c.store_for(tree) / "meta.json").is_file():
             continue
         graph = ensure_graph(tree)
         for inst in insts:

@@ -52,6 +52,7 @@ _LAZY = {
     "Picture": ("ctxframe._render.picture", "Picture"),
     "Audit": ("ctxframe._audit.audit", "Audit"),
     "Evaluation": ("ctxframe._apps.eval", "Evaluation"),
+    "Fitted": ("ctxframe._rank.fitted", "Fitted"),
     "Exported": ("ctxframe._store.export", "Exported"),
     "Catalog": ("ctxframe._apps.catalog", "Catalog"),
     "CatalogGraph": ("ctxframe._graph.catalog", "CatalogGraph"),
@@ -118,6 +119,16 @@ def evaluate(graph_or_stores, queries, rules=("idf-tiers",), k=(1, 5, 10), **kwa
     from ctxframe._apps.eval import evaluate as _evaluate
 
     return _evaluate(graph_or_stores, queries, rules=rules, k=k, **kwargs)
+
+
+def fit_rule(graphs, queries, rule="idf-tiers", params=None, folds=5, metric="mrr", **kwargs):
+    """Fit a rule's evidence weights (and intent multipliers) on labelled questions with
+    cross-validation: the fitted rule, its per-fold report in `.report`; saves as TOML
+    (`rule.save(path)`, `ctxframe.rules.load(path)`). See ctxframe._apps.fit and
+    docs/ranking.md."""
+    from ctxframe._apps.fit import fit_rule as _fit
+
+    return _fit(graphs, queries, rule=rule, params=params, folds=folds, metric=metric, **kwargs)
 
 
 def load_queries(source):
@@ -191,6 +202,7 @@ __all__ = [
     "Evaluation",
     "Explanation",
     "Exported",
+    "Fitted",
     "Graph",
     "Hubs",
     "IndexReport",
@@ -210,6 +222,7 @@ __all__ = [
     "catalog",
     "evaluate",
     "explore",
+    "fit_rule",
     "index",
     "load_queries",
     "open",

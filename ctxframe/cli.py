@@ -141,6 +141,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--abstain", action="store_true", help='say "no structural match" instead of weak hits'
     )
+    p.add_argument(
+        "--explain", action="store_true", help="why each hit ranks where it does (its evidence)"
+    )
 
     p = sub.add_parser("eval", help="score ranking rules on a labelled query set (JSONL)")
     p.add_argument("queries", help="query set (JSONL, see docs/ranking.md)")
@@ -572,6 +575,7 @@ def _cmd_query(a) -> None:
         include_ambiguous=a.include_ambiguous,
         abstain=a.abstain,
         kinds=kinds,
+        explain=a.explain,
     )
     _emit(res, a.json, a.budget)
 

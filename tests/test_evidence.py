@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 import ctxframe as cf
 from ctxframe._apps.eval import Ranker
@@ -111,6 +112,39 @@ def test_hint_bonus_for_a_file_the_title_names() -> None:
     }  # "widgets" is a body word; test files and prose files are left out
     one_line = dict(hint_bonus(nodes, extract(text.replace("\n", " "))).iter_rows())
     assert ids[0] not in one_line  # no title, no hint
+
+
+FENCED = """Refund totals are wrong after a partial refund
+When `ProcessRefund` runs twice the gateway rounds each part.
+
+```python
+gateway = PaymentGateway()
+gateway.Refund(order, 10)
+ProcessRefund(order)
+```
+"""
+
+
+def test_names_only_in_fenced_code_are_told_apart() -> None:
+    ev = extract(FENCED, EvidenceWeights(fence_names=0.2))
+    assert "PaymentGateway" in ev.fenced and "Refund" in ev.fenced
+    assert "ProcessRefund" not in ev.fenced  # also said in the prose
+    off = EvidenceWeights(fence_names=1.0)
+    assert extract(FENCED, off).fenced == ()  # off: nothing is told apart
+
+
+def test_a_name_only_in_a_code_sample_hints_less() -> None:
+    ids = [
+        "services/payments/refund_processor.py::PaymentRefundProcessor.ProcessRefund",
+        "services/payments/gateway.py::PaymentGateway",
+    ]
+    nodes = pl.DataFrame({"node_id": ids, "label": ["ProcessRefund", "PaymentGateway"]})
+    one = EvidenceWeights(fence_names=1.0)
+    full = dict(hint_bonus(nodes, extract(FENCED, one), one).iter_rows())
+    w = EvidenceWeights(fence_names=0.2)
+    less = dict(hint_bonus(nodes, extract(FENCED, w), w).iter_rows())
+    assert less[ids[0]] == full[ids[0]]
+    assert less[ids[1]] == pytest.approx(full[ids[1]] * 0.2)
 
 
 def test_default_rule_uses_evidence_for_long_queries_only(shop_graph) -> None:

@@ -33,8 +33,8 @@ import polars as pl
 
 from ctxframe._core.errors import ConfigError, StoreNotFound
 from ctxframe._graph.graph import Graph, index_graph, open_graph
-from ctxframe._rank import rules as _rules
 from ctxframe._rank.querysets import load_queries
+from ctxframe._rank.registry import resolve
 from ctxframe._render.html import render
 
 __all__ = [
@@ -354,7 +354,7 @@ def _graph_for(row: dict[str, Any], source: Any, cache: dict[str, Any]):
 def _rule_names(rules: Sequence[Any]) -> list[tuple[str, Any]]:
     out, seen = [], set()
     for r in rules:
-        obj = _rules.get_rule(r)
+        obj = resolve(r)
         name = str(getattr(obj, "name", type(obj).__name__))
         base, n = name, 2
         while name in seen:

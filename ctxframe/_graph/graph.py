@@ -584,7 +584,12 @@ class Graph:
 
     @cached_property
     def _rank_index(self) -> RankIndex:
-        return _cache.cached_ranker(self._cache_dir, self.nodes, self._build_rank_index)
+        ix = _cache.cached_ranker(self._cache_dir, self.nodes, self._build_rank_index)
+        # where a dense rule reads node source and keeps its vectors (ctxframe._rank.dense)
+        ix.source_root = self.root
+        cache = self._cache_dir
+        ix.vector_dir = os.path.join(cache, "cache", "vectors") if cache else None
+        return ix
 
     def _build_rank_index(self) -> RankIndex:
         table = self._token_table()
@@ -610,7 +615,16 @@ class Graph:
         return self._ranking(text, limit=_limit(limit), rule=rule, within=within, kinds=kinds).hits
 
     def _ranking(
-        self, text: str, *, limit: int, rule, within, deprioritize=None, kinds=None
+        self,
+        text: str,
+        *,
+        limit: int,
+        rule,
+        within,
+        deprioritize=None,
+        kinds=None,
+        explain=False,
+        parts=False,
     ) -> Ranking:
         cfg = self.config
         return self._rank_index.rank(
@@ -621,6 +635,8 @@ class Graph:
             deprioritize=tuple(cfg.deprioritize if deprioritize is None else deprioritize),
             project_tokens=self._project_tokens,
             kinds=kinds,
+            explain=explain,
+            parts=parts,
         )
 
     @_live
@@ -634,16 +650,27 @@ class Graph:
         deprioritize: list[str] | tuple[str, ...] | None = None,
         abstain: bool = False,
         kinds: list[str] | tuple[str, ...] | None = None,
+        explain: bool = False,
     ) -> QueryResult:
         """Rank nodes for a question in words; each hit carries its 1-hop neighbourhood.
         ``kinds`` keeps only those node kinds (``["function", "method", "class"]``: symbols).
 
         ``abstain=True`` (hooks, agents): when the best match is weak — only common tokens and
         no path or name of this graph in the text — return no hits and say "no structural
-        match" (``result.abstained`` holds why; see ctxframe._rank.abstain)."""
+        match" (``result.abstained`` holds why; see ctxframe._rank.abstain).
+
+        ``explain=True``: ``result.evidence`` holds each hit's evidence rows (field, token,
+        tier, weight, contribution: why it ranks where it does; ``result.explain(rank)`` one
+        hit's), and the text shows them (ctxframe._rank.explain)."""
         text, within, limit = _question(text), _opt_text(within, "within"), _limit(limit)
         ranking = self._ranking(
-            text, limit=limit, rule=rule, within=within, deprioritize=deprioritize, kinds=kinds
+            text,
+            limit=limit,
+            rule=rule,
+            within=within,
+            deprioritize=deprioritize,
+            kinds=kinds,
+            explain=explain,
         )
         if abstain:
             top = ranking.hits["id"][0] if ranking.hits.height else None
@@ -654,13 +681,26 @@ class Graph:
                 result.hits = result.hits.clear()
                 result.neighbours = result.neighbours.clear()
                 result.total = 0
+                if result.evidence is not None:
+                    result.evidence = result.evidence.clear()
                 return result
         self._queries += 1  # asked again: worth the full edge lookup for the warm path
         if self._queries < 2 and "_lookups" not in self.__dict__ and "edges" not in self._tables:
             index = SubsetEdgeIndex(self._edges_of(ranking.hits["id"]), self.nodes)
         else:
             index = self._lookups.arrows_index(one_shot=self._queries < 2)
-        return answer(ranking, index, limit=limit, include_ambiguous=include_ambiguous)
+        result = answer(ranking, index, limit=limit, include_ambiguous=include_ambiguous)
+        if not explain:
+            result._explainer = lambda: self._ranking(
+                text,
+                limit=limit,
+                rule=rule,
+                within=within,
+                deprioritize=deprioritize,
+                kinds=kinds,
+                explain=True,
+            ).evidence
+        return result
 
     def _edges_of(self, ids: pl.Series) -> pl.DataFrame:
         """The edges from or to the given nodes, scanned (a one-shot query, such as a CLI run,

@@ -35,6 +35,27 @@ class QueryResult:
     rule: str = "idf-tiers"
     tokens: list[str] = field(default_factory=list)
     abstained: str | None = None  # why the query returned "no structural match" (abstain=True)
+    evidence: pl.DataFrame | None = None  # explain=True: each hit's evidence rows
+    _explainer: Any = field(default=None, repr=False, compare=False)
+
+    def explain(self, i: int | str | None = None) -> pl.DataFrame:
+        """Why a hit ranks where it does: its evidence rows (field, token, tier, weight,
+        contribution, ...; ctxframe._rank.explain), whose contributions add up to its score.
+        ``i``: the hit's rank as shown (1 = the first hit) or its id; None: every hit."""
+        evidence = self.evidence
+        if evidence is None:
+            if self._explainer is None:
+                raise ValueError("this result cannot explain itself: query again with explain=True")
+            evidence = self.evidence = self._explainer()
+        if i is None:
+            return evidence
+        if isinstance(i, str):
+            return evidence.filter(pl.col("id") == i)
+        if isinstance(i, bool) or not isinstance(i, int) or i < 1 or i > self.hits.height:
+            raise IndexError(
+                f"no hit of rank {i!r}: ranks run from 1 to {self.hits.height} (or pass an id)"
+            )
+        return evidence.filter(pl.col("rank") == i)
 
     def __len__(self) -> int:
         return self.hits.height
@@ -72,12 +93,20 @@ class QueryResult:
         )
 
     def render(self, budget_tokens: int | None = None) -> str:
-        """Text rendering within ``budget_tokens`` (default: the query's budget)."""
+        """Text rendering within ``budget_tokens`` (default: the query's budget); with the
+        evidence (``explain=True``), each shown hit's biggest pieces of evidence after it."""
         if self.abstained:
             return f"no structural match for {self.query!r} ({self.abstained})"
         if self.hits.is_empty():
             return f"no matches for {self.query!r}"
-        return self._fit(budget_tokens).text
+        fitted = self._fit(budget_tokens)
+        if self.evidence is None:
+            return fitted.text
+        from ctxframe._rank.explain import explain_text
+
+        shown = self.evidence.filter(pl.col("rank") <= fitted.shown)
+        why = explain_text(shown)
+        return f"{fitted.text}\n\nwhy (contributions add up to each hit's score):\n{why}"
 
     def __str__(self) -> str:
         return self.render()
@@ -91,11 +120,14 @@ class QueryResult:
         shown = fitted.shown if fitted else 0
         arrows = self._arrows_by_hit()
         hits = []
+        evidence = self._evidence_by_rank()
         for hit in self.hits.head(shown).iter_rows(named=True):
             hit = dict(hit)
             hit["neighbours"] = [
                 {k: v for k, v in a.items() if k != "hit_id"} for a in arrows.get(hit["id"], [])
             ]
+            if evidence is not None:
+                hit["evidence"] = evidence.get(hit["rank"], [])
             hits.append(hit)
         return {
             "verb": "query",
@@ -108,6 +140,14 @@ class QueryResult:
             "truncated": bool(fitted.truncated) if fitted else False,
             "abstained": self.abstained,
         }
+
+    def _evidence_by_rank(self) -> dict[int, list[dict[str, Any]]] | None:
+        if self.evidence is None:
+            return None
+        out: dict[int, list[dict[str, Any]]] = {}
+        for row in self.evidence.drop("id").iter_rows(named=True):
+            out.setdefault(row.pop("rank"), []).append(row)
+        return out
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
         return {"text/plain": self.render(), "text/html": self._repr_html_()}
@@ -160,6 +200,7 @@ def answer(
         budget_tokens=budget_tokens,
         rule=ranking.rule,
         tokens=ranking.tokens,
+        evidence=ranking.evidence,
     )
 
 

@@ -192,16 +192,30 @@ class Content:
     """Content evidence of one question over one index (see the module docstring)."""
 
     def __init__(
-        self, index, question: Question, *, project: set[str], project_factor: float
+        self,
+        index,
+        question: Question,
+        *,
+        project: set[str],
+        project_factor: float,
+        terms: pl.DataFrame | None = None,
     ) -> None:
         self.index = index
         self.question = question
         self.project = project
         self.project_factor = project_factor
         self._cache: dict[tuple, pl.DataFrame] = {}
+        if terms is not None:  # given: each query token reaches exactly these tokens
+            self._cache[("terms", True, False)] = terms
 
     def terms(self, *, stemmed: bool = True, stopwords: bool = False) -> pl.DataFrame:
         """``qtoken, token_id``: the vocabulary tokens each query token reaches."""
+        key = ("terms", stemmed, stopwords)
+        if key not in self._cache:
+            self._cache[key] = self._terms(stemmed, stopwords)
+        return self._cache[key]
+
+    def _terms(self, stemmed: bool, stopwords: bool) -> pl.DataFrame:
         q = self.question
         toks = q.all_tokens if stopwords else q.tokens
         distinct = sorted(set(toks) - (set() if stopwords else q.intent_words))

@@ -94,6 +94,8 @@ class EvidenceWeights:
     title: float = 1.5  # tokens of a several-line text's first line (its title): weight x this
     title_tokens: int = 20  # ...when that line has at most this many distinct query tokens
     title_file_bonus: float = 4.0  # a source file named like a title word (split between them)
+    fence_names: float = 0.2  # names seen only inside ``` fenced code: name bonus x this
+    env_tokens: float = 0.2  # tokens seen only in an environment section (versions): weight x this
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,7 @@ class Evidence:
     frames: tuple[tuple[str, str], ...] = ()
     identifiers: tuple[str, ...] = ()
     title: tuple[str, ...] = ()  # the query tokens of the text's title (first line), if any
+    fenced: tuple[str, ...] = ()  # names the text gives only inside ``` fenced code
 
     @property
     def long(self) -> bool:
@@ -187,29 +190,19 @@ def extract(
         path_spans.append(raw)
     no_paths = _PATH_RE.sub(" ", scrubbed)
 
-    for m in _BACKTICK_RE.finditer(no_paths):
-        span = m.group(1).strip()
-        for d in _DOTTED_RE.findall(span):
-            idents.append(d)
-        for word in re.findall(r"[A-Za-z_][\w.]*", span):
-            if _is_name(word.strip(".")):
-                idents.append(word.strip("."))
-    for d in _DOTTED_RE.findall(no_paths):
-        if _is_name(d) and not re.fullmatch(r"[a-z]{1,3}\.[a-z]{1,3}", d):
-            idents.append(d)
-            parts = d.split(".")
-            if len(parts) >= 2 and parts[0] not in ("self", "cls"):
-                modules.append("/".join(p.lower() for p in parts))
-    for rx in (_CALL_RE, _CAMEL_RE, _SNAKE_RE):
-        for s in rx.findall(no_paths):
-            if _is_name(s):
-                idents.append(s)
-
+    idents = _identifiers(no_paths, modules)
     for ident in idents:
         if "." in ident:
             names.extend(_names_of_dotted(ident))
         elif _is_name(ident):
             names.append(ident)
+    fenced: set[str] = set()
+    if "```" in text and w.fence_names != 1.0:
+        prose = _FENCE_RE.sub(" ", no_paths)
+        outside = set()
+        for ident in _identifiers(prose, []):
+            outside.update(_names_of_dotted(ident) if "." in ident else [ident])
+        fenced = {n for n in names if n not in outside}
 
     # token weights: best kind seen x sublinear tf
     if counts is None:
@@ -224,6 +217,11 @@ def extract(
             if t in kind:
                 kind[t] = max(kind[t], w.ident)
     weights_out = {t: kind[t] * (1.0 + w.tf_log * math.log(c)) for t, c in sorted(counts.items())}
+    if w.env_tokens != 1.0 and text.count("\n") >= 2:
+        env, rest = _environment(text)
+        if env:
+            for t in (set(tokenize_query(env)) - set(tokenize_query(rest))) & weights_out.keys():
+                weights_out[t] *= w.env_tokens
     title = _title_tokens(text, w.title_tokens) & weights_out.keys()
     if w.title != 1.0:
         for t in title:
@@ -237,7 +235,64 @@ def extract(
         frames=tuple(dict.fromkeys(frames)),
         identifiers=_dedupe(idents),
         title=tuple(sorted(title)),
+        fenced=tuple(sorted(fenced)),
     )
+
+
+_HEADING_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s*|\*\*)?(.{1,60}?)(?:\*\*)?\s*:?\s*$")
+_ENV_RE = re.compile(
+    r"\b(environment|system info(?:rmation)?|versions?|installed versions|show_versions|"
+    r"platform|pip (?:list|freeze)|dependencies)\b",
+    re.I,
+)
+_VERSION_LINE_RE = re.compile(r"^\s*[\w.\-\[\]\" ]{1,40}\s*(?::|==|=|>=)\s*\"?v?\d+(?:\.\d+)+")
+
+
+def _environment(text: str) -> tuple[str, str]:
+    """``(environment, rest)``: the text's environment sections — a heading that says
+    environment, versions or system information, up to the next heading — and its runs of
+    three or more ``name: 1.2.3`` lines; and the rest of the text."""
+    env, rest = [], []
+    inside = fenced = False
+    lines = text.splitlines()
+    version = [bool(_VERSION_LINE_RE.match(ln)) for ln in lines]
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            fenced = not fenced
+        elif not fenced:
+            heading = stripped.startswith(("#", "**", "<summary")) or (
+                stripped.endswith(":") and len(stripped) <= 40
+            )
+            if heading and _HEADING_RE.match(line):
+                inside = bool(_ENV_RE.search(line))
+        run = sum(version[max(0, i - 2) : i + 3]) >= 3 and version[i]
+        (env if inside or run else rest).append(line)
+    return "\n".join(env), "\n".join(rest)
+
+
+def _identifiers(text: str, modules: list[str]) -> list[str]:
+    """Identifier-shaped words of ``text`` (backticked, dotted, called, CamelCase, snake_case);
+    dotted ones are also read as module paths into ``modules``."""
+    idents: list[str] = []
+    for m in _BACKTICK_RE.finditer(text):
+        span = m.group(1).strip()
+        for d in _DOTTED_RE.findall(span):
+            idents.append(d)
+        for word in re.findall(r"[A-Za-z_][\w.]*", span):
+            if _is_name(word.strip(".")):
+                idents.append(word.strip("."))
+    for d in _DOTTED_RE.findall(text):
+        if _is_name(d) and not re.fullmatch(r"[a-z]{1,3}\.[a-z]{1,3}", d):
+            idents.append(d)
+            parts = d.split(".")
+            if len(parts) >= 2 and parts[0] not in ("self", "cls"):
+                modules.append("/".join(p.lower() for p in parts))
+    for rx in (_CALL_RE, _CAMEL_RE, _SNAKE_RE):
+        for s in rx.findall(text):
+            if _is_name(s):
+                idents.append(s)
+    return idents
 
 
 def _title_tokens(text: str, limit: int) -> set[str]:
@@ -302,10 +357,16 @@ def hint_bonus(
     return _hint_bonus(nodes, ev, weights or EvidenceWeights(), "node_id")
 
 
-def _hint_bonus(nodes: pl.DataFrame, ev: Evidence, w: EvidenceWeights, key: str) -> pl.DataFrame:
+def _hint_bonus(
+    nodes: pl.DataFrame, ev: Evidence, w: EvidenceWeights, key: str, detail: bool = False
+) -> pl.DataFrame:
     """:func:`hint_bonus` keyed by ``key`` (``node_id``, or ``node_row`` when ``nodes`` has
-    one row per node with it and the :func:`node_parts` columns)."""
+    one row per node with it and the :func:`node_parts` columns). ``detail``: one row per
+    (node, hint) instead, with the hint's ``kind`` (path, module, name, frame, title) and the
+    ``hint`` itself (what explains a bonus)."""
     schema = {key: nodes.schema[key], "bonus": pl.Float64}
+    if detail:
+        schema = {key: nodes.schema[key], "kind": pl.String, "hint": pl.String, "bonus": pl.Float64}
     if nodes.is_empty() or not _has_hints(ev, w):
         return pl.DataFrame(schema=schema)
     if {"_path", "_qual", "_sym"} <= set(nodes.columns):
@@ -314,14 +375,15 @@ def _hint_bonus(nodes: pl.DataFrame, ev: Evidence, w: EvidenceWeights, key: str)
         base = nodes.select("node_id", "label").unique("node_id").with_columns(_node_parts())
     files = base.select("_path").unique().drop_nulls()
     slash_path = pl.lit("/") + pl.col("_path")
-    hints: list[tuple[pl.Expr, float]] = []  # (the files a hint names, its bonus)
+    # (the files a hint names, its bonus, its kind, the hint)
+    hints: list[tuple[pl.Expr, float, str, str]] = []
     for p in ev.paths[:40] if w.path_bonus else ():
         hit = (pl.col("_path") == p) | pl.lit("/" + p).str.ends_with(slash_path)
         if "/" in p:
             hit = hit | slash_path.str.ends_with("/" + p)
         else:
             hit = hit | pl.col("_path").str.ends_with("/" + p)
-        hints.append((hit, w.path_bonus))
+        hints.append((hit, w.path_bonus, "path", p))
     if w.module_bonus:
         stem = pl.col("_path").str.replace(r"(?:/__init__)?\.pyi?$", "")
         is_py = pl.col("_path").str.contains(r"\.pyi?$")
@@ -332,7 +394,7 @@ def _hint_bonus(nodes: pl.DataFrame, ev: Evidence, w: EvidenceWeights, key: str)
             hit = pl.col("_py") & (
                 (pl.col("_stem") == m) | (pl.lit("/") + pl.col("_stem")).str.ends_with("/" + m)
             )
-            hints.append((hit, w.module_bonus))
+            hints.append((hit, w.module_bonus, "module", m))
     title = [t for t in ev.title if len(t) >= 3] if w.title_file_bonus else []
     if title:  # a source file whose name (a package's: its folder's) is a word of the title
         name = (
@@ -344,22 +406,37 @@ def _hint_bonus(nodes: pl.DataFrame, ev: Evidence, w: EvidenceWeights, key: str)
         prose = pl.col("_path").str.contains(r"\.(?:md|markdown|rst|txt)$")
         files = files.with_columns(_name=name, _src=~is_test_path_expr(pl.col("_path")) & ~prose)
         for t in title:
-            hints.append((pl.col("_src") & (pl.col("_name") == t), w.title_file_bonus))
+            hints.append((pl.col("_src") & (pl.col("_name") == t), w.title_file_bonus, "title", t))
     parts: list[pl.DataFrame] = []
     if hints and files.height:
         # every hint at once: one flag column per hint, its bonus split between its files
-        flags = files.select(h.fill_null(False).alias(f"_h{i}") for i, (h, _b) in enumerate(hints))
+        flags = files.select(
+            h.fill_null(False).alias(f"_h{i}") for i, (h, _b, _k, _t) in enumerate(hints)
+        )
         counts = flags.sum().row(0)
-        used = [i for i, ((_h, b), c) in enumerate(zip(hints, counts, strict=True)) if c and b]
+        used = [i for i, (h, c) in enumerate(zip(hints, counts, strict=True)) if c and h[1]]
         if used:
             share = [pl.col(f"_h{i}").cast(pl.Float64) * (hints[i][1] / counts[i]) for i in used]
-            fb = (
-                pl.concat([files.select("_path"), flags], how="horizontal")
-                .filter(pl.any_horizontal(pl.col(f"_h{i}") for i in used))
-                .select("_path", fbonus=pl.sum_horizontal(share))
-            )
             file_mult = pl.when(pl.col("_sym")).then(1.0).otherwise(2.0)
-            parts.append(base.join(fb, on="_path").select(key, bonus=pl.col("fbonus") * file_mult))
+            flagged = pl.concat([files.select("_path"), flags], how="horizontal").filter(
+                pl.any_horizontal(pl.col(f"_h{i}") for i in used)
+            )
+            if detail:
+                for i, expr in zip(used, share, strict=True):
+                    one = flagged.select("_path", fbonus=expr).filter(pl.col("fbonus") > 0)
+                    parts.append(
+                        base.join(one, on="_path").select(
+                            key,
+                            kind=pl.lit(hints[i][2]),
+                            hint=pl.lit(hints[i][3]),
+                            bonus=pl.col("fbonus") * file_mult,
+                        )
+                    )
+            else:
+                fb = flagged.select("_path", fbonus=pl.sum_horizontal(share))
+                parts.append(
+                    base.join(fb, on="_path").select(key, bonus=pl.col("fbonus") * file_mult)
+                )
     names = list(ev.names[:80]) if w.name_bonus else []
     if names:
         dotted = [n for n in names if "." in n]
@@ -371,7 +448,13 @@ def _hint_bonus(nodes: pl.DataFrame, ev: Evidence, w: EvidenceWeights, key: str)
             which = pl.when(pl.col("_qual").is_in(dotted)).then(pl.col("_qual")).otherwise("label")
             named = named.with_columns(_k=which).with_columns(_n=pl.len().over("_k"))
             rare = (1.0 + n_total / pl.col("_n").cast(pl.Float64)).log()
-            parts.append(named.select(key, bonus=w.name_bonus * rare / math.log(1 + n_total)))
+            if ev.fenced and w.fence_names != 1.0:  # named only in a code sample
+                fenced = pl.col("_k").is_in(list(ev.fenced))
+                rare = rare * pl.when(fenced).then(w.fence_names).otherwise(1.0)
+            label = {"kind": pl.lit("name"), "hint": pl.col("_k")} if detail else {}
+            parts.append(
+                named.select(key, **label, bonus=w.name_bonus * rare / math.log(1 + n_total))
+            )
     if w.frame_bonus:
         for fpath, func in ev.frames[:40]:
             hit = (
@@ -381,9 +464,19 @@ def _hint_bonus(nodes: pl.DataFrame, ev: Evidence, w: EvidenceWeights, key: str)
             )
             framed = base.filter(hit.fill_null(False))
             if framed.height:
-                parts.append(framed.select(key, bonus=pl.lit(w.frame_bonus)))
+                label = {"kind": pl.lit("frame"), "hint": pl.lit(f"{fpath}:{func}")}
+                parts.append(
+                    framed.select(
+                        key, **(label if detail else {}), bonus=pl.lit(float(w.frame_bonus))
+                    )
+                )
     if not parts:
         return pl.DataFrame(schema=schema)
+    if detail:
+        out = pl.concat([p.cast(schema) for p in parts]).group_by(key, "kind", "hint").agg(
+            pl.col("bonus").sum()
+        )
+        return out.filter(pl.col("bonus") > 0).cast(schema).sort(key, "kind", "hint")
     out = pl.concat(parts).group_by(key).agg(pl.col("bonus").sum())
     return out.filter(pl.col("bonus") > 0).cast(schema)
 
@@ -394,16 +487,22 @@ def evidence_score(
     weights: EvidenceWeights | None = None,
     evidence: Evidence | None = None,
     nodes: pl.DataFrame | None = None,
+    trace=None,
 ) -> pl.DataFrame:
     """Score a match table with ``base`` (an :class:`~ctxframe.rules.IdfTiers`) and evidence:
     per-token evidence weights replace ``query_tf``, and :func:`hint_bonus` (in units of the
     query's strongest token weight) is added. ``score, tier`` per node, keyed like the match
     table (``node_row`` when it has one, else ``node_id``). ``evidence``: the question's, when
     already extracted (with the same ``weights``); ``nodes``: ``node_row, node_id, label`` of
-    the matched nodes when the table does not carry them (a lean table)."""
+    the matched nodes when the table does not carry them (a lean table). ``trace`` (a
+    :class:`ctxframe._rank.parts.Trace`): the name score per tier and each kind of hint bonus
+    as part columns too, and the name matches and hints recorded."""
+    from ctxframe._rank.parts import HINT_KINDS, name_sums, tier_part
+
     w = weights or EvidenceWeights()
     ev = evidence if evidence is not None else extract(matches["query"][0], w)
     key, _carry = row_key(matches)
+    traced = trace is not None and key == "node_row"
     if "q" in matches.columns:  # a lean table: each token's weight gathered by its code
         codes = matches.group_by("q").agg(pl.col("qtoken").first())
         size = int(codes["q"].max()) + 1 if codes.height else 0
@@ -413,10 +512,31 @@ def evidence_score(
         qw = pl.lit(by_code).gather(pl.col("q"))
     else:
         qw = pl.col("qtoken").replace_strict(ev.weights, default=1.0, return_dtype=pl.Float64)
+    per = base.best_per_token(matches, qw)
+    if traced:
+        per = per.collect()
+        named = per.lazy()
+        if "q" in per.columns:
+            named = named.join(codes.lazy().cast({"q": per.schema["q"]}), on="q")
+        trace.tokens.append(
+            named.select(
+                "node_row",
+                "qtoken",
+                part=tier_part(pl.col("t")),
+                tier="t",
+                weight=pl.lit(None, pl.Float64),
+                value="value",
+                contribution="value",
+            ).collect()
+        )
     scored = (
-        base.best_per_token(matches, qw)
+        per.lazy()
         .group_by(key)
-        .agg(score=pl.col("value").sum(), tier=pl.col("t").min().cast(pl.Int8))
+        .agg(
+            *(name_sums("value", "t") if traced else []),
+            score=pl.col("value").sum(),
+            tier=pl.col("t").min().cast(pl.Int8),
+        )
         .collect()
     )
     if not _has_hints(ev, w):
@@ -432,11 +552,35 @@ def evidence_score(
         and key in nodes.columns
         and {"_path", "_qual", "_sym"} <= set(nodes.columns)
     )  # one row per node with its parts (a lean table's): keyed by row, no join by id
+    scale = max(ev.weights.values(), default=1.0) if w.bonus_scale == "max" else 1.0
+    if traced:
+        hints = _hint_bonus(nodes, ev, w, key if direct else "node_id", detail=True)
+        if not direct and hints.height:
+            hints = hints.join(nodes.select(key, "node_id"), on="node_id").drop("node_id")
+        hints = hints.with_columns(bonus=pl.col("bonus") * scale)
+        trace.hints = hints
+        bonus = hints.group_by(key).agg(
+            pl.col("bonus").sum(),
+            *[
+                pl.col("bonus").filter(pl.col("kind") == k).sum().alias(f"hint_{k}")
+                for k in HINT_KINDS
+            ],
+        )
+        if bonus.is_empty():
+            return scored
+        return (
+            scored.join(bonus, on=key, how="full", coalesce=True)
+            .filter(pl.col("score").is_not_null())
+            .with_columns(
+                pl.col(f"hint_{k}").fill_null(0.0) for k in HINT_KINDS
+            )
+            .with_columns(score=pl.col("score") + pl.col("bonus").fill_null(0.0))
+            .drop("bonus")
+        )
     bonus = _hint_bonus(nodes, ev, w, key if direct else "node_id")
     if not bonus.is_empty():
         if key != "node_id" and not direct:
             bonus = bonus.join(nodes.select(key, "node_id"), on="node_id").drop("node_id")
-        scale = max(ev.weights.values(), default=1.0) if w.bonus_scale == "max" else 1.0
         scored = (
             scored.join(bonus, on=key, how="left")
             .with_columns(score=pl.col("score") + pl.col("bonus").fill_null(0.0) * scale)

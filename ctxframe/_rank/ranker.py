@@ -47,7 +47,9 @@ from ctxframe._rank import rules as _rules
 from ctxframe._rank.contentmatch import Content, Units
 from ctxframe._rank.evidence import node_parts
 from ctxframe._rank.fields import FIELDS, NAME, NAME_FIELDS, TokenTable, token_table
+from ctxframe._rank.parts import Trace
 from ctxframe._rank.question import Question, stems
+from ctxframe._rank.registry import resolve
 from ctxframe._rank.tokens import ENGINE, tokenize, tokenize_expr, trigram_table, trigrams
 
 __all__ = ["RankIndex", "Ranking"]
@@ -186,6 +188,35 @@ class Ranking:
     rule: str
     tokens: list[str] = field(default_factory=list)
     question: Question | None = None
+    evidence: pl.DataFrame | None = None  # explain=True: why each hit ranks where it does
+    pre: pl.Series | None = None  # explain=True: each hit's score before the intent multipliers
+    parts: pl.DataFrame | None = None  # parts=True: each hit's part columns (RankIndex.rank)
+
+
+def _hit_parts(ranking: Ranking, trace: Trace) -> pl.DataFrame:
+    """Per hit of ``ranking``: ``node_row``, the rule's part columns (``other`` = its whole
+    score when it records no parts), ``graph`` (what the graph stage added), ``pre`` (the score
+    before the intent multipliers) and ``named``."""
+    from ctxframe._rank.parts import add_missing
+
+    hits = pl.DataFrame({"node_row": ranking.rows, "named": ranking.hits["tier"] == NAMED})
+    if trace.nodes is not None:
+        wide = trace.nodes
+    elif trace.scores is not None:
+        wide = trace.scores.rename({"score": "other"})
+    else:
+        wide = pl.DataFrame(schema={"node_row": pl.UInt32})
+    out = add_missing(hits.join(wide, on="node_row", how="left", maintain_order="left"))
+    graph = (
+        trace.graph.group_by("node_row").agg(graph=pl.col("contribution").sum())
+        if trace.graph is not None
+        else pl.DataFrame(schema={"node_row": pl.UInt32, "graph": pl.Float64})
+    )
+    pre = ranking.pre if ranking.pre is not None else ranking.hits["score"]
+    return (
+        out.join(graph, on="node_row", how="left", maintain_order="left")
+        .with_columns(graph=pl.col("graph").fill_null(0.0), pre=pre)
+    )
 
 
 class RankIndex:
@@ -197,6 +228,9 @@ class RankIndex:
     flags, each node's file, and the lowercased name table for named hits. ``nodes`` must be
     sorted by id (as stored) when ``tokens`` is the stored coded table.
     """
+
+    source_root: str | None = None  # the repository (a dense rule reads node source there)
+    vector_dir: str | None = None  # where a dense rule keeps its vectors (the store version's)
 
     def __init__(
         self,
@@ -658,6 +692,14 @@ class RankIndex:
     # ----------------------------------------------------------------- graph facts
 
     @cached_property
+    def associations(self):
+        """Word associations over this index's tokens (ctxframe._rank.associations), built on
+        first use."""
+        from ctxframe._rank.associations import Associations
+
+        return Associations(self)
+
+    @cached_property
     def units(self) -> Units:
         """Documents of the content units (node, file, symbol), built on first use."""
         return Units(self)
@@ -705,6 +747,8 @@ class RankIndex:
         deprioritize_factor: float = DEFAULT_DEPRIORITIZE_FACTOR,
         project_factor: float = DEFAULT_PROJECT_FACTOR,
         kinds: Sequence[str] | None = None,
+        explain: bool = False,
+        parts: bool = False,
     ) -> Ranking:
         """The best ``limit`` nodes for ``text``, best first.
 
@@ -712,44 +756,120 @@ class RankIndex:
         only nodes whose path matches the glob; ``deprioritize`` globs multiply matching nodes by
         ``deprioritize_factor``; query tokens among ``project_tokens`` weigh ``project_factor``
         as much; ``kinds`` keeps only nodes of these kinds (``["function", "method",
-        "class"]``: symbols only)."""
-        rule = _rules.get_rule(rule)
+        "class"]``: symbols only). ``explain``: the ranking's ``evidence`` holds, per hit, the
+        rows its score is made of (ctxframe._rank.explain); ``parts``: its ``parts`` holds, per
+        hit, the rule's part columns (ctxframe._rank.parts), what the graph stage added
+        (``graph``), the score before the intent multipliers (``pre``) and whether the question
+        names it (``named``): what fitting weighs."""
+        rule = resolve(rule)
+        project = tuple(project_tokens)
+        if getattr(rule, "members", None) is not None:  # a fusion of rules
+            from ctxframe._rank.fusion import rank_fused
+
+            return rank_fused(
+                self,
+                text if isinstance(text, Question) else Question.parse(text),
+                rule,
+                limit=limit,
+                within=within,
+                deprioritize=deprioritize,
+                project_tokens=project,
+                deprioritize_factor=deprioritize_factor,
+                project_factor=project_factor,
+                kinds=kinds,
+                explain=explain,
+            )
         q = (
             text
             if isinstance(text, Question)
             else Question.parse(text, getattr(rule, "weights", None))
         )
-        project = tuple(project_tokens)
-        scored = self._score(q, rule, project, project_factor)
-        scored = self._graph(q, rule, scored)
+        trace = Trace() if explain or parts else None
+        ranking = self.run(
+            q,
+            rule,
+            limit=limit,
+            within=within,
+            deprioritize=deprioritize,
+            project=project,
+            deprioritize_factor=deprioritize_factor,
+            project_factor=project_factor,
+            kinds=kinds,
+            trace=trace,
+        )
+        if parts:
+            ranking.parts = _hit_parts(ranking, trace)
+        if explain:
+            from ctxframe._rank.explain import evidence_rows
+
+            ranking.evidence = evidence_rows(
+                self,
+                ranking,
+                rule,
+                trace,
+                deprioritize=deprioritize,
+                deprioritize_factor=deprioritize_factor,
+            )
+        return ranking
+
+    def run(
+        self,
+        q: Question,
+        rule: Any,
+        *,
+        limit: int,
+        within: str | None,
+        deprioritize: Sequence[str],
+        project: tuple[str, ...],
+        deprioritize_factor: float,
+        project_factor: float,
+        kinds: Sequence[str] | None,
+        trace: Trace | None = None,
+    ) -> Ranking:
+        """The stages of :meth:`rank` for one (resolved) rule, recording into ``trace``."""
+        scored = self._score(q, rule, project, project_factor, trace)
+        scored = self._graph(q, rule, scored, trace)
         cand = self._candidates(q, scored)
-        cand = self._intents(q, rule, cand, deprioritize, deprioritize_factor)
+        cand = self._intents(q, rule, cand, deprioritize, deprioritize_factor, trace)
         cand = self._scope(cand, within, kinds)
-        return self._top(q, rule, cand, limit)
+        return self._top(q, rule, cand, limit, traced=trace is not None)
+
+    def match_args(
+        self, q: Question, rule: Any, project: tuple[str, ...], project_factor: float
+    ) -> dict[str, Any]:
+        """The keyword arguments of :meth:`match_table` a rule's question is matched with."""
+        long = q.long and bool(getattr(rule, "evidence", False))
+        fuzzy = bool(getattr(rule, "fuzzy", True))
+        return {
+            "fuzzy": fuzzy and (not long or bool(getattr(rule, "long_fuzzy", True))),
+            "trigram": not long or bool(getattr(rule, "long_trigram", True)),
+            "dice": float(getattr(rule, "dice", _rules.DEFAULT_DICE)),
+            "min_prefix": int(getattr(rule, "min_prefix", 3)),
+            "project_tokens": project,
+            "project_factor": project_factor,
+            "max_share": getattr(rule, "long_name_share", None) if long else None,
+            "lean": bool(getattr(rule, "lean", False)),
+        }
 
     def _score(
-        self, q: Question, rule: Any, project: tuple[str, ...], project_factor: float
+        self,
+        q: Question,
+        rule: Any,
+        project: tuple[str, ...],
+        project_factor: float,
+        trace: Trace | None = None,
     ) -> pl.LazyFrame:
         """Stage 1: the rule's ``node_row, node_id, score, tier`` from the name matches (and
         the content evidence, for a rule that reads it)."""
-        long = q.long and bool(getattr(rule, "evidence", False))
-        fuzzy = bool(getattr(rule, "fuzzy", True))
-        matches = self.match_table(
-            q,
-            fuzzy=fuzzy and (not long or bool(getattr(rule, "long_fuzzy", True))),
-            trigram=not long or bool(getattr(rule, "long_trigram", True)),
-            dice=float(getattr(rule, "dice", _rules.DEFAULT_DICE)),
-            min_prefix=int(getattr(rule, "min_prefix", 3)),
-            project_tokens=project,
-            project_factor=project_factor,
-            max_share=getattr(rule, "long_name_share", None) if long else None,
-            lean=bool(getattr(rule, "lean", False)),
-        )
+        matches = self.match_table(q, **self.match_args(q, rule, project, project_factor))
+        traced = trace is not None and bool(getattr(rule, "explains", False))
+        kw = {"trace": trace} if traced else {}
         if getattr(rule, "reads_content", False):
             content = self.content(q, project_tokens=project, project_factor=project_factor)
-            scored = rule.score(matches, content)
+            scored = rule.score(matches, content, **kw)
         else:
-            scored = rule.score(matches)
+            content = None
+            scored = rule.score(matches, **kw)
         have = set(scored.columns)
         if "node_row" not in have and "node_id" in have:
             rows = self.nodes.select(
@@ -763,14 +883,22 @@ class RankIndex:
             scored = scored.with_columns(node_id=self._ids.gather(scored["node_row"]))
         if "tier" not in scored.columns:
             scored = scored.with_columns(tier=pl.lit(None, pl.Int8))
-        return scored.lazy().select(
+        out = scored.lazy().select(
             pl.col("node_row").cast(pl.UInt32),
             pl.col("node_id").cast(pl.String),
             score=pl.col("score").cast(pl.Float64),
             tier=pl.col("tier").cast(pl.Int8),
         )
+        if trace is not None:
+            trace.matches = matches
+            trace.content = content
+            trace.question = q
+            trace.scores = out.select("node_row", "score").collect(engine=ENGINE)
+        return out
 
-    def _graph(self, q: Question, rule: Any, scored: pl.LazyFrame) -> pl.LazyFrame:
+    def _graph(
+        self, q: Question, rule: Any, scored: pl.LazyFrame, trace: Trace | None = None
+    ) -> pl.LazyFrame:
         """Stage 1b, graph evidence (each weight a rule attribute, 0 = off):
 
         * ``callers`` — the question asks who calls/reads/uses/raises a thing it names
@@ -780,22 +908,37 @@ class RankIndex:
           named things' best score;
         * ``prior`` — ``prior x ln(1 + in-degree)`` added to every scored node;
         * ``agreement`` — among the ``agreement_top`` best nodes, each gains ``agreement`` x
-          the score of the best of them referring to it."""
+          the score of the best of them referring to it.
+
+        With a trace, each step's change per node is recorded (``trace.graph``)."""
         callers = float(getattr(rule, "callers", 0.0) or 0.0)
         prior = float(getattr(rule, "prior", 0.0) or 0.0)
         agree = float(getattr(rule, "agreement", 0.0) or 0.0)
         links = self._links
         if links.is_empty() or not (callers or prior or agree):
             return scored
+        steps = []
         if callers and "callers" in q.intents:
             scored = self._callers(q, rule, scored, callers)
+            steps.append("callers")
         if prior:
             indeg = self._in_degree
             scored = scored.with_columns(
                 score=pl.col("score") + prior * pl.lit(indeg).gather(pl.col("node_row")).log1p()
             )
+            steps.append("prior")
         if agree:
             scored = self._agreement(scored, agree, int(getattr(rule, "agreement_top", 50)))
+            steps.append("agreement")
+        if trace is not None and steps:
+            after = scored.select("node_row", "score").collect(engine=ENGINE)
+            trace.graph = after.join(
+                trace.scores.rename({"score": "before"}), on="node_row", how="left"
+            ).select(
+                "node_row",
+                part=pl.lit("+".join(steps)),
+                contribution=pl.col("score") - pl.col("before").fill_null(0.0),
+            ).filter(pl.col("contribution") != 0)
         return scored
 
     @cached_property
@@ -890,9 +1033,10 @@ class RankIndex:
         cand: pl.LazyFrame,
         deprioritize: Sequence[str],
         deprioritize_factor: float,
+        trace: Trace | None = None,
     ) -> pl.LazyFrame:
         """Stage 3: intent multipliers (stubs, tests, docs unless asked for) and the
-        ``deprioritize`` globs."""
+        ``deprioritize`` globs (with a trace, the score before them is kept as ``_pre``)."""
         mult = pl.lit(1.0)
         if "import" not in q.intents:
             stub = getattr(rule, "stub", _rules.DEFAULT_STUB)
@@ -906,6 +1050,8 @@ class RankIndex:
         dep = _globs_expr(deprioritize, self._flag(self._paths))
         if dep is not None:
             mult = mult * pl.when(dep).then(deprioritize_factor).otherwise(1.0)
+        if trace is not None:
+            cand = cand.with_columns(_pre=pl.col("score"))
         return cand.with_columns(score=(pl.col("score") * mult).round(SCORE_DECIMALS))
 
     def _scope(
@@ -929,7 +1075,9 @@ class RankIndex:
             cand = cand.filter(self._flag(self._kinds).is_in(list(kinds)))
         return cand
 
-    def _top(self, q: Question, rule: Any, cand: pl.LazyFrame, limit: int) -> Ranking:
+    def _top(
+        self, q: Question, rule: Any, cand: pl.LazyFrame, limit: int, traced: bool = False
+    ) -> Ranking:
         """Stage 5: named first, then by score (ids break ties), the first ``limit`` as hits."""
         ranked = (
             cand.filter(pl.col("named") | (pl.col("score") > 0))
@@ -939,7 +1087,15 @@ class RankIndex:
                 .otherwise(pl.col("tier"))
                 .cast(pl.Int8)
             )
-            .select("node_row", "node_id", "named", "score", "tier", _total=pl.len())
+            .select(
+                "node_row",
+                "node_id",
+                "named",
+                "score",
+                "tier",
+                *(["_pre"] if traced else []),
+                _total=pl.len(),
+            )
         )
         order = {"by": ["named", "score", "node_id"], "descending": [True, True, False]}
         k = max(0, limit)
@@ -957,7 +1113,7 @@ class RankIndex:
         }
         rows = self.nodes.select(c for c in HIT_COLUMNS if c not in extra)[top["node_row"]]
         hits = pl.DataFrame([extra[c] if c in extra else rows[c] for c in HIT_COLUMNS])
-        return Ranking(
+        ranking = Ranking(
             query=q.text,
             hits=hits,
             rows=top["node_row"],
@@ -966,3 +1122,6 @@ class RankIndex:
             tokens=list(q.tokens),
             question=q,
         )
+        if "_pre" in top.columns:
+            ranking.pre = top["_pre"]
+        return ranking

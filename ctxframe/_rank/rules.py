@@ -33,6 +33,7 @@ from ctxframe._core.errors import CtxframeError
 from ctxframe._rank import evidence as _evidence
 from ctxframe._rank.evidence import EvidenceWeights
 from ctxframe._rank.matches import row_key
+from ctxframe._rank.parts import PARTS, Trace, add_missing, name_sums, tier_part
 from ctxframe._rank.tokens import ENGINE
 
 __all__ = [
@@ -127,6 +128,13 @@ class IdfTiers:
     short_file: float = 0.0  # short questions: a definition + this x its whole file's BM25F
     parent_tokens: float = 0.2  # short questions, per token: max(own, this x the parent's)
     nested_share: float = 0.25  # short questions: a function + this x its best nested one's content
+    bridge: float = 0.3  # short questions: the associated words' weight (0: off; associations.py)
+    bridge_terms: int = 5  # ... at most this many associated tokens per query word
+    bridge_count: int = 2  # ... each in at least this many nodes with the word
+    bridge_npmi: float = 0.2  # ... with at least this normalised PMI
+    bridge_share: float = 0.05  # ... and in at most this share of the nodes
+    bridge_names: bool = False  # ... matched in names as well as content
+    bridge_common: int = 2000  # query words held by more nodes than this are not bridged
     k1: float = 1.2
     b: float = 0.75
     w_signature: float = 1.0
@@ -143,6 +151,7 @@ class IdfTiers:
     agreement: float = 0.0  # a top hit referred to by another gains this x the referrer's score
     agreement_top: int = 50
     weights: EvidenceWeights = field(default_factory=EvidenceWeights)  # long questions
+    explains = True  # score(..., trace=) records its parts (ctxframe._rank.parts)
 
     @property
     def reads_content(self) -> bool:
@@ -194,8 +203,11 @@ class IdfTiers:
             .collect(engine=ENGINE)
         )
 
-    def score(self, matches: pl.DataFrame, content: Any = None) -> pl.DataFrame:
-        """Name score per node, plus the content evidence when ``content`` is given."""
+    def score(
+        self, matches: pl.DataFrame, content: Any = None, trace: Trace | None = None
+    ) -> pl.DataFrame:
+        """Name score per node, plus the content evidence when ``content`` is given. ``trace``
+        (:class:`ctxframe._rank.parts.Trace`): also record the parts of every score."""
         q = content.question if content is not None else None
         if q is not None:
             long = self.evidence and q.long
@@ -205,7 +217,8 @@ class IdfTiers:
             )
         short = not long and self.content and self.mix < 1.0 and not matches.is_empty()
         if content is not None and self.reads_content and short:
-            return combine_short(self, matches, content)  # scores the names per token itself
+            return combine_short(self, matches, content, trace)  # scores names per token itself
+        traced = trace is not None and "node_row" in matches.columns
         if matches.is_empty():
             names = _empty_scores()
         elif long:
@@ -221,19 +234,50 @@ class IdfTiers:
                         "label": ix._labels.gather(rows),
                     }
                 ).hstack(ix.node_parts[rows])
-            names = _evidence.evidence_score(self, matches, self.weights, evidence=ev, nodes=nodes)
+            names = _evidence.evidence_score(
+                self, matches, self.weights, evidence=ev, nodes=nodes, trace=trace
+            )
         else:
             key, _carry = row_key(matches)
+            per = self.best_per_token(matches, pl.col("query_tf"))
+            if traced:
+                per = per.collect(engine=ENGINE)
+                qtok = "qtoken" if "qtoken" in per.columns else None
+                if qtok is None:  # a lean table: codes of the question's sorted tokens
+                    codes = matches.group_by("q").agg(pl.col("qtoken").first())
+                    per = per.join(codes.cast({"q": per.schema["q"]}), on="q")
+                trace.tokens.append(
+                    per.select(
+                        "node_row",
+                        "qtoken",
+                        part=tier_part(pl.col("t")),
+                        tier="t",
+                        weight=pl.lit(None, pl.Float64),
+                        value="value",
+                        contribution="value",
+                    )
+                )
             names = (
-                self.best_per_token(matches, pl.col("query_tf"))
+                per.lazy()
                 .group_by(key)
-                .agg(score=pl.col("value").sum(), tier=pl.col("t").min().cast(pl.Int8))
+                .agg(
+                    *(name_sums("value", "t") if traced else []),
+                    score=pl.col("value").sum(),
+                    tier=pl.col("t").min().cast(pl.Int8),
+                )
                 .collect(engine=ENGINE)
             )
         if content is None or not self.reads_content:
+            if traced:
+                trace.nodes = add_missing(
+                    names.select("node_row", *[p for p in PARTS if p in names.columns])
+                    if "node_row" in names.columns
+                    else pl.DataFrame(schema={"node_row": pl.UInt32})
+                )
             return names
         weights = content.question.evidence.weights if long else None
-        return combine(self, names, content, weights)
+        kept = trace if traced or matches.is_empty() else None
+        return combine(self, names, content, weights, kept)
 
     def best_per_token(self, matches: pl.DataFrame, weight: pl.Expr) -> pl.LazyFrame:
         """Per (node, query token): the best tier ``t`` and its value times ``weight`` (an
@@ -329,6 +373,7 @@ def combine(
     names: pl.DataFrame,
     content: Any,
     token_weights: dict[str, float] | None,
+    trace: Trace | None = None,
 ) -> pl.DataFrame:
     """The default rule's total (see :class:`IdfTiers`): name score + ``content x`` the node's
     BM25F; for a long question, files and definitions together: a file node adds
@@ -341,26 +386,33 @@ def combine(
         from ctxframe._rank.fields import row_of
 
         names = names.with_columns(node_row=row_of(ix._ids, names["node_id"]))
+    own = [p for p in PARTS if p in names.columns] if trace is not None else []
     names = names.select(
-        pl.col("node_row").cast(pl.UInt32), pl.col("score").cast(pl.Float64), pl.col("tier")
+        pl.col("node_row").cast(pl.UInt32), pl.col("score").cast(pl.Float64), pl.col("tier"), *own
     )
     if names["node_row"].n_unique() != names.height:
         names = _sum_parts([names])
+    if trace is not None and not own:  # a name score not split by tier: all of it is `other`
+        names = names.with_columns(other=pl.col("score"))
+        own = ["other"]
     share = rule.long_max_share if long else rule.max_share
     # dense over the node rows: each part scattered and added in turn, `seen` marks the rows
     # any part scored (what one grouping of all parts by node row would give, in its order)
-    acc = _Dense(ix.n_nodes)
-    acc.add(names["node_row"], names["score"], names["tier"])
+    acc = _Dense(ix.n_nodes, traced=trace is not None)
+    acc.add(names["node_row"], names["score"], names["tier"], {p: names[p] for p in own})
 
-    def add(unit: str, weight: float) -> None:
+    def add(unit: str, weight: float, part: str) -> None:
         scores = content.bm25f(unit=unit, max_share=share, **kw)
-        acc.add(scores["doc_row"], scores["score"] * weight, CONTENT_TIER)
+        value = scores["score"] * weight
+        acc.add(scores["doc_row"], value, CONTENT_TIER, {part: value})
+        if trace is not None:
+            _trace_content_tokens(trace, content, unit, share, kw, weight, part)
 
     weight = rule.content_long if long else rule.content
     if weight:
-        add("node", weight)
+        add("node", weight, "content")
     if long and rule.file_content:
-        add("file", rule.file_content)
+        add("file", rule.file_content, "file_text")
     file_row = ix.file_rows
     is_file = (file_row == acc.rows).fill_null(False)
     if long and rule.file_best:
@@ -370,14 +422,29 @@ def combine(
             .group_by("f")
             .agg(best=pl.col("s").max())
         )
-        acc.add(best["f"], best["best"] * rule.file_best, CONTENT_TIER)
+        value = best["best"] * rule.file_best
+        acc.add(best["f"], value, CONTENT_TIER, {"file_best": value})
     if long and rule.file_share:
         fscore = acc.score.zip_with(
             is_file & acc.seen, pl.repeat(None, ix.n_nodes, dtype=pl.Float64, eager=True)
         )
         fscore = fscore.gather(file_row).fill_null(0.0)
-        acc.score = acc.score.zip_with(is_file, acc.score + rule.file_share * fscore)
+        gain = rule.file_share * fscore
+        acc.score = acc.score.zip_with(is_file, acc.score + gain)
+        if trace is not None:
+            acc.parts["file_share"] = pl.zeros(ix.n_nodes, dtype=pl.Float64, eager=True).zip_with(
+                is_file, gain
+            )
     rows = acc.rows.filter(acc.seen)
+    if trace is not None:
+        trace.nodes = add_missing(
+            pl.DataFrame(
+                [
+                    rows.alias("node_row"),
+                    *(s.filter(acc.seen).alias(p) for p, s in acc.parts.items()),
+                ]
+            )
+        )
     return pl.DataFrame(
         {
             "node_row": rows,
@@ -388,17 +455,44 @@ def combine(
     )
 
 
-class _Dense:
-    """Scores, best tiers and a scored mask over every node row, parts added one by one."""
+def _trace_content_tokens(
+    trace: Trace, content: Any, unit: str, share: float | None, kw: dict, weight: float, part: str
+) -> None:
+    """The content evidence of ``unit`` per (document, query token) as trace rows."""
+    per = content.bm25f(unit=unit, max_share=share, per_token=True, **kw)
+    trace.tokens.append(
+        per.select(
+            node_row="doc_row",
+            qtoken="qtoken",
+            part=pl.lit(part),
+            tier=pl.lit(CONTENT_TIER, pl.Int8),
+            weight=pl.lit(None, pl.Float64),
+            value="score",
+            contribution=pl.col("score") * weight,
+        )
+    )
 
-    def __init__(self, n: int) -> None:
+
+class _Dense:
+    """Scores, best tiers and a scored mask over every node row, parts added one by one (and,
+    when ``traced``, each part's values apart in ``parts``)."""
+
+    def __init__(self, n: int, traced: bool = False) -> None:
         self.n = n
         self.rows = pl.int_range(n, dtype=pl.UInt32, eager=True)
         self.score = pl.zeros(n, dtype=pl.Float64, eager=True)
         self.tier = pl.repeat(None, n, dtype=pl.Int8, eager=True)
         self.seen = pl.repeat(False, n, dtype=pl.Boolean, eager=True)
+        self.traced = traced
+        self.parts: dict[str, pl.Series] = {}
 
-    def add(self, rows: pl.Series, score: pl.Series, tier: pl.Series | int) -> None:
+    def add(
+        self,
+        rows: pl.Series,
+        score: pl.Series,
+        tier: pl.Series | int,
+        parts: dict[str, pl.Series] | None = None,
+    ) -> None:
         """Add one part (each row at most once): scores add, the lower tier wins."""
         if not rows.len():
             return
@@ -410,9 +504,17 @@ class _Dense:
         self.seen = self.seen | pl.repeat(False, n, dtype=pl.Boolean, eager=True).scatter(
             rows, True
         )
+        if self.traced:
+            for name, values in (parts or {}).items():
+                dense = pl.zeros(n, dtype=pl.Float64, eager=True).scatter(
+                    rows, values.cast(pl.Float64)
+                )
+                self.parts[name] = self.parts[name] + dense if name in self.parts else dense
 
 
-def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.DataFrame:
+def combine_short(
+    rule: IdfTiers, matches: pl.DataFrame, content: Any, trace: Trace | None = None
+) -> pl.DataFrame:
     """A short question's total: per query token the better of the name tier value and
     ``content x`` its BM25F share, plus ``mix x`` the lesser, summed over tokens."""
     args = _content_args(rule)
@@ -432,26 +534,194 @@ def combine_short(rule: IdfTiers, matches: pl.DataFrame, content: Any) -> pl.Dat
     ).with_columns(pl.col("n", "c").fill_null(0.0))
     hi, lo = pl.max_horizontal("n", "c"), pl.min_horizontal("n", "c")
     ix = content.index
-    per = both.select("node_row", qcol, "t", "c", v=hi + rule.mix * lo)
+    value = hi + rule.mix * lo
+    bridged = _bridge(rule, content, qcol, trace) if rule.bridge else None
+    if bridged is not None:  # a node holding none of a word's own tokens: its associated ones
+        both = both.join(bridged.lazy(), on=["node_row", qcol], how="full", coalesce=True)
+        both = both.with_columns(pl.col("n", "c", "b").fill_null(0.0))
+        value = value + pl.when((pl.col("n") == 0) & (pl.col("c") == 0)).then("b").otherwise(0.0)
+    per = both.select("node_row", qcol, "t", "c", v=value, **_split(rule, trace, bridged))
     if rule.parent_tokens:
-        per = _parent_tokens(rule, per.collect(engine=ENGINE), qcol, ix.parent_rows)
+        per = _parent_tokens(rule, per.collect(engine=ENGINE), qcol, ix.parent_rows, trace)
+    elif trace is not None:
+        per = per.with_columns(pw=pl.lit(0.0), pv=pl.lit(0.0))
     out = (
         per.lazy()
         .group_by("node_row")
         .agg(
+            *_short_parts(trace, bridged is not None),
             score=pl.col("v").sum(),
             tier=pl.col("t").min().fill_null(CONTENT_TIER).cast(pl.Int8),
             body=pl.col("c").sum(),
         )
         .collect(engine=ENGINE)
     )
-    out = _propagate_short(rule, out, content, args)
+    if trace is not None:
+        _trace_short_tokens(trace, per, qcol, content, bridged is not None)
+    out = _propagate_short(rule, out, content, args, trace)
     rows = out["node_row"]
+    if trace is not None:
+        trace.nodes = add_missing(out.select("node_row", *[p for p in PARTS if p in out.columns]))
     return pl.DataFrame([rows, ix._ids.gather(rows).alias("node_id"), out["score"], out["tier"]])
 
 
+def _split(rule: IdfTiers, trace: Trace | None, bridged: Any = None) -> dict[str, pl.Expr]:
+    """With a trace, the shares of a (node, token) value ``max(n, c) + mix x min(n, c)`` (+ the
+    bridge's ``b`` when neither): ``nv`` the name's, ``cv`` the content's, ``bv`` the bridge's
+    (their sum is the value)."""
+    if trace is None:
+        return {}
+    n, c = pl.col("n"), pl.col("c")
+    first = n >= c
+    out = {
+        "n": n,
+        "nv": pl.when(first).then(n).otherwise(rule.mix * n),
+        "cv": pl.when(first).then(rule.mix * c).otherwise(c),
+    }
+    if bridged is not None:
+        out |= {
+            "bv": pl.when((n == 0) & (c == 0)).then(pl.col("b")).otherwise(0.0),
+            "b": pl.col("b"),
+            "b_token": pl.col("b_token"),
+            "b_npmi": pl.col("b_npmi"),
+        }
+    return out
+
+
+def _bridge(rule: IdfTiers, content: Any, qcol: str, trace: Trace | None) -> pl.DataFrame | None:
+    """Per (node, query token): ``b`` = ``bridge x`` the best of ``npmi x`` an associated
+    token's value there, for the tokens the repository associates with the query token
+    (ctxframe._rank.associations); an associated token's value is what it would be worth as a
+    query token of its own: its exact name match and its content (BM25F), combined the same way
+    (``max + mix x min``)."""
+    from ctxframe._rank.contentmatch import Content
+    from ctxframe._rank.question import Question
+    from ctxframe._rank.tokens import QUERY_STOPWORDS
+
+    ix = content.index
+    exp = ix.associations.expand(
+        content.terms(stemmed=True, stopwords=False),
+        terms=rule.bridge_terms,
+        min_count=rule.bridge_count,
+        min_npmi=rule.bridge_npmi,
+        max_share=rule.bridge_share,
+        max_nodes=rule.bridge_common,
+    )
+    token = pl.lit(ix._vocab_token).gather(pl.col("token_id"))
+    exp = exp.with_columns(token=token).filter(~pl.col("token").is_in(sorted(QUERY_STOPWORDS)))
+    if exp.is_empty():
+        return None
+    words = sorted(set(exp["token"].to_list()))
+    q2 = Question(" ".join(words), tuple(words), tuple(words), content.question.weights)
+    project = {"project_tokens": tuple(content.project), "project_factor": content.project_factor}
+    args = _content_args(rule)
+    exact = exp.select(qtoken="token", token_id="token_id").unique().sort("qtoken")
+    per_c = (
+        Content(ix, q2, project=content.project, project_factor=content.project_factor, terms=exact)
+        .bm25f(unit="node", max_share=rule.max_share, per_token=True, **args)
+        .lazy()
+        .select(node_row="doc_row", token="qtoken", c=pl.col("score") * rule.content)
+    )
+    per_n = pl.LazyFrame(schema={"node_row": pl.UInt32, "token": pl.String, "n": pl.Float64})
+    if rule.bridge_names:
+        m2 = ix.match_table(q2, fuzzy=False, **project)
+        if m2.height:
+            per_n = rule.best_per_token(m2, pl.col("query_tf")).select(
+                pl.col("node_row").cast(pl.UInt32), token="qtoken", n="value"
+            )
+    worth = (
+        per_n.join(per_c, on=["node_row", "token"], how="full", coalesce=True)
+        .with_columns(pl.col("n", "c").fill_null(0.0))
+        .select(
+            "node_row",
+            "token",
+            w=pl.max_horizontal("n", "c") + rule.mix * pl.min_horizontal("n", "c"),
+        )
+    )
+    out = (
+        exp.lazy()
+        .select("qtoken", "token", "npmi")
+        .join(worth, on="token")
+        .with_columns(b=rule.bridge * pl.col("npmi") * pl.col("w"))
+        .sort(["node_row", "qtoken", "b", "token"], descending=[False, False, True, False])
+        .unique(["node_row", "qtoken"], keep="first", maintain_order=True)
+        .select(pl.col("node_row").cast(pl.UInt32), "qtoken", "b", b_token="token", b_npmi="npmi")
+    )
+    if qcol == "q":
+        codes = {t: i for i, t in enumerate(content._tokens)}
+        out = out.with_columns(q=pl.col("qtoken").replace_strict(codes, return_dtype=pl.UInt32))
+        out = out.drop("qtoken")
+    return out.collect(engine=ENGINE)
+
+
+def _short_parts(trace: Trace | None, bridged: bool = False) -> list[pl.Expr]:
+    """With a trace, the per-node sums of the shares (name per tier, content, parent words,
+    the bridge)."""
+    if trace is None:
+        return []
+    return [
+        *name_sums("nv", "t"),
+        pl.col("cv").sum().alias("content"),
+        pl.col("pw").sum().alias("parent_word"),
+        *([pl.col("bv").sum().alias("bridge")] if bridged else []),
+    ]
+
+
+def _trace_short_tokens(
+    trace: Trace, per: Any, qcol: str, content: Any, bridged: bool = False
+) -> None:
+    """A short question's (node, token) shares as trace rows: the name match (its tier), the
+    content, the parent's word and the bridge, each with its value and what it added."""
+    per = per.lazy() if isinstance(per, pl.DataFrame) else per
+    if qcol == "q":
+        names = pl.Series(content._tokens, dtype=pl.String)
+        per = per.with_columns(qtoken=pl.lit(names).gather(pl.col("q")))
+    base = per.select("node_row", "qtoken", "t", "n", "c", "nv", "cv", "pw", "pv")
+    name = base.filter(pl.col("n") > 0).select(
+        "node_row", "qtoken", part=tier_part(pl.col("t")), tier="t", value="n", contribution="nv"
+    )
+    body = base.filter(pl.col("c") > 0).select(
+        "node_row",
+        "qtoken",
+        part=pl.lit("content"),
+        tier=pl.lit(CONTENT_TIER, pl.Int8),
+        value="c",
+        contribution="cv",
+    )
+    said = base.filter(pl.col("pw") > 0).select(
+        "node_row",
+        "qtoken",
+        part=pl.lit("parent_word"),
+        tier=pl.lit(None, pl.Int8),
+        value="pv",
+        contribution="pw",
+    )
+    parts = [name, body, said]
+    if bridged:
+        parts.append(
+            per.filter(pl.col("bv") > 0).select(
+                "node_row",
+                "qtoken",
+                part=pl.lit("bridge"),
+                tier=pl.lit(None, pl.Int8),
+                value="b",
+                contribution="bv",
+                token="b_token",
+                weight="b_npmi",
+            )
+        )
+    for part in parts:
+        if "weight" not in part.collect_schema().names():
+            part = part.with_columns(weight=pl.lit(None, pl.Float64))
+        trace.tokens.append(part.collect(engine=ENGINE))
+
+
 def _parent_tokens(
-    rule: IdfTiers, per: pl.DataFrame, qcol: str, parents: pl.Series
+    rule: IdfTiers,
+    per: pl.DataFrame,
+    qcol: str,
+    parents: pl.Series,
+    trace: Trace | None = None,
 ) -> pl.DataFrame:
     """Per (node, query token) values where each scored node also reads, for every token, its
     parent's value x ``parent_tokens`` when that is more than its own: a method takes the
@@ -461,25 +731,44 @@ def _parent_tokens(
     kids = pl.DataFrame([rows, parents.gather(rows).alias("p")]).drop_nulls("p")
     said = per.select(p="node_row", **{qcol: qcol}, pv=pl.col("v") * rule.parent_tokens)
     taken = kids.join(said, on="p").select("node_row", qcol, "pv")
-    return (
-        per.join(taken, on=["node_row", qcol], how="full", coalesce=True)
-        .with_columns(
+    joined = per.join(taken, on=["node_row", qcol], how="full", coalesce=True)
+    if trace is None:
+        return joined.with_columns(
             v=pl.max_horizontal(pl.col("v").fill_null(0.0), pl.col("pv").fill_null(0.0)),
             c=pl.col("c").fill_null(0.0),
-        )
-        .drop("pv")
+        ).drop("pv")
+    own, pv = pl.col("v").fill_null(0.0), pl.col("pv").fill_null(0.0)
+    took = pv > own
+    return joined.with_columns(
+        v=pl.max_horizontal(own, pv),
+        c=pl.col("c").fill_null(0.0),
+        n=pl.col("n").fill_null(0.0),
+        nv=pl.when(took).then(0.0).otherwise(pl.col("nv").fill_null(0.0)),
+        cv=pl.when(took).then(0.0).otherwise(pl.col("cv").fill_null(0.0)),
+        pw=pl.when(took).then(pv).otherwise(0.0),
+        pv=pv,
+        **(
+            {"bv": pl.when(took).then(0.0).otherwise(pl.col("bv").fill_null(0.0)),
+             "b": pl.col("b").fill_null(0.0)}
+            if "bv" in joined.columns
+            else {}
+        ),
     )
 
 
-def _propagate_short(rule: IdfTiers, out: pl.DataFrame, content: Any, args: dict) -> pl.DataFrame:
+def _propagate_short(
+    rule: IdfTiers, out: pl.DataFrame, content: Any, args: dict, trace: Trace | None = None
+) -> pl.DataFrame:
     """A short question's scores with what a node's surroundings say: ``parent_share x`` its
     parent's score (a method says what its class says; a top-level definition what its
     module says), ``nested_share x`` its best nested function's content score (a closure's
-    body is part of its host's text) and ``short_file x`` its whole file's BM25F."""
+    body is part of its host's text) and ``short_file x`` its whole file's BM25F. With a trace,
+    each of these is a part column too."""
     if not (rule.parent_share or rule.short_file or rule.nested_share) or out.is_empty():
         return out
     ix = content.index
-    parts = [out.select(pl.col("node_row").cast(pl.UInt32), "score", "tier")]
+    own = [p for p in PARTS if p in out.columns]
+    parts = [out.select(pl.col("node_row").cast(pl.UInt32), "score", "tier", *own)]
     if rule.parent_share or rule.nested_share:  # dense over the nodes
         n = ix.n_nodes
         rows = parts[0]["node_row"]
@@ -487,17 +776,27 @@ def _propagate_short(rule: IdfTiers, out: pl.DataFrame, content: Any, args: dict
         tier = pl.repeat(CONTENT_TIER, n, dtype=pl.Int8, eager=True).scatter(
             rows, parts[0]["tier"].fill_null(CONTENT_TIER)
         )
-        total = score + rule.parent_share * score.gather(ix.parent_rows).fill_null(0.0)
+        parent = rule.parent_share * score.gather(ix.parent_rows).fill_null(0.0)
+        total = score + parent
         if rule.nested_share:  # a nested function's body is part of its host's text
-            total = total + rule.nested_share * _best_nested(ix.nested_rows, out, n)
+            nested = rule.nested_share * _best_nested(ix.nested_rows, out, n)
+            total = total + nested
         keep = total > 0
-        parts[0] = pl.DataFrame(
-            [
-                pl.int_range(n, dtype=pl.UInt32, eager=True).filter(keep).alias("node_row"),
-                total.filter(keep).alias("score"),
-                tier.filter(keep).alias("tier"),
-            ]
-        )
+        cols = [
+            pl.int_range(n, dtype=pl.UInt32, eager=True).filter(keep).alias("node_row"),
+            total.filter(keep).alias("score"),
+            tier.filter(keep).alias("tier"),
+        ]
+        if trace is not None:
+            dense = {
+                p: pl.zeros(n, dtype=pl.Float64, eager=True).scatter(rows, parts[0][p])
+                for p in own
+            }
+            dense["parent"] = parent
+            if rule.nested_share:
+                dense["nested"] = nested
+            cols += [s.filter(keep).alias(p) for p, s in dense.items()]
+        parts[0] = pl.DataFrame(cols)
     if rule.short_file:
         files = content.bm25f(unit="file", max_share=rule.max_share, **args).select(
             f="doc_row", fs="score"
@@ -509,11 +808,13 @@ def _propagate_short(rule: IdfTiers, out: pl.DataFrame, content: Any, args: dict
                 .filter(pl.col("f") != pl.col("node_row"))
                 .join(files, on="f")
             )
+            extra = {"file_text": pl.col("fs") * rule.short_file} if trace is not None else {}
             parts.append(
                 kids.select(
                     "node_row",
                     score=pl.col("fs") * rule.short_file,
                     tier=pl.lit(CONTENT_TIER, pl.Int8),
+                    **extra,
                 )
             )
     return parts[0] if len(parts) == 1 else _sum_parts(parts)
@@ -531,12 +832,23 @@ def _best_nested(nested: pl.DataFrame, out: pl.DataFrame, n: int) -> pl.Series:
 
 
 def _sum_parts(parts: list[pl.DataFrame]) -> pl.DataFrame:
+    """Rows of several parts summed per node row (scores and part columns; the lower tier)."""
+    extra = [p for p in PARTS if any(p in f.columns for f in parts)]
+    key = {"node_row": pl.UInt32, "score": pl.Float64, "tier": pl.Int8}
+    frames = [
+        f.cast(key).with_columns(
+            pl.col(p).cast(pl.Float64) if p in f.columns else pl.lit(0.0).alias(p) for p in extra
+        ).select(*key, *extra)
+        for f in parts
+    ]
     return (
-        pl.concat(
-            [p.cast({"node_row": pl.UInt32, "score": pl.Float64, "tier": pl.Int8}) for p in parts]
-        )
+        pl.concat(frames)
         .group_by("node_row")
-        .agg(score=pl.col("score").sum(), tier=pl.col("tier").min())
+        .agg(
+            *[pl.col(p).sum() for p in extra],
+            score=pl.col("score").sum(),
+            tier=pl.col("tier").min(),
+        )
     )
 
 
@@ -707,7 +1019,8 @@ RULES: dict[str, Any] = {
 
 
 def get_rule(name_or_obj: Any = None) -> Any:
-    """Resolve ``None`` (default IdfTiers), a registry name, a rule class, or a rule object."""
+    """Resolve ``None`` (default IdfTiers), a registry name, a rule class, or a rule object
+    (rule files too: ctxframe._rank.registry.resolve)."""
     if name_or_obj is None:
         return IdfTiers()
     if isinstance(name_or_obj, str):
