@@ -95,6 +95,21 @@ CASES = [
         [("v.py::Visitor.visit", "v.py::Visitor.other")],
     ),
     (
+        "a typed collection's elements: `List[X]`, `Iterable[X]`, `tuple[X, ...]` iterate to X",
+        {
+            "m.py": "from typing import Iterable, List, Optional\n\n\nclass Seg:\n"
+            "    @property\n    def width(self):\n        return 1\n\n    def m(self):\n"
+            "        pass\n\n\ndef total(line: List['Seg']):\n"
+            "    return sum(s.width for s in line)\n\n\n"
+            "def each(more: Optional[Iterable[Seg]] = None):\n    for x in more:\n        x.m()\n",
+        },
+        [
+            ("m.py::total", "m.py::Seg.width", "property"),
+            ("m.py::each", "m.py::Seg.m", None),
+        ],
+        [],
+    ),
+    (
         "pytest fixtures: a parameter holds what the nearest fixture of that name gives",
         {
             "app.py": "class App:\n    def register(self, x):\n        pass\n\n\n"

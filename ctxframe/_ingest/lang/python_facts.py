@@ -636,7 +636,11 @@ class Facts:
 
     def annotate(self, var: str, ann, item: dict | None, bound=None) -> None:
         """`var` may hold an instance of each type the annotation names (INFERRED); `Self`
-        on a method (`bound`: its first parameter) names the receiver's own class."""
+        on a method (`bound`: its first parameter) names the receiver's own class. A typed
+        collection (`List[Segment]`, `Iterable[X]`, `tuple[X, ...]`) yields instances of its
+        element type when iterated."""
+        for elem in _element_types(ann):
+            self.annotate(self.step(var, "*"), elem, item, bound)
         for t in _annotation_types(ann):
             if _names_self(self.txt(t)):
                 if bound is not None:
@@ -1524,6 +1528,36 @@ def _param_name(p):
 def _names_self(text: str) -> bool:
     """`Self`, `typing.Self`, `"Self"`: the type of the receiver."""
     return text.strip("'\"").rpartition(".")[2] == "Self"
+
+
+_COLLECTIONS = frozenset({
+    "List", "list", "Sequence", "MutableSequence", "Iterable", "Iterator", "Collection",
+    "Set", "set", "FrozenSet", "frozenset", "AbstractSet", "MutableSet", "Deque", "deque",
+    "Tuple", "tuple", "Generator", "AsyncIterator", "AsyncIterable", "AsyncGenerator",
+    "Reversible",
+})  # fmt: skip
+
+
+def _element_types(ann) -> list:
+    """The element type of a typed collection annotation (`List[X]` -> X), inside
+    `Optional[...]`/`X | None` too; none for others (a mapping iterates its keys)."""
+    node = ann.named_children[0] if ann.type == "type" and ann.named_children else ann
+    t = node.type
+    if t == "binary_operator":
+        return [x for f in ("left", "right") if (c := node.child_by_field_name(f)) is not None
+                for x in _element_types(c)]  # fmt: skip
+    if t not in ("generic_type", "subscript"):
+        return []
+    kids = node.named_children
+    head = kids[0] if kids else None
+    name = head.text.decode("utf-8", "replace").rsplit(".", 1)[-1] if head is not None else ""
+    args = [c for k in kids[1:] for c in (k.named_children if k.type == "type_parameter"
+                                          else [k])]  # fmt: skip
+    if name in ("Optional", "Union"):
+        return [x for a in args for x in _element_types(a)]
+    if name in _COLLECTIONS and args:
+        return [args[0]]
+    return []
 
 
 def _annotation_types(ann) -> list:
