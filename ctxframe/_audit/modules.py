@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from ctxframe._core.frames import string_lists
 from ctxframe._core.paths import is_test_path_expr
 
 MAX_PACKAGES = 40  # the automatic depth keeps at most this many packages (a readable picture)
@@ -59,7 +60,9 @@ def modules(files: pl.DataFrame, imports: pl.DataFrame | None = None) -> pl.Data
         parts.select("path", "parts", d=pl.int_ranges(1, pl.col("n")))
         .explode("d")
         .filter(pl.col("d").is_not_null())
-        .with_columns(dir=pl.col("parts").list.slice(0, pl.col("d")).list.join("/"))
+        .with_columns(
+            dir=pl.col("parts").list.slice(0, pl.col("d")).pipe(string_lists).list.join("/")
+        )
     )
     # the source root: the deepest directory on the way that is no package
     root = dirs.filter(~pl.col("dir").is_in(init_dirs)).group_by("path").agg(root=pl.col("d").max())
@@ -113,8 +116,8 @@ def fold(parent: pl.Expr, python: pl.Expr, depth: int) -> pl.Expr:
     """A package name folded to its first `depth` parts (dots for Python, else slashes)."""
     return (
         pl.when(python)
-        .then(parent.str.split(".").list.head(depth).list.join("."))
-        .otherwise(parent.str.split("/").list.head(depth).list.join("/"))
+        .then(parent.str.split(".").list.head(depth).pipe(string_lists).list.join("."))
+        .otherwise(parent.str.split("/").list.head(depth).pipe(string_lists).list.join("/"))
     )
 
 

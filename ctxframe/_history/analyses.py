@@ -27,6 +27,8 @@ from datetime import datetime, timedelta
 
 import polars as pl
 
+from ctxframe._core.frames import string_lists
+
 MAX_CHANGESET = 30
 MIN_REVS = 5
 MIN_SHARED = 5
@@ -101,7 +103,7 @@ def package_of(path: pl.Expr, depth: int | None = None) -> pl.Expr:
     `.` for a file at the top."""
     parent = path.str.replace(r"/?[^/]*$", "")
     if depth is not None:
-        parent = parent.str.split("/").list.head(depth).list.join("/")
+        parent = parent.str.split("/").list.head(depth).pipe(string_lists).list.join("/")
     return pl.when(parent == "").then(pl.lit(".")).otherwise(parent)
 
 

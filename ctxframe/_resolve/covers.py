@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from ctxframe._core.frames import string_lists
 from ctxframe._core.paths import is_test_path_expr
 
 TABLE = {
@@ -101,7 +102,7 @@ def _tests(contexts: pl.Series, nodes: pl.DataFrame) -> pl.DataFrame:
         .explode("i")
         .select(
             test="id",
-            key=pl.col("full").str.split(".").list.slice(pl.col("i")).list.join("."),
+            key=pl.col("full").str.split(".").list.slice(pl.col("i")).pipe(string_lists).list.join("."),
         )
     )
     plain = ctx.filter(~pl.col("context").str.contains("::", literal=True)).with_columns(

@@ -677,7 +677,7 @@ def _modules(files: pl.DataFrame) -> pl.DataFrame:
         every.with_columns(_parts=pl.col("path").str.split("/"))
         .with_columns(_i=pl.int_ranges(0, pl.col("_parts").list.len()))
         .explode("_i")
-        .with_columns(root=pl.col("_parts").list.head(pl.col("_i")).list.join("/"))
+        .with_columns(root=pl.col("_parts").list.head(pl.col("_i")).pipe(string_lists).list.join("/"))
         .with_columns(
             declared=pl.col("root").is_in(declared.implode()),
             package=pl.col("_parts").list.len() - pl.col("_i") > 1,

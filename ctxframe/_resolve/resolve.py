@@ -83,7 +83,9 @@ def _rooted(imports: pl.DataFrame, indexed: pl.DataFrame) -> pl.DataFrame:
                 "ref_id",
                 "_i",
                 "_k",
-                cand=pl.col("_parts").list.head(pl.col("_i")).list.join("/") + "/" + pl.col("cand"),
+                cand=pl.col("_parts").list.head(pl.col("_i")).pipe(string_lists).list.join("/")
+                + "/"
+                + pl.col("cand"),
             )
             .sort("ref_id", "_i", "_k", descending=[False, True, False])
             .group_by("ref_id", maintain_order=True)

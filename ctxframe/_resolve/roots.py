@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from ctxframe._core.frames import string_lists
+
 _PROJECT = r"(^|/)(pyproject\.toml|setup\.py|setup\.cfg)$"
 
 
@@ -54,7 +56,9 @@ def with_root(frame: pl.DataFrame, path: str, roots: pl.Series, name: str = "roo
         .with_columns(_parts=pl.col("_p").str.split("/"))
         .with_columns(_i=pl.int_ranges(0, pl.col("_parts").list.len()))
         .explode("_i")
-        .select("_p", _anc=pl.col("_parts").list.head(pl.col("_i")).list.join("/"))
+        .select(
+            "_p", _anc=pl.col("_parts").list.head(pl.col("_i")).pipe(string_lists).list.join("/")
+        )
     )
     deepest = (
         ancestors.join(roots.to_frame("_anc"), on="_anc")
