@@ -301,6 +301,7 @@ class _Solver:
         self.mro_keys = KeySet()
         self.ext_base = np.zeros(n_v, dtype=bool)
         self.desc = Rel(EMPTY, sub=EMPTY)
+        self.down = Rel(EMPTY, slot=EMPTY)
         self._mro()
 
     # -- output ------------------------------------------------------------------------------
@@ -601,11 +602,26 @@ class _Solver:
         return hit, self.slots["slot"][at], ~hit
 
     def _lookup_down(self, cls, name, dst) -> tuple[np.ndarray, np.ndarray]:
-        """`self.x` in a class that never sets `x`: the subclasses' own `x`."""
-        i, j = self.desc.find(cls)
-        at = self.slots.get(pair(self.desc["sub"][j], name[i]))
-        ok = at >= 0
-        return self.slots["slot"][at[ok]], dst[i[ok]]
+        """`self.x` in a class that never sets `x`, or read through `o:`: the subclasses' own
+        `x` — one probe of the index of every (ancestor, name) a subclass defines, so a base
+        with a thousand subclasses costs what its matches cost."""
+        i, j = self.down.find(pair(cls, name))
+        return self.down["slot"][j], dst[i]
+
+    def _down_index(self) -> None:
+        """(ancestor, name) -> slot of every slot a proper subclass of the ancestor owns."""
+        sub = self.mro["rank"] > 0
+        cls, anc = self.mro.key[sub], self.mro["anc"][sub]
+        i, j = self.slots.find_high(cls)
+        self.down = Rel(pair(anc[i], low(self.slots.key[j])), slot=self.slots["slot"][j])
+
+    def _down_add(self, owner, name, slot) -> None:
+        """New slots (a store's) join the index under each ancestor of their owner."""
+        i, j = self.mro.find(owner)
+        up = self.mro["rank"][j] > 0
+        i, j = i[up], j[up]
+        if len(i):
+            self.down.add(pair(self.mro["anc"][j], name[i]), slot=slot[i])
 
     def _late_lookups(self, owner, name, slot):
         """Lookups that found nothing before a store made the slot: they find it now."""
@@ -791,6 +807,7 @@ class _Solver:
                 keys, first = np.unique(keys[new], return_index=True)
                 o, nm, sl = owner[new][first], name[new][first], slot[new][first]
                 self.slots.add(keys, slot=sl)
+                self._down_add(o, nm, sl)
                 c, b = self._late_lookups(o, nm, sl)
                 copies += c
                 bcopies += b
@@ -998,6 +1015,7 @@ class _Solver:
         self.ext_ident[cls[via >= 0]] = via[via >= 0]
         sub = rank > 0
         self.desc = Rel(anc[sub], sub=cls[sub])
+        self._down_index()
         return unique(changed)
 
 

@@ -332,28 +332,17 @@ def _access_edges(t, points: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
         .filter(pl.col("vk").is_in([INST, OPEN]))
     )
     mro = sol.mro
-    # along the MRO of the instance's class; and, for `o:` values, each subclass's own members
-    down = (
-        on.filter(pl.col("vk") == OPEN)
-        .join(
-            mro.filter(pl.col("rank") > 0).select(sub="cls", anc="anc"),
-            left_on="vt",
-            right_on="anc",
-        )
-        .select(pl.exclude("sub"), anc="sub", rank=pl.lit(-1, pl.Int32))
-    )
-    look = pl.concat([on.join(mro, left_on="vt", right_on="cls"), down], how="diagonal_relaxed")
+    methods = _slotdef(t).join(t.slots.select("owner", "name_h", "slot", sname="name"), on="slot")
+    # along the MRO of the instance's class
+    look = on.join(mro, left_on="vt", right_on="cls")
     props = look.filter(pl.col("how").is_in(list(_HOW))).join(
         t.props, left_on=["anc", "name_h", "how"], right_on=["owner", "name_h", "how"]
     )
-    methods = _slotdef(t).join(t.slots.select("owner", "name_h", "slot", sname="name"), on="slot")
     ops = look.filter(pl.col("how") == "op").join(
         methods, left_on=["anc", "name_h"], right_on=["owner", "name_h"]
     )
     first = [
-        x.sort("rank").filter(
-            (pl.col("rank") < 0) | (pl.col("rank") == pl.col("rank").min().over("a", "v"))
-        )
+        x.sort("rank").filter(pl.col("rank") == pl.col("rank").min().over("a", "v"))
         for x in (props, ops)
     ]
     prefix = (
@@ -361,6 +350,28 @@ def _access_edges(t, points: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
         .join(methods, left_on="anc", right_on="owner")
         .filter(pl.col("sname").str.starts_with(pl.col("name")))
     )
+    # and, for `o:` values, each subclass's own members: the members joined to their owners'
+    # ancestors first, so a base with a thousand subclasses costs what its matches cost
+    below = mro.filter(pl.col("rank") > 0).select(owner="cls", anc="anc")
+    opened = on.filter(pl.col("vk") == OPEN)
+    down_props = opened.join(
+        t.props.join(below, on="owner"), left_on=["vt", "name_h", "how"],
+        right_on=["anc", "name_h", "how"],
+    )  # fmt: skip
+    members_below = methods.join(below, on="owner")
+    down_ops = opened.filter(pl.col("how") == "op").join(
+        members_below, left_on=["vt", "name_h"], right_on=["anc", "name_h"]
+    )
+    down_prefix = (
+        opened.filter(pl.col("how") == "prefix")
+        .join(members_below, left_on="vt", right_on="anc")
+        .filter(pl.col("sname").str.starts_with(pl.col("name")))
+    )
+    first = [
+        pl.concat([first[0], down_props], how="diagonal_relaxed"),
+        pl.concat([first[1], down_ops], how="diagonal_relaxed"),
+    ]
+    prefix = pl.concat([prefix, down_prefix], how="diagonal_relaxed")
     vstr = t.values.select(f="v", target="vs")
     ops_prefix = pl.concat([first[1], prefix], how="diagonal_relaxed").join(vstr, on="f")
     via = pl.when(pl.col("how") == "prefix").then(pl.lit("getattr")).otherwise(pl.col("name"))
