@@ -46,8 +46,8 @@ def _owners(lines: pl.DataFrame, nodes: pl.DataFrame) -> pl.DataFrame:
     inside = (
         lines.join(defs, on="path")
         .filter((pl.col("line") > pl.col("line_start")) & (pl.col("line") <= pl.col("line_end")))
-        .sort("line_start", descending=True)
-        .unique(["path", "line"], keep="first")
+        .sort("line_start", "id", descending=[True, False])
+        .unique(["path", "line"], keep="first", maintain_order=True)
         .select("path", "line", "id")
     )
     rest = lines.join(inside, on=["path", "line"], how="anti").with_columns(id=pl.col("path"))

@@ -84,7 +84,7 @@ def _calls(sites: pl.DataFrame, points: pl.DataFrame, sol: flow.Solution):
     linked = pl.concat([x.select(keep) for x in (func, bound, wrapped, classes, made, called)])
     linked = (
         linked.join(vstr, left_on="target", right_on="v", how="inner")
-        .sort("site", "vs", "confidence", "via", nulls_last=False)
+        .sort("site", "vs", "confidence", "via", "bound", nulls_last=False)
         .unique(["site", "vs"], keep="first", maintain_order=True)
         .select("site", dst="vs", confidence="confidence", via="via", bound="bound")
     )
@@ -165,8 +165,8 @@ def _members(held: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
             right_on=["owner", "name_h"],
         )
         .join(_slotdef(t), on="slot")
-        .sort("rank")
-        .unique(["row", "v"], keep="first")
+        .sort("rank", "f")
+        .unique(["row", "v"], keep="first", maintain_order=True)
         .with_columns(target=pl.col("f"))
     )
     keep = [c for c in held.columns if c not in ("v", "vk", "vt")] + ["target"]
@@ -262,7 +262,7 @@ def _callback_edges(sites: pl.DataFrame, points: pl.DataFrame, sol: flow.Solutio
         "src", "dst", kind=pl.lit("calls"), confidence=conf,
         name=pl.col("lib").str.extract(r"([^.]+)$", 1), path="path",
         line=pl.col("line").cast(pl.Int32), via="lib", bound=pl.lit(False),
-    ).unique(["src", "dst", "via"])  # fmt: skip
+    ).pipe(_first, ["src", "dst", "via"], ["line", "confidence", "path", "name"])  # fmt: skip
 
 
 def _library_subclasses(sol: flow.Solution, libs: pl.Series) -> pl.DataFrame:
@@ -297,8 +297,8 @@ def _constructors(classes: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
             right_on=["owner", "name_h"],
         )
         .join(_slotdef(t), on="slot")
-        .sort("rank")
-        .unique(["site", "v", "mname"], keep="first")
+        .sort("rank", "f")
+        .unique(["site", "v", "mname"], keep="first", maintain_order=True)
         .filter(pl.col("own").is_null() | (pl.col("f") != pl.col("own")))
     )
     return hit.select("site", target="f", confidence="confidence", via="mname", bound=pl.lit(False))
@@ -390,8 +390,7 @@ def _access_edges(t, points: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
         ]
     )
     return (
-        rows.sort("confidence")
-        .unique(["src", "dst", "name", "via"], keep="first")
+        rows.pipe(_first, ["src", "dst", "name", "via"], ["confidence", "path", "line"])
         .select(
             "src",
             "dst",
@@ -404,6 +403,11 @@ def _access_edges(t, points: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
             bound=pl.lit(True),
         )
     )
+
+
+def _first(frame: pl.DataFrame, keys: list[str], order: list[str]) -> pl.DataFrame:
+    """One row per `keys`: the first by `order`, whatever order the rows came in."""
+    return frame.sort(order, nulls_last=True).unique(keys, keep="first", maintain_order=True)
 
 
 def _h(s: str) -> int:
@@ -424,8 +428,8 @@ def _instance_calls(insts: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
     hit = (
         insts.join(sol.mro, on="cls")
         .join(t.slots, left_on=["anc", "name_h"], right_on=["owner", "name_h"])
-        .sort("rank")
-        .unique(["site", "v"], keep="first")
+        .sort("rank", "slot")
+        .unique(["site", "v"], keep="first", maintain_order=True)
         .join(_slotdef(t), on="slot")
     )
     return hit.select("site", target="f", confidence="confidence")
@@ -484,7 +488,7 @@ def _extends(t, sol: flow.Solution, defs: pl.DataFrame) -> pl.DataFrame:
             path="path",
             line="line",
         )
-        .unique(["src", "dst"])
+        .pipe(_first, ["src", "dst"], ["line", "name", "path"])
     )
     # a base no class value reached: matched by name as before (`mod.Base`: through `mod`)
     rest = t.bases.join(hit.select("base", "cls").unique(), on=["base", "cls"], how="anti")

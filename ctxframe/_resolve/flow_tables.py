@@ -374,8 +374,8 @@ def _fixtures(
     )
     best = (
         seen.with_columns(near=near)
-        .sort("near", descending=True)
-        .unique(["f", "pname", "dst"], keep="first")
+        .sort("near", "fid", descending=[True, False])
+        .unique(["f", "pname", "dst"], keep="first", maintain_order=True)
     )
     value = pl.col("fid") + pl.when(pl.col("how") == "yield").then(pl.lit("|*")).otherwise(
         pl.lit("|()")

@@ -428,7 +428,9 @@ def _python(
 
 def _dedupe_edges(edges: pl.DataFrame) -> pl.DataFrame:
     """One row per (src, dst, kind, name), at its first line."""
-    return edges.sort("src", "kind", "name", "dst", "line", nulls_last=True).unique(
+    order = ["src", "kind", "name", "dst", "line"]
+    order += [c for c in edges.columns if c not in order]
+    return edges.sort(order, nulls_last=True).unique(
         ["src", "dst", "kind", "name"], keep="first", maintain_order=True
     )
 
@@ -595,7 +597,9 @@ def _resolve_refs(
         .join(stages.resolved(), on="ref_id", how="left")
         .select("src", "dst", "kind", "confidence", "name", "path", "line")
     )
-    return edges.sort("src", "kind", "name", "dst", "line", nulls_last=True).unique(
+    order = ["src", "kind", "name", "dst", "line"]
+    order += [c for c in edges.columns if c not in order]
+    return edges.sort(order, nulls_last=True).unique(
         ["src", "dst", "kind", "name"], keep="first", maintain_order=True
     )
 
