@@ -152,7 +152,7 @@ def coloured_pixels(png: bytes) -> int:
     )  # fmt: skip
 
 
-def settled_pixels(locator, path: str, want: int, tries: int = 20) -> int:
+def settled_pixels(locator, path: str, want: int, tries: int = 60) -> int:
     """`coloured_pixels` of an element once its frames have painted (a frame still loading
     its page may paint blank for a moment): the first count reaching `want`, else the last."""
     count = 0
