@@ -7,8 +7,15 @@ instance's binding methods; `super()` past the class); call (a function's return
 class's instance and `__init__`, an instance's `__call__`, arguments into parameters);
 subscripts of containers; stores into attributes and elements; iteration (elements, a
 generator's yields); `!` (an instance of an annotation's class). Rules make new flows, which
-carry what their source already holds. A node with more than CAP values stops spreading. The
-MRO is built from the bases' values, and the lookups it changes are made again when it grows.
+carry what their source already holds. A node with more than CAP values stops spreading.
+
+What a lookup finds never depends on the order values arrive in: a class's lookups wait until
+its MRO is whole (every class on it has a class in each base expression; one that never is
+reads what it has once nothing else moves), and a lookup takes the first class on the MRO with
+a static slot of the name (a definition or a class-body assignment) together with every slot a
+store made (`self.x = …`) before it, a store's slot made later reaching the reads registered
+before. Only the CAP, and a class whose MRO changes after it was read (`unstable`: a base that
+gains a second class), depend on order: `capped` and `unstable` record where.
 Flows from annotations join last: what they add is INFERRED.
 
 The tables (ctxframe._resolve.flow_tables, 64-bit hashes) are renumbered to dense ids once;
@@ -60,6 +67,7 @@ MAX_ROUNDS = 200
 _MRO_EVERY = 4
 _U = pl.UInt64
 NULL_KEY = np.int64((1 << 32) - 1)  # a key read through a node: matches no element's
+_NO_RANK = np.int64(1 << 40)  # no class on the MRO has a static slot of the name
 
 
 def _hash(s: str) -> int:
@@ -271,8 +279,9 @@ class _Solver:
         self.kept_own = KeySet(pair(var[ok], own[ok]))
         self.definition = np.isin(self.vk, [FUNC, CLASS, INST, OPEN, BOUND, SUPER, GEN])
         # slots: (owner, name) -> the node lookups find; `named`: every node `owner|name`
+        static = np.ones(t.slots.height, dtype=bool)  # stores add the others (`_stores`)
         self.slots = Rel(pair(V.of("slots.owner"), K.of("slots.name_h")),
-                         slot=N.of("slots.slot"))  # fmt: skip
+                         slot=N.of("slots.slot"), static=static)  # fmt: skip
         no, nn = V.ids(t.named["owner"]), K.ids(t.named["name_h"])
         ok = (no >= 0) & (nn >= 0)
         named = Rel(pair(no[ok], nn[ok]), node=N.of("named.node")[ok])
@@ -288,7 +297,14 @@ class _Solver:
         # (node, value) pairs whose lookups depend on a class's MRO
         self.reads_known = Rel(EMPTY, dst=EMPTY)  # (container, key) -> dst
         self.reads_any = Rel(EMPTY, dst=EMPTY)  # container -> dst (an unknown key)
-        self.misses = Rel(EMPTY, cls=EMPTY, dst=EMPTY, how=EMPTY)  # by name
+        none = np.zeros(0, dtype=bool)
+        self.reads = Rel(EMPTY, cls=EMPTY, dst=EMPTY, how=EMPTY, down=none)  # by name
+        self.down_reads = Rel(EMPTY, name=EMPTY, dst=EMPTY)  # by class
+        self.pending = Rel(EMPTY, key=EMPTY)  # class -> (node, value) waiting for its MRO
+        self.complete = np.ones(n_v, dtype=bool)  # a class whose MRO is whole
+        self.forced = np.zeros(n_v, dtype=bool)  # read before its MRO was whole (`_force`)
+        self.unstable: list[np.ndarray] = []  # classes whose MRO changed after it was read
+        self.capped: list[np.ndarray] = []  # nodes that turned values away (CAP)
         self.class_reads = Rel(EMPTY, n=EMPTY, v=EMPTY)  # by class
         # classes
         self.bases_cls, self.bases_node = V.of("bases.cls"), N.of("bases.base")
@@ -298,6 +314,8 @@ class _Solver:
         self.classes = np.flatnonzero(self.vk == CLASS).astype(I64)
         self.base_count = -1
         self.mro = Rel(EMPTY, anc=EMPTY, rank=EMPTY)
+        self.mro_rank = Rel(EMPTY, rank=EMPTY)  # (class, ancestor) -> rank
+        self.mro_rank_keys = KeySet()
         self.mro_keys = KeySet()
         self.ext_base = np.zeros(n_v, dtype=bool)
         self.desc = Rel(EMPTY, sub=EMPTY)
@@ -324,57 +342,61 @@ class _Solver:
 
     # -- driver ------------------------------------------------------------------------------
     def run(self, delta: tuple[np.ndarray, np.ndarray]) -> None:
-        """Rounds until nothing is new; then the lookups that found nothing on an instance
-        look down into the subclasses the final MRO knows (`_lookup_down`), and rounds go on
-        while that finds something."""
-        for _ in range(8):
+        """Rounds until nothing is new; then the classes whose MRO never became whole read
+        the one they have (`_force`), and rounds go on while that finds something."""
+        while True:
             self._rounds(delta)
-            m = self.misses
-            inst = m["how"] == 1
-            src, dst = self._lookup_down(m["cls"][inst], m.key[inst], m["dst"][inst])
-            delta = self._edges([], [(src, dst)])
-            if len(self._new(*delta)) == 0:
+            if len(self.pending) == 0:
                 return
+            delta = self._force()
 
     def _relookup(self, changed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The lookups of the classes whose MRO grew, made again (the rest stands), and of
-        their ancestors: a lookup through `o:` reaches down into the subclasses."""
-        _, j = self.mro.find(changed)
-        changed = unique(np.concatenate([changed, self.mro["anc"][j]]))
+        """The lookups of classes already read whose MRO changed, made again (what they found
+        before stands: these classes are `unstable`)."""
         _, j = self.class_reads.find(changed)
-        k = unique(pair(self.class_reads["n"][j], self.class_reads["v"][j]))
-        n, v = high(k), low(k)
-        copies, bcopies, out = [], [], []
-        for rule in (self._attrs, self._calls):
-            c, b, o = rule(n, v)
-            copies += c
-            bcopies += b
-            out += o
-        out += [self._edges(copies, bcopies)]
+        return self._fire(unique(pair(self.class_reads["n"][j], self.class_reads["v"][j])))
+
+    def _remro(self) -> tuple[np.ndarray, np.ndarray]:
+        """The MRO built again: the pairs waiting for classes now whole run, the lookups of
+        classes read before their MRO changed run again, and the reads looking down into
+        subclasses find those the MRO gained."""
+        was = self.complete.copy()
+        changed, new_sub, new_anc = self._mro()
+        out = []
+        newly = np.flatnonzero(self.complete & ~was).astype(I64)
+        if len(newly):
+            out.append(self._fire_pending(newly))
+        unstable = changed[was[changed]]
+        if len(unstable):
+            self.unstable.append(unstable)
+            out.append(self._relookup(unstable))
+        if len(new_sub):
+            out.append(self._edges([], self._down_growth(new_sub, new_anc)))
         return _cat(out)
 
     def add_flows(self, src: np.ndarray, dst: np.ndarray) -> None:
         self.copy.add(self.copy.new(pair(src, dst)))
-        self._rounds(self._carry(src, dst))
+        self.run(self._carry(src, dst))
 
     def _rounds(self, delta: tuple[np.ndarray, np.ndarray]) -> None:
-        """Rounds until nothing is new; when a round gives a class's base expression a value,
-        the MRO is rebuilt at once and the lookups it changes are made again."""
+        """Rounds until nothing is new. When a round gives a class's base expression a value,
+        the MRO is rebuilt at the next round counted a multiple of _MRO_EVERY from the start
+        (each rebuild costs a pass; a fixed count, so when it happens never depends on what
+        else is going on)."""
         keys = self._new(*delta)
         stale = False  # a base expression gained a class since the MRO was built
         for i in range(MAX_ROUNDS):
-            done = len(keys) == 0
-            if done and not stale:
+            if len(keys) == 0 and not stale:
                 return
-            self.points.add(keys)
-            n, v = high(keys), low(keys)
-            step = self._step(n, v)
-            stale = stale or bool((self.base_nodes.has(n) & self.class_like[v]).any())
-            if stale and (done or i % _MRO_EVERY == 0):  # each rebuild costs a pass: not always
+            step = (EMPTY, EMPTY)
+            if len(keys):
+                self.points.add(keys)
+                n, v = high(keys), low(keys)
+                step = self._step(n, v)
+                stale = stale or bool((self.base_nodes.has(n) & self.class_like[v]).any())
+            if stale and i % _MRO_EVERY == 0:
                 stale = False
-                changed = self._mro()
-                if len(changed):
-                    step = _cat([step, self._relookup(changed)])
+                step = _cat([step, self._remro()])
             keys = self._new(*step)
 
     def _new(self, n: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -388,7 +410,10 @@ class _Solver:
         starts = np.flatnonzero(first_of_runs(nodes))
         fresh = np.diff(np.append(starts, len(nodes)))
         ok = self.points.count_high(nodes[starts]) + fresh <= CAP
-        return keys if ok.all() else keys[np.repeat(ok, fresh)]
+        if ok.all():
+            return keys
+        self.capped.append(nodes[starts][~ok])
+        return keys[np.repeat(ok, fresh)]
 
     def _kept(self, keys: np.ndarray) -> np.ndarray:
         n, v = high(keys), low(keys)
@@ -511,42 +536,44 @@ class _Solver:
         i, r = self.attrs.find(n)
         if len(i) == 0:
             return [], [], []
-        n, v = n[i], v[i]
-        name, dst = self.attrs["name"][r], self.attrs["dst"][r]
+        n, v, name, dst = self._ready(n[i], v[i], self.attrs["name"][r], self.attrs["dst"][r])
         vk = self.vk[v]
-        copies, bcopies, misses = [], [], []
+        copies, bcopies = [], []
         m = vk == MODULE
         if m.any():
             at = self.slots.get(pair(v[m], name[m]))
             hit = at >= 0
             copies.append((self.slots["slot"][at[hit]], dst[m][hit]))
-            misses.append((v[m][~hit], name[m][~hit], dst[m][~hit], 2))
+            miss = ~hit  # a store may make the slot later (`_late_lookups`)
+            self._register(name[m][miss], v[m][miss], dst[m][miss], 2, np.zeros(miss.sum(), bool),
+                           np.zeros(miss.sum(), I64))  # fmt: skip
         named_n, named_v = [], []  # outside names the callback table tells apart
         c, sup, opened = vk == CLASS, vk == SUPER, vk == OPEN
         ins = (vk == INST) | opened
         cls = np.where(c, v, self.vt[v])
         failed = []
-        for mask, how in ((c, 0), (ins, 1)):
+        for mask, how in ((c, 0), (ins, 1), (sup, 3)):
             if not mask.any():
                 continue
-            hit, slot, miss = self._lookup(cls[mask], name[mask])
-            (bcopies if how else copies).append((slot, dst[mask][hit]))
-            mc, mn, md = cls[mask][miss], name[mask][miss], dst[mask][miss]
-            misses.append((mc, mn, md, how))
-            failed.append((mc, md))
-            if how == 1:
-                bcopies.append(self._lookup_down(mc, mn, md))
-        if opened.any():  # an instance of a subclass may run the subclass's own member
-            bcopies.append(self._lookup_down(cls[opened], name[opened], dst[opened]))
-        if sup.any():
-            hit, slot, miss = self._lookup(cls[sup], name[sup], skip_self=True)
-            bcopies.append((slot, dst[sup][hit]))
-            if miss.any() and len(self.ext_attrs):  # `super().open()` into a named library base
-                sc, sn, sd = cls[sup][miss], name[sup][miss], dst[sup][miss]
-                at = self.ext_attrs.get(pair(self.ext_ident[sc], sn))
-                ok = (self.ext_ident[sc] >= 0) & (at >= 0)
-                named_n.append(sd[ok])
-                named_v.append(self.ext_attrs["value"][at[ok]])
+            mc, mn, md = cls[mask], name[mask], dst[mask]
+            pi, slot, fs = self._lookup(mc, mn, skip_self=how == 3)
+            (copies if how == 0 else bcopies).append((slot, md[pi]))
+            fail = fs == _NO_RANK
+            # an instance of a subclass may run the subclass's own member: `self.x` (an `o:`
+            # value) always, an instance whose class sets no `x` of its own
+            down = (vk[mask] == OPEN) | (fail & (how == 1))
+            self._register(mn, mc, md, how, down, fs)
+            if down.any():
+                bcopies.append(self._lookup_down(mc[down], mn[down], md[down]))
+            if how == 3:
+                if fail.any() and len(self.ext_attrs):  # `super().open()` into a library base
+                    sc, sn, sd = mc[fail], mn[fail], md[fail]
+                    at = self.ext_attrs.get(pair(self.ext_ident[sc], sn))
+                    ok = (self.ext_ident[sc] >= 0) & (at >= 0)
+                    named_n.append(sd[ok])
+                    named_v.append(self.ext_attrs["value"][at[ok]])
+            else:
+                failed.append((mc[fail], mn[fail], md[fail], how))
         # a builtin scalar's or an outside object's attribute is outside too (a name the
         # callback table tells apart keeps its identity); a container's (its elements, its
         # methods' results) is unknown
@@ -559,8 +586,7 @@ class _Solver:
             x[np.flatnonzero(x)[hit]] = False
         other = np.isin(vk, [BOUND, FUNC, GEN, LIT, BINST, BFUNC, WRAP]) | x
         outside = [dst[other]]
-        for (mc, md), (_, mn, _, how) in zip(failed, misses[-len(failed):] if failed else [],
-                                              strict=True):  # fmt: skip
+        for mc, mn, md, how in failed:  # no class on the MRO defines the name
             ext = self.ext_base[mc]
             ident = self.ext_ident[mc]
             at = self.ext_attrs.get(pair(ident, mn)) if len(self.ext_attrs) else np.full(
@@ -569,13 +595,6 @@ class _Solver:
             named_n.append(md[hit])
             named_v.append(self.ext_attrs["value"][at[hit]] if hit.any() else EMPTY)
             outside.append(md[ext & ~hit])
-        if misses:
-            self.misses.add(
-                np.concatenate([x[1] for x in misses]),
-                cls=np.concatenate([x[0] for x in misses]),
-                dst=np.concatenate([x[2] for x in misses]),
-                how=np.concatenate([np.full(len(x[0]), x[3], dtype=I64) for x in misses]),
-            )
         reads = c | ins | sup
         self.class_reads.add(cls[reads], n=n[reads], v=v[reads])
         out = np.concatenate(outside)
@@ -584,21 +603,39 @@ class _Solver:
             consts.append((np.concatenate(named_n), np.concatenate(named_v)))
         return copies, bcopies, consts
 
+    def _register(self, name, cls, dst, how: int, down, fs) -> None:
+        """Reads a slot made later may still answer (`_late_lookups`): a module's read that
+        found nothing (`how` 2); a class's (0), an instance's (1) or `super()`'s (3) read
+        whose MRO has a class without a static slot of that name before the first with one
+        (`fs`, its rank), or that looks down into subclasses (`down`: also by class, for
+        subclasses the MRO gains later)."""
+        keep = (fs != 0) | down
+        if keep.any():
+            self.reads.add(name[keep], cls=cls[keep], dst=dst[keep],
+                           how=np.full(keep.sum(), how, dtype=I64), down=down[keep])  # fmt: skip
+        if down.any():
+            self.down_reads.add(cls[down], name=name[down], dst=dst[down])
+
     def _lookup(self, cls: np.ndarray, name: np.ndarray, skip_self: bool = False):
-        """The first class along each `cls`'s MRO with a slot `name`: (mask of rows found,
-        their slots, mask of rows found nowhere)."""
+        """Along each `cls`'s MRO (past the class itself with `skip_self`): the first class
+        with a static slot `name` (a definition or an assignment in its body) and every slot
+        a store made (`self.x = …`) before it, or along the whole MRO when no class has a
+        static one. Returns (probe index, slot) of each slot found and, per probe, the rank
+        of the first static slot (_NO_RANK: none). Which slots exist is what the facts say
+        and what stores make: never which arrived first."""
         i, j = self.mro.find(cls)
+        rank = self.mro["rank"][j]
         if skip_self:
-            keep = self.mro["rank"][j] > 0
-            i, j = i[keep], j[keep]
+            keep = rank > 0
+            i, j, rank = i[keep], j[keep], rank[keep]
         at = self.slots.get(pair(self.mro["anc"][j], name[i]))
         ok = at >= 0
-        i, at = i[ok], at[ok]
-        first = first_of_runs(i)  # the MRO's rows of one class come in rank order
-        i, at = i[first], at[first]
-        hit = np.zeros(len(cls), dtype=bool)
-        hit[i] = True
-        return hit, self.slots["slot"][at], ~hit
+        i, at, rank = i[ok], at[ok], rank[ok]
+        static = self.slots["static"][at]
+        fs = np.full(len(cls), _NO_RANK, dtype=I64)
+        np.minimum.at(fs, i[static], rank[static])
+        take = rank <= fs[i]
+        return i[take], self.slots["slot"][at[take]], fs
 
     def _lookup_down(self, cls, name, dst) -> tuple[np.ndarray, np.ndarray]:
         """`self.x` in a class that never sets `x`: the subclasses' own `x`."""
@@ -608,28 +645,85 @@ class _Solver:
         return self.slots["slot"][at[ok]], dst[i[ok]]
 
     def _late_lookups(self, owner, name, slot):
-        """Lookups that found nothing before a store made the slot: they find it now."""
-        i, j = self.misses.find(name)
-        m = self.misses
-        mc, md, how, own, sl = m["cls"][j], m["dst"][j], m["how"][j], owner[i], slot[i]
-        mods = (how == 2) & (mc == own)
-        copies = [(sl[mods], md[mods])]
-        c = how < 2
-        mc, md, how, own, sl = mc[c], md[c], how[c], own[c], sl[c]
-        a, b = self.mro.find(mc)
-        hit = self.mro["anc"][b] == own[a]
-        a = a[hit]
-        cls_copy = how[a] == 0
-        copies.append((sl[a][cls_copy], md[a][cls_copy]))
-        return copies, [(sl[a][~cls_copy], md[a][~cls_copy])]
+        """Reads registered before a store made the slot (owner, name) find it now (see
+        `_register`): a module's read of the name; a class's or an instance's whose MRO
+        holds the owner before its first static slot of the name; one looking down into
+        subclasses, the owner being one."""
+        i, j = self.reads.find(name)
+        r = self.reads
+        rc, rd, how, down = r["cls"][j], r["dst"][j], r["how"][j], r["down"][j]
+        own, sl = owner[i], slot[i]
+        mods = (how == 2) & (rc == own)
+        copies = [(sl[mods], rd[mods])]
+        c = how != 2
+        rank = _at(self.mro_rank["rank"], self.mro_rank.get(pair(rc, own)), -1)
+        _, _, fs = self._lookup(rc, name[i])
+        along = c & (rank >= 0) & (rank <= fs) & ((how != 3) | (rank > 0))
+        copies.append((sl[along & (how == 0)], rd[along & (how == 0)]))
+        b = along & (how != 0)
+        below = c & down & (_at(self.mro_rank["rank"], self.mro_rank.get(pair(own, rc)), -1) > 0)
+        return copies, [(sl[b], rd[b]), (sl[below], rd[below])]
+
+    def _down_growth(self, sub: np.ndarray, anc: np.ndarray) -> list:
+        """Classes that became subclasses of `anc`: the reads looking down from anc find
+        their own slots."""
+        i, j = self.down_reads.find(anc)
+        at = self.slots.get(pair(sub[i], self.down_reads["name"][j]))
+        ok = at >= 0
+        return [(self.slots["slot"][at[ok]], self.down_reads["dst"][j][ok])]
+
+    def _ready(self, n, v, *cols):
+        """The rows whose value needs no MRO or whose class's MRO is complete (`_mro`); the
+        others wait in `pending` until it is, so a lookup reads the MRO once it is whole."""
+        vk = self.vk[v]
+        classy = np.isin(vk, [CLASS, INST, OPEN, SUPER])
+        if not classy.any():
+            return (n, v, *cols)
+        cls = np.where(vk == CLASS, v, self.vt[v])
+        wait = classy & ~self.complete[cls.clip(0)]
+        if not wait.any():
+            return (n, v, *cols)
+        self.pending.add(cls[wait], key=pair(n[wait], v[wait]))
+        keep = ~wait
+        return (n[keep], v[keep], *(c[keep] for c in cols))
+
+    def _fire(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The class-dependent rules (`_attrs`, `_calls`) run on these pairs."""
+        n, v = high(keys), low(keys)
+        copies, bcopies, out = [], [], []
+        for rule in (self._attrs, self._calls):
+            c, b, o = rule(n, v)
+            copies += c
+            bcopies += b
+            out += o
+        out += [self._edges(copies, bcopies)]
+        return _cat(out)
+
+    def _fire_pending(self, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs waiting for these classes' MROs, run now."""
+        _, j = self.pending.find(classes)
+        if len(j) == 0:
+            return EMPTY, EMPTY
+        keys = unique(self.pending["key"][j])
+        rest = np.ones(len(self.pending), dtype=bool)
+        rest[j] = False
+        self.pending = Rel(self.pending.key[rest], key=self.pending["key"][rest])
+        return self._fire(keys)
+
+    def _force(self) -> tuple[np.ndarray, np.ndarray]:
+        """Once nothing else moves: the classes some base of which never got a class (or
+        whose ancestors' did not) read the MRO they have."""
+        cls = unique(self.pending.key)
+        self.forced[cls] = True
+        self.complete[cls] = True
+        return self._fire_pending(cls)
 
     # -- calls -------------------------------------------------------------------------------
     def _calls(self, n, v):
         i, r = self.calls.find(n)
         if len(i) == 0:
             return [], [], []
-        n, v = n[i], v[i]
-        dst, live = self.calls["dst"][r], self.calls["live"][r]
+        n, v, dst, live = self._ready(n[i], v[i], self.calls["dst"][r], self.calls["live"][r])
         vk = self.vk[v]
         fn, bd = vk == FUNC, vk == BOUND
         f_dst = np.concatenate([dst[fn], dst[bd]])
@@ -691,9 +785,9 @@ class _Solver:
 
     def _method(self, cls, dst, live, name: int):
         """(dst, f, live) of the method `name` the classes find on their MRO."""
-        hit, slot, _ = self._lookup(cls, np.full(len(cls), name, dtype=I64))
+        pi, slot, _ = self._lookup(cls, np.full(len(cls), name, dtype=I64))
         i, j = self.slotdef.find(slot)
-        return dst[hit][i], self.slotdef["f"][j], live[hit][i]
+        return dst[pi][i], self.slotdef["f"][j], live[pi][i]
 
     def _bind_args(self, dst, f, shift) -> list:
         """Arguments into parameters (positional shifted past a bound `self`), and a function
@@ -790,7 +884,7 @@ class _Solver:
             if new.any():  # a store makes the slot it writes visible to lookups
                 keys, first = np.unique(keys[new], return_index=True)
                 o, nm, sl = owner[new][first], name[new][first], slot[new][first]
-                self.slots.add(keys, slot=sl)
+                self.slots.add(keys, slot=sl, static=np.zeros(len(keys), dtype=bool))
                 c, b = self._late_lookups(o, nm, sl)
                 copies += c
                 bcopies += b
@@ -909,7 +1003,7 @@ class _Solver:
         ci, cj = self.consts.find(src)
         c, held = np.concatenate([c, ci]), np.concatenate([held, self.consts["v"][cj]])
         fn = (self.vk[held] == FUNC) & (self.wrap[held.clip(0)] >= 0)
-        self._rounds((dst[c[fn]], self.wrap[held[fn]]))
+        self.run((dst[c[fn]], self.wrap[held[fn]]))
         known = dst < len(self.N)
         return pl.DataFrame(
             {"call": self.N.hashes[dst[known]], "deco": self.V.hashes[deco[known]]},
@@ -929,10 +1023,12 @@ class _Solver:
             self.run(self._carry(src, dst))
 
     # -- classes -----------------------------------------------------------------------------
-    def _mro(self) -> np.ndarray:
+    def _mro(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(cls, anc, rank) from the bases' class values, in depth-first order keeping each
         ancestor's last place (C3's order wherever C3 and that agree, which is the common
-        case); returns the classes whose MRO changed."""
+        case), and which classes' MROs are whole (`complete`: every class on it has a class
+        in each base expression). Returns the classes whose MRO changed and the (class,
+        ancestor) pairs it gained past rank 0."""
         i, held = self._values(self.bases_node)
         vk = self.vk[held]
         c = vk == CLASS
@@ -945,7 +1041,7 @@ class _Solver:
         ext_cls = self.bases_cls[i][ext]
         count = len(k) + len(ext_cls)
         if count == self.base_count:
-            return EMPTY
+            return EMPTY, EMPTY, EMPTY
         self.base_count = count
         bases = Rel(high(k), anc=low(k), pos=pos)
         # a path's key: (pos+1) per level in base 64 digits, left-aligned (depth-first order)
@@ -981,8 +1077,21 @@ class _Solver:
         rank = idx - np.maximum.accumulate(np.where(starts, idx, 0))
         self.mro = Rel(cls, anc=anc, rank=rank)  # sorted by class, each class's in rank order
         triples = (cls * self.nv + anc) * np.int64(1024) + np.minimum(rank, 1023)
-        changed = cls[~self.mro_keys.has(triples)]
+        fresh = ~self.mro_keys.has(triples)
+        changed = cls[fresh]
+        ca = pair(cls, anc)
+        gained = fresh & (rank > 0) & ~self.mro_rank_keys.has(ca)
         self.mro_keys = KeySet(triples)
+        self.mro_rank = Rel(ca, rank=rank)
+        self.mro_rank_keys = KeySet(ca)
+        # whole: each class on the MRO has a class-like value in every base expression
+        resolved = np.zeros(len(self.bases_node), dtype=bool)
+        resolved[i[self.class_like[held]]] = True
+        own_ok = np.ones(len(self.vk), dtype=bool)
+        own_ok[self.bases_cls[~resolved]] = False
+        complete = np.ones(len(self.vk), dtype=bool)
+        complete[cls[~own_ok[anc]]] = False
+        self.complete = complete | self.forced
         ext_base = np.zeros(len(self.vk), dtype=bool)
         ext_base[ext_cls] = True
         has = ext_base[anc]
@@ -998,7 +1107,7 @@ class _Solver:
         self.ext_ident[cls[via >= 0]] = via[via >= 0]
         sub = rank > 0
         self.desc = Rel(anc[sub], sub=cls[sub])
-        return unique(changed)
+        return unique(changed), cls[gained], anc[gained]
 
 
 def _cat(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
