@@ -106,6 +106,7 @@ class IndexReport:
     adapters: dict = field(default_factory=dict)  # _ingest.adapters: accepted, rejected lines
     dial: dict = field(default_factory=dict)  # ctxframe._ingest.dial: dialled, unreachable lines
     repaired: str | None = None  # the previous version failed its checks and was rebuilt
+    flow: str | None = None  # a delta run's value flow: incremental, full, or None (none ran)
 
     @property
     def nodes(self) -> int:
@@ -659,6 +660,7 @@ class _Run:
     cache: bool = True  # use the extraction cache (ctxframe._store.xcache)
     coverage: _testcov.Source | None = None  # coverage data read into `covers` edges
     cached: int = 0  # files whose rows the extraction cache gave
+    flow: list = field(default_factory=list)  # the solved value flow (ctxframe._resolve.flow_state)
     adapters: Started | None = None  # the repository's adapters, running since the start
 
     def take_content(self) -> list[pl.DataFrame | pl.LazyFrame]:
@@ -960,9 +962,34 @@ def _try_delta(run: _Run) -> IndexReport | None:
             )
             _trace("report")
             writing.result()
-        staged.commit(meta)
+        version = staged.commit(meta)
     _trace("write")
+    if delta.flow is not None:
+        _keep_flow(run, version, delta.flow)
+    elif delta.flow_mode is None:  # no Python fact changed: the stored state stands
+        _carry_flow(run, version)
+    report.flow = delta.flow_mode
     return report
+
+
+def _keep_flow(run: _Run, version: str, state) -> None:
+    """The solved value flow kept with the version just written: for this process (a
+    watcher's next edit) and beside the version (the next process's); best effort."""
+    if state is None:
+        return
+    from ctxframe._resolve import flow_state
+
+    flow_state.keep(os.path.join(run.store, version), state)
+
+
+def _carry_flow(run: _Run, version: str) -> None:
+    """The previous version's value-flow state, for a version whose Python facts it holds."""
+    from ctxframe._resolve import flow_state
+
+    snap = run.prev.snap
+    if snap.version is None:
+        return
+    flow_state.carry(snap.dir, os.path.join(run.store, version))
 
 
 def _write_refs(staged, prev: _Stored, files, changed: list[str], refs: pl.DataFrame) -> None:
@@ -1064,8 +1091,9 @@ def _full(run: _Run) -> IndexReport:
         staged.put_tokens(table.tokens, table.vocab, ids)
         del table, ids
         _trace("tokens written")
-        staged.commit(meta)
+        version = staged.commit(meta)
     _trace("write")
+    _keep_flow(run, version, run.flow[0] if run.flow else None)
     return report
 
 
@@ -1074,8 +1102,9 @@ def _resolve_all(run: _Run, defs, refs, file_bnodes, file_bedges, previous):
     code_bnodes, code_bedges, handlers = boundary_code.from_refs(pl.concat(refs))
     _trace("boundaries from refs")
     edges, stubs = resolve(
-        defs, run.files, refs, run.gomods, previous=previous, handlers=handlers, spill=run.spill
-    )
+        defs, run.files, refs, run.gomods, previous=previous, handlers=handlers, spill=run.spill,
+        flow_keep=run.flow,
+    )  # fmt: skip
     _trace("resolve")
     bnodes, bedges = merge_boundaries(
         pl.concat([file_bnodes, code_bnodes]),
