@@ -139,7 +139,10 @@ _REINDEX_EDITS = [
         lambda t: t + "\n\ndef appended(value):\n    pass\n",
         "delta",
     ),
-    ("services/payments/checkout.py", _prepend("import json\n"), "incremental"),
+    # a Python import: read by its own file's resolution alone (the value flow solves it)
+    ("services/payments/checkout.py", _prepend("import json\n"), "delta"),
+    # a module no file imported before: a new module stub, a whole resolution
+    ("services/payments/checkout.py", _prepend("import never_imported_before\n"), "incremental"),
     ("services/payments/gateway.py", _prepend("# reads env vars\n"), "incremental"),
 ]
 

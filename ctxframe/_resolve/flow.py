@@ -45,6 +45,7 @@ from ctxframe._resolve.flow_index import (
     pair,
     rel_remove,
     search,
+    expand,
     search_both,
     unique,
 )
@@ -1096,10 +1097,10 @@ class _Solver:
     def cap_reach(self) -> np.ndarray:
         """Per node, whether its values reach a node the CAP turned values away from, or the
         read of a class whose MRO changed after it was read (`unstable`): where the order
-        values arrive in decides what a full solve keeps, so an incremental solve touching
-        one cannot vouch for its answer. Walks back along flows, from a rule's destination
-        to the node it reads, from a parameter to the callee of a call passing it, from a
-        slot to the base of a store into it."""
+        values arrive in decides what a full solve keeps, so an incremental solve whose net
+        change touches one cannot vouch for its answer. Walks back along flows and from a
+        rule's destination to the node it reads (a flow a rule makes or unmakes is checked
+        itself: `_net_check`)."""
         n = self.next_node
         seeds = [np.concatenate(self.capped)] if self.capped else []
         if self.unstable:
@@ -1118,24 +1119,20 @@ class _Solver:
         keyed = self.subs["keynode"] >= 0
         src.append(self.subs["keynode"][keyed])
         dst.append(self.subs["dst"][keyed])
-        out_src, out_dst = high(self.copy.key), low(self.copy.key)
-        i, j = self.args.find(self.calls["dst"])  # a callee -> where its calls' arguments go
-        arg_callee, arg = self.calls.key[i], self.args["arg"][j]
-        for base, val in ((arg_callee, arg), (self.stores.key, self.stores["val"]),
-                          (self.items.key, self.items["val"])):  # fmt: skip
-            a, b = search_both_high(out_src, val)
-            src.append(base[a])
-            dst.append(out_dst[b])
         src, dst = np.concatenate(src), np.concatenate(dst)
-        ok = (src >= 0) & (dst >= 0)
-        back = Rel(dst[ok], src=src[ok])
+        ok = (src >= 0) & (dst >= 0) & (src < n) & (dst < n)
+        src, dst = src[ok], dst[ok]
+        order = np.argsort(dst)
+        src = src[order]
+        starts = np.zeros(n + 1, dtype=I64)
+        np.cumsum(np.bincount(dst, minlength=n), out=starts[1:])
         front = unique(np.concatenate(seeds))
         front = front[(front >= 0) & (front < n)]
         reach[front] = True
         while len(front):
-            _, j = back.find(front)
-            nxt = unique(back["src"][j])
-            nxt = nxt[(nxt < n) & ~reach[nxt.clip(0, n - 1)]]
+            _, j = expand(starts[front], starts[front + 1])
+            nxt = src[j]
+            nxt = unique(nxt[~reach[nxt]])
             reach[nxt] = True
             front = nxt
         return reach

@@ -114,6 +114,16 @@ class Rel:
     def __len__(self) -> int:
         return len(self.key)
 
+    def __getstate__(self) -> dict:
+        """Pickled without the offsets (an array per id: made again when unpickled)."""
+        dense = len(self._starts) - 1 if self._starts is not None else 0
+        return {"key": self.key, "cols": self.cols, "dense": dense}
+
+    def __setstate__(self, state: dict) -> None:
+        self.key, self.cols = state["key"], state["cols"]
+        dense = state.get("dense", 0)
+        self._starts = _starts(self.key, dense) if dense else None
+
     def __getitem__(self, name: str) -> np.ndarray:
         return self.cols[name]
 

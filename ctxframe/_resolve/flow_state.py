@@ -90,7 +90,7 @@ class FlowState:
             "uses": t.uses,
             "bases": t.bases.select("cls", "base"),
             "access_names": access.select("name", "path").unique(),
-            "values": t.values.select("v", "vs", "vk", "vt"),
+            "values": _named_values(t.values),
             "slots": t.slots.select("owner", "name_h", "slot", "name"),
             "props": t.props,
             "bound": t.flows.select(n="dst"),
@@ -114,11 +114,13 @@ class FlowState:
         files: pl.DataFrame,
         defs: pl.DataFrame,
         facts_of,
+        also: list[str] = (),
     ) -> Result | None:
         """Solve again after the files `paths` changed from (old facts, old Python
         definitions) to (new ones); `defs` holds every definition now (their first lines:
         `extends` edges), `facts_of(paths)` gives other files' facts (those whose edges the
-        change reaches). None when only a full solve can answer (`flow.Fallback`)."""
+        change reaches; `also` names more of them: their calls matched by name may find
+        another definition). None when only a full solve can answer (`flow.Fallback`)."""
         if set(paths) & self.whole_paths:  # a fixture's definer
             return None
         exporting = bool(set(paths) & self.exporters)
@@ -149,7 +151,7 @@ class FlowState:
         self.inferred = None
         self._patch(gone, come, new, paths)
         touched = np.concatenate([touched, self._class_readers(gone, come)])
-        affected = self._affected(touched, paths, moved)
+        affected = sorted(set(self._affected(touched, paths, moved)) | set(also))
         self.stats = {"touched": len(touched), "affected": len(affected)}
         others = [p for p in affected if p not in set(paths)]
         if others:
@@ -180,9 +182,8 @@ class FlowState:
             cols = fr[name].columns
             fr[name] = _replace(fr[name], getattr(gone, name).select(cols),
                                 getattr(come, name).select(cols))  # fmt: skip
-        vals = come.values.select("v", "vs", "vk", "vt")
-        fr["values"] = pl.concat([fr["values"], vals]).unique("v", keep="first",
-                                                               maintain_order=True)  # fmt: skip
+        vals = _named_values(come.values)
+        fr["values"] = pl.concat([fr["values"], vals]).unique("v", keep="first", maintain_order=True)
         fr["bound"] = _replace(fr["bound"], gone.flows.select(n="dst"), come.flows.select(n="dst"))
         sd = flow_edges._slotdef
         fr["slotdef"] = _replace(fr["slotdef"], sd(_with_values(gone, fr["values"])),
@@ -244,15 +245,35 @@ class FlowState:
                            recv.cast(_U), fr["bases"]["base"]]).unique()  # fmt: skip
         exact, inferred = self._points(nodes)
         base_points = exact.join(fr["bases"].select(n="base").unique(), on="n", how="semi")
+        values = self._values(pl.concat([exact["v"], inferred["v"]]).unique())
         view = types.SimpleNamespace(
             sites=sites, access=access, args=args, bases=bases, bases_all=fr["bases"],
-            base_points=base_points, uses=fr["uses"].filter(mine), values=fr["values"],
+            base_points=base_points, uses=fr["uses"].filter(mine), values=values,
             slots=fr["slots"], props=fr["props"], flows=fr["bound"].select(dst="n"),
             slotdef=fr["slotdef"], wrapped_names=fr["wrapped_names"],
         )  # fmt: skip
         sol = flow.Solution(exact, inferred, view, self.wrapped, self.solver.mro_frame())
         keep = defs.filter(mine | pl.col("path").is_null()) if "path" in defs.columns else defs
         return flow_edges.edges(view, sol, keep)
+
+    def _values(self, held: pl.Series) -> pl.DataFrame:
+        """(v, vs, vk, vt) of the named values and of the others held (no string: an edge
+        shows their target's)."""
+        named = self.frames["values"]
+        rest = held.filter(~held.is_in(named["v"].implode()))
+        s = self.solver
+        ids = s.V.ids(rest)
+        ok = ids >= 0
+        vt = s.vt[ids[ok]]
+        frame = pl.DataFrame(
+            {
+                "v": rest.filter(pl.Series(ok)),
+                "vs": pl.Series([None] * int(ok.sum()), dtype=pl.String),
+                "vk": pl.Series(s.vk[ids[ok]], dtype=pl.Int8),
+                "vt": pl.Series(np.where(vt >= 0, s.V.hashes[vt.clip(0)], 0), dtype=_U),
+            }
+        ).with_columns(vt=pl.when(pl.Series(vt >= 0)).then(pl.col("vt")))
+        return pl.concat([named, frame], how="vertical_relaxed")
 
     def _points(self, nodes: pl.Series) -> tuple[pl.DataFrame, pl.DataFrame]:
         """(exact, inferred) pairs of these nodes (hashes)."""
@@ -273,8 +294,6 @@ class FlowState:
     def save(self, version_dir: str) -> None:
         """Write the state into the version's cache (best effort: any OS error leaves none),
         its SHA-256 beside it."""
-        if self.z is None:
-            self.z = self.solver.cap_reach()
         d = os.path.join(version_dir, "cache")
         try:
             with contextlib.suppress(FileExistsError):
@@ -422,6 +441,16 @@ def _concat_tables(a: ft.Tables, b: ft.Tables) -> ft.Tables:
 
 def _with_values(t: ft.Tables, values: pl.DataFrame):
     return types.SimpleNamespace(values=values, seeds=t.seeds, flows=t.flows, slotdef=None)
+
+
+_NAMED_KINDS = [ft.FUNC, ft.CLASS, ft.MODULE, ft.EXT, ft.BFUNC]
+
+
+def _named_values(values: pl.DataFrame) -> pl.DataFrame:
+    """(v, vs, vk, vt) of the values edges name (definitions, modules, outside names); the
+    rest (instances, literals, containers) are named by nothing an edge shows."""
+    keep = values.filter(pl.col("vk").is_in(_NAMED_KINDS))
+    return keep.select("v", "vs", "vk", "vt")
 
 
 def _readers(fr: dict, attrs: pl.DataFrame) -> pl.DataFrame:

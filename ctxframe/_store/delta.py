@@ -331,9 +331,13 @@ def update(
     ):
         return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
     shape = pl.col("kind").is_in(_SHAPE_REFS)
-    if not _same(
-        own.old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line")
-    ) or reads_boundaries(pl.concat([own.old_refs, refs])):
+    # a Python file's imports and bases are read by its own resolution alone (a name binds
+    # through its file's imports; other files' Python calls follow the value flow, which
+    # solves them again): they may change when only Python files did
+    same_shape = _same(own.old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line"))
+    if (not same_shape and not own.python_only) or reads_boundaries(
+        pl.concat([own.old_refs, refs])
+    ):
         return None
     # Definitions added, removed or renamed: other files' references to their names resolve
     # again, and so do the document sections that mention them.
@@ -363,7 +367,10 @@ def update(
     flow_keep: list = []  # the value flow's new state
     flow_mode = None
     if python is not None:  # solve only what the edit changes, when the stored state allows
-        inc = _incremental_flow(prev, own, refs, defs, files, python[1])
+        # other Python files whose calls or bases left to name matching name a definition
+        # that came or went: their edges are made again too
+        named = _named_readers(near, moved, own.in_changed)
+        inc = _incremental_flow(prev, own, refs, defs, files, python[1], named)
         if inc is not None:
             python = (python[0], python[1], inc[1])
             flow_keep.append(inc[0])
@@ -401,7 +408,7 @@ def update(
             stale_py = fresh_py = None
         resolved = resolved.filter(~others_py)
     new_edges = _own_edges(own, resolved, nodes0, edges0, files if keep_py else None, lines)
-    if new_edges is None:
+    if new_edges is None or not _same_stubs(own, new_edges, nodes0, edges0):
         return None
     change = [
         counts(own.old_nodes, own.old_own, old_files).with_columns(-pl.col("n")),
@@ -440,7 +447,16 @@ def update(
     )
 
 
-def _incremental_flow(prev, own: _Own, refs, defs, files, every):
+def _named_readers(near, moved: list[str], in_changed) -> list[str]:
+    """The Python files with a call or a base named after one of the `moved` definitions."""
+    if near is None or not moved:
+        return []
+    kinds = pl.col("kind").is_in(["call", "extends"])
+    hit = near.filter(_PY_FACTS & kinds & ~in_changed & pl.col("name").is_in(moved))
+    return sorted(hit["path"].unique().to_list())
+
+
+def _incremental_flow(prev, own: _Own, refs, defs, files, every, named: list[str]):
     """(the new value-flow state, its Python edges) of the changed Python files, solved from
     the state kept with the stored version (ctxframe._resolve.flow_state); None when there
     is none or it cannot vouch for an answer (the value flow is then solved whole)."""
@@ -462,8 +478,25 @@ def _incremental_flow(prev, own: _Own, refs, defs, files, every):
         files,
         every,
         lambda other: prev.rows_of("refs", other).filter(facts),
+        named,
     )
     return None if result is None else (state, result)
+
+
+def _same_stubs(own: _Own, new_edges, nodes0, edges0) -> bool:
+    """Whether the module stubs (`module://…`, an import no file resolves) stay as stored:
+    each the changed files import now is one, and none they imported is left unimported."""
+    stub = (pl.col("kind") == "imports") & pl.col("dst").str.starts_with("module://")
+    old = set(own.old_own.filter(stub)["dst"].to_list())
+    new = set(new_edges.filter(stub)["dst"].to_list())
+    if old == new:
+        return True
+    have = nodes0.filter(pl.col("id").is_in(sorted(new - old)) & (pl.col("language") == "python"))
+    if have.height != len(new - old):
+        return False
+    gone = sorted(old - new)
+    others = edges0.filter(stub & pl.col("dst").is_in(gone) & ~own.in_changed)
+    return others.select("dst").n_unique() == len(gone)
 
 
 def _own_rows(prev, files: pl.DataFrame, changed: list[str]) -> _Own | None:
