@@ -38,6 +38,7 @@ from ctxframe._resolve.flow_index import (
     I64,
     KeySet,
     Rel,
+    expand,
     first_of_runs,
     high,
     keyset_remove,
@@ -45,7 +46,6 @@ from ctxframe._resolve.flow_index import (
     pair,
     rel_remove,
     search,
-    expand,
     search_both,
     unique,
 )

@@ -183,7 +183,8 @@ class FlowState:
             fr[name] = _replace(fr[name], getattr(gone, name).select(cols),
                                 getattr(come, name).select(cols))  # fmt: skip
         vals = _named_values(come.values)
-        fr["values"] = pl.concat([fr["values"], vals]).unique("v", keep="first", maintain_order=True)
+        every = pl.concat([fr["values"], vals])
+        fr["values"] = every.unique("v", keep="first", maintain_order=True)
         fr["bound"] = _replace(fr["bound"], gone.flows.select(n="dst"), come.flows.select(n="dst"))
         sd = flow_edges._slotdef
         fr["slotdef"] = _replace(fr["slotdef"], sd(_with_values(gone, fr["values"])),
