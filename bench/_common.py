@@ -262,6 +262,32 @@ def add_call(path: Path) -> None:
         )
 
 
+def retarget_call(path: Path) -> None:
+    """Point the call of the last function add_call appended at the function append_function
+    added before the one it calls (back again the next time): a call site's target changes."""
+    text = path.read_text(encoding="utf-8")
+    head, sep, tail = text.rpartition("\ndef _ctxframe_bench_caller_")
+    if not sep:
+        raise ValueError(f"{path}: no call added by add_call to retarget")
+    added = re.findall(r"^def (_ctxframe_bench_added_\d+)\(", text, flags=re.M)
+    called = re.search(r"return (_ctxframe_bench_added_\d+)\(", tail)
+    if len(added) < 2 or called is None:
+        raise ValueError(f"{path}: two functions added by append_function needed to retarget")
+    other = added[-2] if called.group(1) == added[-1] else added[-1]
+    tail = tail[: called.start(1)] + other + tail[called.end(1) :]
+    path.write_text(head + sep + tail, encoding="utf-8")
+
+
+def add_import(path: Path) -> None:
+    """A new module-level import (of the standard library, under a fresh name) above the
+    file's first import, else at its top: every line below moves."""
+    text = path.read_text(encoding="utf-8")
+    line = f"import json as _ctxframe_bench_json_{time.time_ns()}\n"
+    first = re.search(r"^(?:import|from) ", text, flags=re.M)
+    at = first.start() if first else 0
+    path.write_text(text[:at] + line + text[at:], encoding="utf-8")
+
+
 def edit_body(path: Path) -> None:
     """Change the body of the last function append_function added (no definition changes)."""
     text = path.read_text(encoding="utf-8")

@@ -63,8 +63,8 @@ def _patch(mode: str) -> None:
 
     python = resolve._python
 
-    def no_flow(every, defs, indexed):  # no facts and no Python call rows reach the flow
-        return python(every.filter(pl.lit(False)), defs, indexed)
+    def no_flow(every, defs, indexed, keep=None):  # no facts and no Python call rows reach
+        return python(every.filter(pl.lit(False)), defs, indexed, keep)  # the flow
 
     resolve._python = no_flow
     if mode in ("none", "names"):

@@ -139,7 +139,10 @@ _REINDEX_EDITS = [
         lambda t: t + "\n\ndef appended(value):\n    pass\n",
         "delta",
     ),
-    ("services/payments/checkout.py", _prepend("import json\n"), "incremental"),
+    # a Python import: read by its own file's resolution alone (the value flow solves it)
+    ("services/payments/checkout.py", _prepend("import json\n"), "delta"),
+    # a module no file imported before: a new module stub, a whole resolution
+    ("services/payments/checkout.py", _prepend("import never_imported_before\n"), "incremental"),
     ("services/payments/gateway.py", _prepend("# reads env vars\n"), "incremental"),
 ]
 
@@ -502,7 +505,8 @@ def test_python_delta_equals_rebuild(tmp_path: Path, monkeypatch, edit, flow_run
     shop = root / "pkg" / "shop.py"
     shop.write_text(shop.read_text().replace("    def check", edit, 1))
     report = cf.index(str(root), store=store, progress=False).report
-    assert report.mode == "delta" and bool(runs) == flow_runs
+    # solved again (from the state kept with the version: not whole) or left standing
+    assert report.mode == "delta" and (report.flow == "incremental") == flow_runs and not runs
     _assert_rebuild_equal(root, store, tmp_path)
     edges = _store.read_table(store, "edges").filter(pl.col("kind") == "calls")
     line = 1 + shop.read_text().splitlines().index("        return RegexValidator(rx)")

@@ -32,9 +32,32 @@ _FILES = {
 # Names that collide with definitions already in the shop (and with each other).
 _NAMES = ["validate_refund_amount", "ProcessRefund", "Refund", "usage", "IssueRefund", "helper_x"]
 
+# Python edits the value flow solves again (ctxframe._resolve.flow_state): a call, a call's
+# target, an import, a class and a subclass overriding a method, a decorator, attribute reads
+# and stores; {name} and {other} are drawn from _NAMES
+_PY_OPS = {
+    "call": "\n\ndef call_{name}(p):\n    return p.ProcessRefund({other}, 1)\n",
+    "import": "from services.payments.gateway import PaymentGateway as Gw_{name}\n",
+    "class": (
+        "\n\nclass {name}Processor(PaymentRefundProcessor):\n"
+        "    def ProcessRefund(self, order_id, amount):\n"
+        "        self.last = {other}(amount, amount)\n"
+        "        return self.gateway.Refund(order_id, amount)\n"
+    ),
+    "decorator": (
+        "\n\ndef deco_{name}(f):\n    def inner(*a):\n        return f(*a)\n\n    return inner\n"
+        "\n\n@deco_{name}\ndef wrapped_{name}(a):\n    return {other}(a)\n"
+    ),
+    "attr": (
+        "\n\ndef read_{name}(p):\n    p.seen = {other}\n"
+        "    return p.gateway.Refund(p.seen, 1)\n"
+    ),
+}
+_PY_FILES = [p for p in _FILES if p.endswith(".py")]
+
 _edit = st.tuples(
     st.sampled_from(sorted(_FILES)),
-    st.sampled_from(["comment", "add", "rename", "spaces"]),
+    st.sampled_from(["comment", "add", "rename", "spaces", "retarget", *_PY_OPS]),
     st.sampled_from(_NAMES),
     st.sampled_from(_NAMES),
 )
@@ -44,6 +67,22 @@ def _apply(root: Path, path: str, op: str, name: str, other: str) -> None:
     file = root / path
     text = file.read_text()
     comment, template = _FILES[path]
+    if op in _PY_OPS or op == "retarget":
+        if path not in _PY_FILES:
+            path = _PY_FILES[hash((name, other)) % len(_PY_FILES)]
+            file = root / path
+            text = file.read_text()
+        if op == "import":
+            text = _PY_OPS[op].format(name=name, other=other) + text
+        elif op == "retarget":  # a call's target changes: the first call of one name
+            for a in _NAMES:
+                if f"{a}(" in text and a != other:
+                    text = text.replace(f"{a}(", f"{other}(", 1)
+                    break
+        else:
+            text += _PY_OPS[op].format(name=name, other=other)
+        file.write_text(text)
+        return
     if op == "comment":
         text = (f"{comment} moved\n" if comment else "Moved down.\n\n") + text
     elif op == "spaces":  # new bytes, same graph: trailing spaces on the last line
@@ -98,7 +137,7 @@ def _edit_and_compare(work: Path, root: Path, store: str, edits) -> None:
         _apply(root, *edit)
         report = cf.index(str(root), store=store, progress=False).report
         if os.environ.get("CTXFRAME_RANDOM_EDITS"):
-            print("mode", report.mode, edit)
+            print("mode", report.mode, report.flow, edit)
         full = str(work / f"full{n}")
         cf.index(str(root), store=full, rebuild=True, progress=False)
         inc, want = _tables(store), _tables(full)

@@ -7,8 +7,15 @@ instance's binding methods; `super()` past the class); call (a function's return
 class's instance and `__init__`, an instance's `__call__`, arguments into parameters);
 subscripts of containers; stores into attributes and elements; iteration (elements, a
 generator's yields); `!` (an instance of an annotation's class). Rules make new flows, which
-carry what their source already holds. A node with more than CAP values stops spreading. The
-MRO is built from the bases' values, and the lookups it changes are made again when it grows.
+carry what their source already holds. A node with more than CAP values stops spreading.
+
+What a lookup finds never depends on the order values arrive in: a class's lookups wait until
+its MRO is whole (every class on it has a class in each base expression; one that never is
+reads what it has once nothing else moves), and a lookup takes the first class on the MRO with
+a static slot of the name (a definition or a class-body assignment) together with every slot a
+store made (`self.x = …`) before it, a store's slot made later reaching the reads registered
+before. Only the CAP, and a class whose MRO changes after it was read (`unstable`: a base that
+gains a second class), depend on order: `capped` and `unstable` record where.
 Flows from annotations join last: what they add is INFERRED.
 
 The tables (ctxframe._resolve.flow_tables, 64-bit hashes) are renumbered to dense ids once;
@@ -18,6 +25,8 @@ a round costs what its new pairs touch, with a few microseconds per operation.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,11 +38,15 @@ from ctxframe._resolve.flow_index import (
     I64,
     KeySet,
     Rel,
+    expand,
     first_of_runs,
     high,
+    keyset_remove,
     low,
     pair,
+    rel_remove,
     search,
+    search_both,
     unique,
 )
 from ctxframe._resolve.flow_tables import (
@@ -60,6 +73,7 @@ MAX_ROUNDS = 200
 _MRO_EVERY = 4
 _U = pl.UInt64
 NULL_KEY = np.int64((1 << 32) - 1)  # a key read through a node: matches no element's
+_NO_RANK = np.int64(1 << 40)  # no class on the MRO has a static slot of the name
 
 
 def _hash(s: str) -> int:
@@ -75,23 +89,24 @@ class Solution:
     tables: Tables
     wrapped: pl.DataFrame  # call, deco: a decorator's application whose wrapper calls through
     mro: pl.DataFrame  # cls, anc, rank (last: `type.mro` reads as a default to dataclasses)
+    solver: _Solver | None = None  # the exact phase's (kept for an incremental solve)
 
 
-def solve(t: Tables) -> Solution:
-    """Both phases to their fixpoint."""
+def solve(t: Tables, keep: bool = False) -> Solution:
+    """Both phases to their fixpoint; with `keep`, the solver as the first left it (for an
+    incremental solve: `_Solver.update`)."""
     s = _Solver(t)
     s.run(s.initial())
     s.decorator_defaults()
-    wrapped = s.transparent()
-    exact = s.points.key.copy()
-    s.add_flows(s.inferred_src, s.inferred_dst)
-    inferred = s.points.key[~KeySet(exact).has(s.points.key)]
-    return Solution(s.pairs_frame(exact), s.pairs_frame(inferred), t, wrapped, s.mro_frame())
+    s.wrapped_frame = s.transparent()
+    return s.solution(t, keep)
 
 
 class _Space:
-    """Dense ids 0..len-1 for a set of 64-bit hashes (in hash order): the named `parts`'
-    non-null hashes. One dense rank over all the parts gives every part's ids at once."""
+    """Dense ids for a set of 64-bit hashes: at first 0..len-1 in hash order (the named
+    `parts`' non-null hashes; one dense rank over all the parts gives every part's ids at
+    once); hashes added later take the ids after (`extend`). Ids may stand for no hash (a
+    store's new slot, `_slot_nodes`): `named` says which do."""
 
     def __init__(self, parts: dict[str, pl.Series]):
         every = pl.concat([p.cast(_U).rename("h") for p in parts.values()])
@@ -100,6 +115,8 @@ class _Space:
         self.hashes = np.zeros(int(rank.max() or 0), dtype=np.uint64)
         known = ids >= 0
         self.hashes[ids[known]] = every.fill_null(0).to_numpy()[known]
+        self.named = np.ones(len(self.hashes), dtype=bool)
+        self._sorted, self._sorted_ids = self.hashes, None  # None: ids are in hash order
         self._of, start = {}, 0
         for name, part in parts.items():
             self._of[name] = ids[start : start + part.len()]
@@ -109,18 +126,60 @@ class _Space:
         return len(self.hashes)
 
     def of(self, name: str) -> np.ndarray:
-        """The ids of the part `name` (-1 for a null)."""
+        """The ids of the part `name` (-1 for a null), as the space was made."""
         return self._of[name]
 
-    def ids(self, col: pl.Series) -> np.ndarray:
+    def ids(self, col: pl.Series | np.ndarray) -> np.ndarray:
         """Each hash's id; -1 for a null or a hash outside the space."""
-        if col.len() == 0:
+        if len(col) == 0:
             return EMPTY
-        h = col.cast(_U).fill_null(0).to_numpy()
-        at = np.minimum(search(self.hashes, h), max(len(self.hashes) - 1, 0))
-        ok = (self.hashes[at] == h) if len(self.hashes) else np.zeros(len(h), dtype=bool)
-        ok &= ~col.is_null().to_numpy()
-        return np.where(ok, at, -1).astype(I64)
+        if isinstance(col, pl.Series):
+            null = col.is_null().to_numpy()
+            h = col.cast(_U).fill_null(0).to_numpy()
+        else:
+            h, null = col.astype(np.uint64), np.zeros(len(col), dtype=bool)
+        keys = self._sorted
+        if len(keys) == 0:
+            return np.full(len(h), -1, dtype=I64)
+        at = np.minimum(search(keys, h), len(keys) - 1)
+        ok = (keys[at] == h) & ~null
+        found = at if self._sorted_ids is None else self._sorted_ids[at]
+        return np.where(ok, found, -1).astype(I64)
+
+    def extend(self, hashes: np.ndarray, first: int) -> int:
+        """Give the hashes not in the space yet ids from `first` on (ids between the last and
+        `first` stand for no hash); returns the id after the last."""
+        h = np.unique(hashes.astype(np.uint64))
+        h = h[self.ids(h) < 0]
+        if len(h) == 0:
+            return max(first, len(self.hashes))
+        ids = np.arange(first, first + len(h), dtype=I64)
+        self._grow(first + len(h))
+        self.hashes[ids] = h
+        self.named[ids] = True
+        self._index(h, ids)
+        return first + len(h)
+
+    def assign(self, ids: np.ndarray, hashes: np.ndarray) -> None:
+        """Name ids that stood for no hash."""
+        self._grow(int(ids.max()) + 1 if len(ids) else 0)
+        self.hashes[ids] = hashes
+        self.named[ids] = True
+        self._index(hashes.astype(np.uint64), ids.astype(I64))
+
+    def _grow(self, size: int) -> None:
+        if size > len(self.hashes):
+            more = size - len(self.hashes)
+            self.hashes = np.concatenate([self.hashes, np.zeros(more, dtype=np.uint64)])
+            self.named = np.concatenate([self.named, np.zeros(more, dtype=bool)])
+
+    def _index(self, h: np.ndarray, ids: np.ndarray) -> None:
+        if self._sorted_ids is None:
+            self._sorted_ids = np.arange(len(self._sorted), dtype=I64)
+        order = np.argsort(h)
+        at = search(self._sorted, h[order])
+        self._sorted = np.insert(self._sorted, at, h[order])
+        self._sorted_ids = np.insert(self._sorted_ids, at, ids[order])
 
 
 def _at(col: np.ndarray, rows: np.ndarray, fill) -> np.ndarray:
@@ -134,115 +193,106 @@ def _hashed(col: pl.Series) -> pl.Series:
     return pl.select(H(pl.lit(col))).to_series() if col.len() else col.cast(_U)
 
 
-class _Solver:
-    def __init__(self, t: Tables):
-        self.t = t
-        names = {
-            "subs_key": _hashed(t.subs["key"]),
-            "stores": _hashed(t.stores["name"]),
-            "items_key": _hashed(t.store_items["key"]),
-            "elems": _hashed(t.elems["key"]),
-            "kw": _hashed(t.args["kw"]),
-            "pname": _hashed(t.params["pname"]),
-            "rpname": _hashed(t.retparams["pname"]),
-            "fixed": pl.Series([_hash("__init__"), _hash("__call__"), _hash("?")], dtype=_U),
-        }
-
-        def parts(*specs: str) -> dict[str, pl.Series]:
-            """Columns of the tables by their `table.column` names."""
-            return {spec: getattr(t, spec.partition(".")[0])[spec.partition(".")[2]]
-                    for spec in specs}  # fmt: skip
-
-        K = _Space({**names, **parts("attrs.name_h", "values.kh", "slots.name_h")})
-        V = _Space(parts("values.v", "values.vt", "values.inst", "values.open", "values.wrap",
-                         "values.bound", "values.res",
-                         "seeds.v", "slots.owner", "elems.cont", "params.f", "retparams.f",
-                         "bases.cls"))  # fmt: skip
-        N = _Space(parts(
-            "flows.src", "flows.dst", "inferred.src", "inferred.dst", "seeds.n", "attrs.base",
+# Every column of the tables holding an id, by space: a spec `table.column`, or `#table.column`
+# for a string column whose hash is the id.
+_K_PARTS = ("#subs.key", "#stores.name", "#store_items.key", "#elems.key", "#args.kw",
+            "#params.pname", "#retparams.pname", "attrs.name_h", "values.kh", "slots.name_h",
+            "named.name_h", "#shapes.kws")  # fmt: skip
+_V_PARTS = ("values.v", "values.vt", "values.inst", "values.open", "values.wrap",
+            "values.bound", "values.res", "seeds.v", "slots.owner", "elems.cont", "params.f",
+            "retparams.f", "bases.cls", "named.owner", "kept.own", "through.w",
+            "through.f")  # fmt: skip
+_N_PARTS = ("flows.src", "flows.dst", "inferred.src", "inferred.dst", "seeds.n", "attrs.base",
             "attrs.dst", "calls.callee", "calls.dst", "subs.base", "subs.keynode", "subs.dst",
             "iters.base", "iters.dst", "instof.base", "instof.dst", "args.call", "args.arg",
             "params.node", "stores.base", "stores.val", "store_items.base",
             "store_items.keynode", "store_items.val", "decorated.call", "decorated.arg",
             "bases.base", "values.ret", "values.yld", "slots.slot", "elems.slot", "named.node",
-            *(f"values.ret_{c}" for c in GUARDED),
-        ))  # fmt: skip
+            "shapes.call", "kept.var", *(f"values.ret_{c}" for c in GUARDED))  # fmt: skip
+_VALUE_COLUMNS = {"vt": "V", "inst": "V", "open": "V", "wrap": "V", "bound": "V", "res": "V",
+                  "ret": "N", "yld": "N", "kh": "K",
+                  **{f"ret_{c}": "N" for c in GUARDED}}  # fmt: skip
+
+
+def _column(t: Tables, spec: str) -> pl.Series:
+    """The column a spec names (hashed for `#`; a list column's items for `shapes.kws`)."""
+    table, _, col = spec.lstrip("#").partition(".")
+    frame = getattr(t, table)
+    if spec == "#shapes.kws":
+        series = frame.select(pl.col("kws").explode()).to_series()
+    else:
+        series = frame[col]
+    return _hashed(series) if spec.startswith("#") else series
+
+
+def _parts(t: Tables, specs: tuple) -> dict[str, pl.Series]:
+    return {spec: _column(t, spec) for spec in specs}
+
+
+_MAX_DOOMED = 200_000  # pairs an edit may delete before a full solve is the cheaper one
+# relations keyed by a node (their rows' nodes are what an edit touched)
+_NODE_KEYED = ("attrs", "calls", "subs", "iters", "instof", "stores", "items", "args",
+               "decorated", "shapes", "consts", "flows", "inferred")  # fmt: skip
+
+
+def search_both_high(sorted_src: np.ndarray, probes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(probe index, position) of every entry of sorted `sorted_src` equal to a probe."""
+    from ctxframe._resolve.flow_index import expand
+
+    return expand(*search_both(sorted_src, probes, probes, "right"))
+
+
+def _pure(frame: pl.DataFrame) -> np.ndarray:
+    """Whether each row is an expression on a constant (flow_tables: `pure`)."""
+    if "pure" in frame.columns:
+        return frame["pure"].fill_null(False).to_numpy()
+    return np.zeros(frame.height, dtype=bool)
+
+
+def _ids_of(solver, t: Tables, space: str, spec: str) -> np.ndarray:
+    return getattr(solver, space).ids(_column(t, spec))
+
+
+def _parts_hashes(t: Tables, specs: tuple) -> np.ndarray:
+    cols = [_column(t, spec).cast(_U).drop_nulls() for spec in specs]
+    return pl.concat(cols).to_numpy() if cols else np.zeros(0, dtype=np.uint64)
+
+
+def _diff(old: Tables, new: Tables) -> tuple[Tables, Tables]:
+    """(rows only `old` has, rows only `new` has), table by table."""
+    gone, come = {}, {}
+    for f in dataclasses.fields(Tables):
+        a, b = getattr(old, f.name), getattr(new, f.name)
+        lists = [c for c, t in a.schema.items() if isinstance(t, pl.List)]
+        on = [c for c in a.columns if c not in lists]
+        tmp = [pl.col(c).list.join("\x00").alias(f"_{c}") for c in lists]
+        if tmp:
+            a, b = a.with_columns(tmp), b.with_columns(tmp)
+            on += [f"_{c}" for c in lists]
+        gone[f.name] = a.join(b, on=on, how="anti", nulls_equal=True).drop([f"_{c}" for c in lists])
+        come[f.name] = b.join(a, on=on, how="anti", nulls_equal=True).drop([f"_{c}" for c in lists])
+    return Tables(**gone), Tables(**come)
+
+
+class Fallback(Exception):
+    """An incremental solve cannot vouch for its answer: solve everything again."""
+
+
+class _Solver:
+    def __init__(self, t: Tables):
+        self.t = t
+        fixed = {"fixed": pl.Series([_hash("__init__"), _hash("__call__"), _hash("?")], dtype=_U)}
+        K = _Space({**_parts(t, _K_PARTS), **fixed})
+        V = _Space(_parts(t, _V_PARTS))
+        N = _Space(_parts(t, _N_PARTS))
         self.N, self.V, self.K = N, V, K
         n_nodes = len(N)
         self.next_node = n_nodes  # ids of slots no fact names (a store's new attribute)
-        self.nv = np.int64(max(len(V), 1))
         self.init_k, self.call_k, self.q_k = K.of("fixed")
-        # values: arrays indexed by value id
-        v = V.of("values.v")
-        n_v = len(V)
-
-        def column(name: str, space: _Space, fill=-1) -> np.ndarray:
-            out = np.full(n_v, fill, dtype=I64)
-            out[v] = space.of(f"values.{name}")
-            return out
-
-        self.vk = np.zeros(n_v, dtype=np.int8)
-        self.vk[v] = t.values["vk"].to_numpy()
-        self.vt, self.inst = column("vt", V), column("inst", V)
-        self.open, self.wrap = column("open", V), column("wrap", V)
-        self.bound, self.res = column("bound", V), column("res", V)
-        self.ret, self.yld = column("ret", N), column("yld", N)
-        self.ret_by = {c: column(f"ret_{c}", N) for c in GUARDED}
-        self.guarded = any((r >= 0).any() for r in self.ret_by.values())
-        self.kh = column("kh", K)
-        # a function or class a test file defines and stores into the tested code's modules,
-        # classes, objects or containers (`timezone.now = lambda: fixed`) is a patch for that
-        # test: it never reaches the code's own reads (`_edges`). Instances and containers
-        # pass: they carry the code's own classes (a test's migration with its operations).
-        self.of_tests = np.zeros(n_v, dtype=bool)  # defined or made in a test file
-        self.of_tests[v] = t.values["test"].to_numpy()
-        self.in_tests = self.of_tests & np.isin(self.vk, [FUNC, CLASS, BOUND, SUPER, GEN])
-        self.ext = V.ids(pl.Series([_hash("x:")], dtype=_U))[0]
-        # points: pair keys (node, value); constants: the seeds, by node
-        self.points = KeySet()
-        seeds_n, seeds_v = N.of("seeds.n"), V.of("seeds.v")
-        self.consts = Rel(seeds_n, dense=n_nodes, v=seeds_v)
-        fs, fd = N.of("flows.src"), N.of("flows.dst")
-        self.flow_src, self.flow_dst = fs, fd
-        self.copy = KeySet(pair(fs, fd))
-        self.bcopy = KeySet()
-        self.tcopy = KeySet()  # a test's store into the tested code: no test's values pass
-        self.inferred_src, self.inferred_dst = N.of("inferred.src"), N.of("inferred.dst")
-        # the rules' tables, by the node they read
-        self.attrs = Rel(N.of("attrs.base"), dense=n_nodes, name=K.of("attrs.name_h"),
-                         dst=N.of("attrs.dst"))  # fmt: skip
-        self.calls = Rel(N.of("calls.callee"), dense=n_nodes, dst=N.of("calls.dst"),
-                         live=t.calls["live"].to_numpy())  # fmt: skip
-        self.calls_by_dst = Rel(self.calls["dst"], dense=n_nodes, callee=self.calls.key)
-        sk = K.of("subs_key")
-        sq = (t.subs["key"] == "?").fill_null(False).to_numpy()
-        sbase, skn, sdst = N.of("subs.base"), N.of("subs.keynode"), N.of("subs.dst")
-        self.subs = Rel(sbase, dense=n_nodes, key=sk, q=sq, keynode=skn, dst=sdst)
-        keyed = skn >= 0
-        self.subs_by_key = Rel(skn[keyed], dense=n_nodes, base=sbase[keyed], dst=sdst[keyed])
-        self.iters = Rel(N.of("iters.base"), dense=n_nodes, dst=N.of("iters.dst"))
-        self.instof = Rel(N.of("instof.base"), dense=n_nodes, dst=N.of("instof.dst"))
-        self.stores = Rel(N.of("stores.base"), dense=n_nodes, name=K.of("stores"),
-                          val=N.of("stores.val"), test=t.stores["test"].to_numpy())  # fmt: skip
-        ib, ikn = N.of("store_items.base"), N.of("store_items.keynode")
-        ik, iv = K.of("items_key"), N.of("store_items.val")
-        it = t.store_items["test"].to_numpy()
-        self.items = Rel(ib, dense=n_nodes, key=ik, keynode=ikn, val=iv, test=it)
-        keyed = ikn >= 0
-        self.items_by_key = Rel(ikn[keyed], dense=n_nodes, base=ib[keyed], val=iv[keyed],
-                                test=it[keyed])  # fmt: skip
-        self.args = Rel(N.of("args.call"), dense=n_nodes, arg=N.of("args.arg"),
-                        pos=t.args["pos"].fill_null(-1).to_numpy().astype(I64),
-                        kw=K.of("kw"))  # fmt: skip
-        pf, pnode = V.of("params.f"), N.of("params.node")
-        ppos = t.params["pos"].fill_null(-1).to_numpy().astype(I64)
-        pname = K.of("pname")
-        at = ppos >= 0
-        self.params_pos = Rel(pair(pf[at], ppos[at]), node=pnode[at], pname=pname[at])
-        self.params_kw = Rel(pair(pf, pname), node=pnode, pos=ppos)
-        self.retparams = Rel(V.of("retparams.f"), pname=K.of("rpname"))
-        self.decorated = Rel(N.of("decorated.call"), dense=n_nodes, arg=N.of("decorated.arg"))
-        self.applied = KeySet(self.decorated.key)  # calls that apply a decorator
+        self.dry = False  # rules report what they derive without registering reads
+        self.strict = False  # an incremental solve: what it cannot vouch for raises Fallback
+        self.touched: list[np.ndarray] = []  # nodes an incremental solve changed
+        self._values_init(t)
         # outside names the callback table tells apart: their attributes, and the callables
         # whose result calls an argument (functools.partial)
         xa = t.ext_attrs
@@ -253,61 +303,849 @@ class _Solver:
         self.ext_returns = Rel(
             xr[xr >= 0], pos=t.ext_returns["pos"].to_numpy().astype(I64)[xr >= 0]
         )
-        self.ext_ident = np.full(n_v, -1, dtype=I64)  # a class's outside base with a name
-        # (function, decorator) where the function calls one of the decorator's parameters
-        through = t.through
-        self.calls_through = KeySet(pair(V.ids(through["w"]), V.ids(through["f"])))
-        sh = t.shapes
-        self.shapes = Rel(
-            N.ids(sh["call"]), passes=sh["passes"].to_numpy(), literal=sh["literal"].to_numpy()
-        )
-        kws = sh.select("call", "kws").explode("kws").drop_nulls()
-        self.shape_kws = KeySet(pair(N.ids(kws["call"]), K.ids(_hashed(kws["kws"]))))
-        # a decorated class's name holds no definition or instance but its class (flow_tables)
-        var, own = N.ids(t.kept["var"]), V.ids(t.kept["own"])
-        ok = (var >= 0) & (own >= 0)
-        self.kept_var = np.zeros(n_nodes, dtype=bool)
-        self.kept_var[var[ok]] = True
-        self.kept_own = KeySet(pair(var[ok], own[ok]))
-        self.definition = np.isin(self.vk, [FUNC, CLASS, INST, OPEN, BOUND, SUPER, GEN])
-        # slots: (owner, name) -> the node lookups find; `named`: every node `owner|name`
-        self.slots = Rel(pair(V.of("slots.owner"), K.of("slots.name_h")),
-                         slot=N.of("slots.slot"))  # fmt: skip
-        no, nn = V.ids(t.named["owner"]), K.ids(t.named["name_h"])
-        ok = (no >= 0) & (nn >= 0)
-        named = Rel(pair(no[ok], nn[ok]), node=N.of("named.node")[ok])
-        keep = first_of_runs(named.key)
-        self.named = Rel(named.key[keep], node=named["node"][keep])
-        self.elems = Rel(pair(V.of("elems.cont"), K.of("elems")),
-                         slot=N.of("elems.slot"))  # fmt: skip
-        funcs = self.vk[seeds_v.clip(0)] == FUNC
-        seeded = Rel(seeds_n[funcs & (seeds_v >= 0)], f=seeds_v[funcs & (seeds_v >= 0)])
-        i, j = seeded.find(fs)
-        self.slotdef = Rel(fd[i], f=seeded["f"][j])
-        # what later rounds read again: subscript reads, lookups that found nothing, and the
-        # (node, value) pairs whose lookups depend on a class's MRO
-        self.reads_known = Rel(EMPTY, dst=EMPTY)  # (container, key) -> dst
-        self.reads_any = Rel(EMPTY, dst=EMPTY)  # container -> dst (an unknown key)
-        self.misses = Rel(EMPTY, cls=EMPTY, dst=EMPTY, how=EMPTY)  # by name
+        self.ext = V.ids(pl.Series([_hash("x:")], dtype=_U))[0]
+        # points: pair keys (node, value)
+        self.points = KeySet()
+        self.bcopy = KeySet()
+        self.tcopy = KeySet()  # a test's store into the tested code: no test's values pass
+        rows = self._rows(t, lambda space, spec: getattr(self, space).of(spec))
+        self._build(rows, n_nodes)
+        for space in (N, V, K):
+            space._of = {}  # only the tables' own columns needed them
+        # what later rounds read again: subscript reads, reads a later store's slot may
+        # answer, the reads looking down into subclasses, the (node, value) pairs whose
+        # lookups depend on a class's MRO; each with the pair (`trig`) that made it
+        self.reads_known = Rel(EMPTY, dst=EMPTY, trig=EMPTY)  # (container, key) -> dst
+        self.reads_any = Rel(EMPTY, dst=EMPTY, trig=EMPTY)  # container -> dst (unknown key)
+        none = np.zeros(0, dtype=bool)
+        self.reads = Rel(EMPTY, cls=EMPTY, dst=EMPTY, how=EMPTY, down=none, trig=EMPTY)  # by name
+        self.down_reads = Rel(EMPTY, name=EMPTY, dst=EMPTY, trig=EMPTY)  # by class
         self.class_reads = Rel(EMPTY, n=EMPTY, v=EMPTY)  # by class
+        self.pending = Rel(EMPTY, key=EMPTY)  # class -> (node, value) waiting for its MRO
+        n_v = len(self.vk)
+        self.complete = np.ones(n_v, dtype=bool)  # a class whose MRO is whole
+        self.forced = np.zeros(n_v, dtype=bool)  # read before its MRO was whole (`_force`)
+        self.unstable: list[np.ndarray] = []  # classes whose MRO changed after it was read
+        self.capped: list[np.ndarray] = []  # nodes that turned values away (CAP)
+        self.defaults = EMPTY  # (arg, application): decorators given their argument
+        self.empty_after = EMPTY  # those whose callee held nothing once everything was solved
+        self.wrapped = EMPTY  # (application, w:F) pairs a transparent decorator's holds
         # classes
-        self.bases_cls, self.bases_node = V.of("bases.cls"), N.of("bases.base")
-        self.bases_pos = t.bases["pos"].fill_null(0).to_numpy().astype(I64)
-        self.base_nodes = KeySet(self.bases_node)
-        self.class_like = np.isin(self.vk, [CLASS, EXT, BFUNC])
-        self.classes = np.flatnonzero(self.vk == CLASS).astype(I64)
         self.base_count = -1
         self.mro = Rel(EMPTY, anc=EMPTY, rank=EMPTY)
-        self.mro_keys = KeySet()
+        self.mro_rank = Rel(EMPTY, rank=EMPTY)  # (class, ancestor) -> rank
         self.ext_base = np.zeros(n_v, dtype=bool)
+        self.ext_ident = np.full(n_v, -1, dtype=I64)  # a class's outside base with a name
         self.desc = Rel(EMPTY, sub=EMPTY)
         self.down = Rel(EMPTY, slot=EMPTY)
         self._mro()
 
+    # -- kept with a version (ctxframe._resolve.flow_state) ------------------------------------
+    _DERIVED = ("calls_by_dst", "subs_by_key", "items_by_key", "params_pos", "params_kw",
+                "retparams", "applied", "kept_var", "kept_own", "bases_cls", "bases_node",
+                "bases_pos", "base_nodes", "by_dst", "slotdef", "ret_by", "vt", "inst", "open",
+                "wrap", "bound", "res", "ret", "yld", "kh", "in_tests", "definition",
+                "class_like", "classes", "t")  # fmt: skip
+
+    def __getstate__(self) -> dict:
+        """The solver without what `_derive` and the value arrays make again."""
+        return {k: v for k, v in self.__dict__.items() if k not in self._DERIVED}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.t = None
+        self._value_views()
+        self._derive()
+
+    # -- the tables as relations of ids ------------------------------------------------------
+    def _values_init(self, t: Tables) -> None:
+        """Arrays indexed by value id: kind, target and what the rules read of each value."""
+        V = self.V
+        n_v = len(V)
+        self.vk = np.zeros(n_v, dtype=np.int8)
+        self.of_tests = np.zeros(n_v, dtype=bool)  # defined or made in a test file
+        for name in _VALUE_COLUMNS:
+            setattr(self, f"_v_{name}", np.full(n_v, -1, dtype=I64))
+        self._set_values(t.values, V.of("values.v"),
+                         lambda n: getattr(self, _VALUE_COLUMNS[n]).of(f"values.{n}"))  # fmt: skip
+
+    def _set_values(self, values: pl.DataFrame, v: np.ndarray, ids) -> None:
+        self.vk[v] = values["vk"].to_numpy()
+        # a function or class a test file defines and stores into the tested code's modules,
+        # classes, objects or containers (`timezone.now = lambda: fixed`) is a patch for that
+        # test: it never reaches the code's own reads (`_edges`). Instances and containers
+        # pass: they carry the code's own classes (a test's migration with its operations).
+        self.of_tests[v] = values["test"].to_numpy()
+        for name in _VALUE_COLUMNS:
+            getattr(self, f"_v_{name}")[v] = ids(name)
+        self._value_views()
+
+    def _value_views(self) -> None:
+        """The value arrays under the names the rules read, and what is made of them."""
+        self.vt, self.inst, self.open, self.wrap = (
+            self._v_vt,
+            self._v_inst,
+            self._v_open,
+            self._v_wrap,
+        )
+        self.bound, self.res, self.ret, self.yld = (
+            self._v_bound,
+            self._v_res,
+            self._v_ret,
+            self._v_yld,
+        )
+        self.kh = self._v_kh
+        self.ret_by = {c: getattr(self, f"_v_ret_{c}") for c in GUARDED}
+        self.guarded = any((r >= 0).any() for r in self.ret_by.values())
+        self.in_tests = self.of_tests & np.isin(self.vk, [FUNC, CLASS, BOUND, SUPER, GEN])
+        self.definition = np.isin(self.vk, [FUNC, CLASS, INST, OPEN, BOUND, SUPER, GEN])
+        self.class_like = np.isin(self.vk, [CLASS, EXT, BFUNC])
+        self.classes = np.flatnonzero(self.vk == CLASS).astype(I64)
+
+    def _rows(self, t: Tables, ids) -> dict:
+        """Each relation's rows (key, {column: array}) from the tables; `ids(space, spec)`
+        gives a column's ids."""
+        N = functools.partial(ids, "N")
+        V = functools.partial(ids, "V")
+        K = functools.partial(ids, "K")
+
+        def num(col: pl.Series, fill=-1) -> np.ndarray:
+            return col.fill_null(fill).to_numpy().astype(I64)
+
+        sh = t.shapes
+        kws = sh.select("call", "kws").explode("kws")  # as `#shapes.kws` is
+        kw_call = self.N.ids(kws["call"])
+        kw_ok = kws["kws"].is_not_null().to_numpy()
+        subs, items = t.subs, t.store_items
+        return {
+            "consts": (N("seeds.n"), {"v": V("seeds.v"), "pure": t.seeds["pure"].to_numpy()}),
+            "flows": (N("flows.src"), {"dst": N("flows.dst")}),
+            "inferred": (N("inferred.src"), {"dst": N("inferred.dst")}),
+            "attrs": (
+                N("attrs.base"),
+                {"name": K("attrs.name_h"), "dst": N("attrs.dst"), "pure": _pure(t.attrs)},
+            ),
+            "calls": (
+                N("calls.callee"),
+                {"dst": N("calls.dst"), "live": t.calls["live"].to_numpy(), "pure": _pure(t.calls)},
+            ),
+            "subs": (
+                N("subs.base"),
+                {
+                    "key": K("#subs.key"),
+                    "q": (subs["key"] == "?").fill_null(False).to_numpy(),
+                    "keynode": N("subs.keynode"),
+                    "dst": N("subs.dst"),
+                    "pure": _pure(subs),
+                },
+            ),
+            "iters": (N("iters.base"), {"dst": N("iters.dst"), "pure": _pure(t.iters)}),
+            "instof": (N("instof.base"), {"dst": N("instof.dst"), "pure": _pure(t.instof)}),
+            "stores": (
+                N("stores.base"),
+                {
+                    "name": K("#stores.name"),
+                    "val": N("stores.val"),
+                    "test": t.stores["test"].to_numpy(),
+                },
+            ),
+            "items": (
+                N("store_items.base"),
+                {
+                    "key": K("#store_items.key"),
+                    "keynode": N("store_items.keynode"),
+                    "val": N("store_items.val"),
+                    "test": items["test"].to_numpy(),
+                },
+            ),
+            "args": (
+                N("args.call"),
+                {"arg": N("args.arg"), "pos": num(t.args["pos"]), "kw": K("#args.kw")},
+            ),
+            "params": (
+                V("params.f"),
+                {
+                    "node": N("params.node"),
+                    "pos": num(t.params["pos"]),
+                    "pname": K("#params.pname"),
+                },
+            ),
+            "retparams": (V("retparams.f"), {"pname": K("#retparams.pname")}),
+            "decorated": (N("decorated.call"), {"arg": N("decorated.arg")}),
+            "through": (pair(V("through.w"), V("through.f")), {}),
+            "shapes": (
+                N("shapes.call"),
+                {
+                    "passes": sh["passes"].to_numpy(),
+                    "literal": sh["literal"].to_numpy(),
+                    "pure": _pure(sh),
+                },
+            ),
+            "shape_kws": (pair(kw_call[kw_ok], K("#shapes.kws")[kw_ok]), {}),
+            "kept": (N("kept.var"), {"own": V("kept.own")}),
+            "slots": (pair(V("slots.owner"), K("slots.name_h")), {"slot": N("slots.slot")}),
+            "named": (pair(V("named.owner"), K("named.name_h")), {"node": N("named.node")}),
+            "elems": (pair(V("elems.cont"), K("#elems.key")), {"slot": N("elems.slot")}),
+            "bases": (V("bases.cls"), {"node": N("bases.base"), "pos": num(t.bases["pos"], 0)}),
+        }
+
+    def _build(self, rows: dict, n_nodes: int) -> None:
+        """The relations the rules read, from `_rows`."""
+        key, c = rows["consts"]
+        self.consts = Rel(key, dense=n_nodes, **c)
+        key, c = rows["flows"]
+        self.copy_static = KeySet(pair(key, c["dst"]))  # the facts' own flows
+        self.copy = KeySet(self.copy_static.key)  # and the rules'
+        key, c = rows["inferred"]
+        self.inferred = KeySet(pair(key, c["dst"]))
+        for name in ("attrs", "calls", "subs", "iters", "instof", "stores", "items", "args",
+                     "decorated", "shapes"):  # fmt: skip
+            key, c = rows[name]
+            setattr(self, name, Rel(key, dense=n_nodes, **c))
+        for name in ("params", "retparams", "kept", "bases"):
+            key, c = rows[name]
+            setattr(self, f"_r_{name}", Rel(key, **c))
+        self.calls_through = KeySet(rows["through"][0])
+        self.shape_kws = KeySet(rows["shape_kws"][0])
+        key, c = rows["slots"]
+        ok = (high(key) >= 0) & (low(key) >= 0) & (c["slot"] >= 0)
+        self.slots = Rel(key[ok], slot=c["slot"][ok], static=np.ones(ok.sum(), dtype=bool))
+        key, c = rows["named"]
+        ok = (high(key) >= 0) & (low(key) >= 0)
+        named = Rel(key[ok], node=c["node"][ok])
+        keep = first_of_runs(named.key)
+        self.named = Rel(named.key[keep], node=named["node"][keep])
+        key, c = rows["elems"]
+        self.elems = Rel(key, slot=c["slot"], static=np.ones(len(key), dtype=bool))
+        self._derive()
+
+    def _derive(self) -> None:
+        """The relations made from the others: by destination, by key node, parameters by
+        position and by name, the classes' bases, the definitions slots hold."""
+        n_nodes = self.next_node
+        self.calls_by_dst = Rel(self.calls["dst"], dense=n_nodes, callee=self.calls.key)
+        s = self.subs
+        keyed = s["keynode"] >= 0
+        self.subs_by_key = Rel(s["keynode"][keyed], base=s.key[keyed], dst=s["dst"][keyed])
+        it = self.items
+        keyed = it["keynode"] >= 0
+        self.items_by_key = Rel(it["keynode"][keyed], base=it.key[keyed], val=it["val"][keyed],
+                                test=it["test"][keyed])  # fmt: skip
+        p = self._r_params
+        at = p["pos"] >= 0
+        self.params_pos = Rel(pair(p.key[at], p["pos"][at]), node=p["node"][at],
+                              pname=p["pname"][at])  # fmt: skip
+        self.params_kw = Rel(pair(p.key, p["pname"]), node=p["node"], pos=p["pos"])
+        self.retparams = self._r_retparams
+        self.applied = KeySet(self.decorated.key)  # calls that apply a decorator
+        k = self._r_kept
+        ok = (k.key >= 0) & (k["own"] >= 0)
+        self.kept_var = KeySet(k.key[ok])
+        self.kept_own = KeySet(pair(k.key[ok], k["own"][ok]))
+        b = self._r_bases
+        self.bases_cls, self.bases_node, self.bases_pos = b.key, b["node"], b["pos"]
+        self.base_nodes = KeySet(self.bases_node)
+        # by destination: what re-derives a node's values (`update`)
+        self.by_dst = {name: Rel(getattr(self, name)["dst"], base=getattr(self, name).key)
+                       for name in ("attrs", "subs", "iters", "instof")}  # fmt: skip
+        self.slotdef = self._slotdefs(self.copy_static.key)
+
+    def _slotdefs(self, flows: np.ndarray) -> Rel:
+        """(slot -> function) of the flows from a constant node holding a function."""
+        src, dst = high(flows), low(flows)
+        i, j = self.consts.find(src)
+        v = self.consts["v"][j]
+        fn = (v >= 0) & (self.vk[v.clip(0)] == FUNC)
+        return Rel(dst[i[fn]], f=v[fn])
+
+    # -- incremental -------------------------------------------------------------------------
+    def update(self, removed: Tables, added: Tables, z: np.ndarray | None = None) -> np.ndarray:
+        """Solve again after some files' facts changed: `removed` and `added` are the rows
+        their tables lost and gained (`_diff` of `flow_tables.build(..., whole=False)` of
+        their facts before and after). Deletes
+        what the old rows derived and what that derived in turn (over-deleting: DRed),
+        re-derives what still holds, and adds what the new rows derive. Returns the nodes
+        whose values may have changed. Raises Fallback for what it cannot vouch for equals
+        a full solve: a node the CAP turned values away from, or one whose values reach such
+        a node (`z`: their order there would change), a class's MRO changing after it was
+        read, a decorated class's name, a value whose kind or targets changed, a decorator
+        left without a value gaining or losing one."""
+        self.strict, self.touched, self.new_flows, self.touched_keys = True, [], [], []
+        self._z = np.zeros(0, dtype=bool) if z is None else z
+        try:
+            if removed.kept.height or added.kept.height:
+                raise Fallback("a decorated class's name")
+            self._extend(added)
+            gone = self._rows(removed, functools.partial(_ids_of, self, removed))
+            come = self._rows(added, functools.partial(_ids_of, self, added))
+            calls_at, trig = self._triggers(gone, come)
+            doomed, flows = self._overdelete(gone, calls_at, trig)
+            self._apply(gone, come, doomed, flows)
+            return self._rederive(gone, come, doomed, flows, calls_at, trig)
+        finally:
+            self.strict = False
+
+    def _extend(self, added: Tables) -> None:
+        """The spaces and the value arrays take the new rows' ids; a node a store had made
+        (`_slot_nodes`) that a fact now names keeps its id."""
+        self.K.extend(_parts_hashes(added, _K_PARTS), len(self.K))
+        n_v = len(self.V)
+        self.V.extend(_parts_hashes(added, _V_PARTS), n_v)
+        named = added.named
+        owner, name = self.V.ids(named["owner"]), self.K.ids(named["name_h"])
+        at = self.named.get(pair(owner, name))
+        had = (owner >= 0) & (name >= 0) & (at >= 0)
+        node = self.named["node"][at[had]] if had.any() else EMPTY
+        unnamed = ~self.N.named[node] if len(node) else np.zeros(0, dtype=bool)
+        if unnamed.any():
+            h = named["node"].to_numpy()[had][unnamed]
+            fresh = self.N.ids(h) < 0
+            self.N.assign(node[unnamed][fresh], h[fresh])
+        self.next_node = self.N.extend(_parts_hashes(added, _N_PARTS), self.next_node)
+        self._grow_values(len(self.V))
+        vals = added.values
+        v = self.V.ids(vals["v"])
+        fresh = v >= n_v
+        known = vals.filter(pl.Series(~fresh))
+        if known.height:  # a value the tables knew: the same kind and targets, or solve again
+            kv = v[~fresh]
+            same = self.vk[kv] == known["vk"].to_numpy()
+            for name_, space in _VALUE_COLUMNS.items():
+                same &= getattr(self, f"_v_{name_}")[kv] == getattr(self, space).ids(known[name_])
+            same &= self.of_tests[kv] == known["test"].to_numpy()
+            if not same.all():
+                raise Fallback("a value's kind or targets changed")
+        if fresh.any():
+            rows = vals.filter(pl.Series(fresh))
+            self._set_values(rows, v[fresh],
+                             lambda n: getattr(self, _VALUE_COLUMNS[n]).ids(rows[n]))  # fmt: skip
+
+    def _grow_values(self, n_v: int) -> None:
+        more = n_v - len(self.vk)
+        if more <= 0:
+            return
+
+        def grow(a: np.ndarray, fill) -> np.ndarray:
+            return np.concatenate([a, np.full(more, fill, dtype=a.dtype)])
+
+        self.vk, self.of_tests = grow(self.vk, 0), grow(self.of_tests, False)
+        for name in _VALUE_COLUMNS:
+            setattr(self, f"_v_{name}", grow(getattr(self, f"_v_{name}"), -1))
+        # a new class waits for the MRO to take it in (`_remro`: it becomes whole then)
+        self.complete, self.forced = grow(self.complete, False), grow(self.forced, False)
+        self.ext_base, self.ext_ident = grow(self.ext_base, False), grow(self.ext_ident, -1)
+        self._value_views()
+
+    def _holders(self, values: np.ndarray) -> np.ndarray:
+        """The pairs whose value is one of these."""
+        if len(values) == 0 or len(self.points) == 0:
+            return EMPTY
+        k = self.points.key
+        return k[np.isin(low(k), values)]
+
+    def _at_nodes(self, nodes: np.ndarray) -> np.ndarray:
+        """The pairs of these nodes, constants at nodes a rule reads included."""
+        nodes = unique(nodes[nodes >= 0])
+        i, v = self._values(nodes)
+        ci, cj = self.consts.find(nodes)
+        return unique(np.concatenate([pair(nodes[i], v), pair(nodes[ci], self.consts["v"][cj])]))
+
+    def _triggers(self, gone: dict, come: dict) -> tuple[np.ndarray, np.ndarray]:
+        """(the call nodes whose row, arguments, decorator or shape changed, the pairs whose
+        rules read something else that changed): a function's parameters or returns (each
+        call of it), a class's or a module's slot (the reads it answers or shadows), a
+        container's element (what reads the container)."""
+        calls_at = [rows["calls"][1]["dst"] for rows in (gone, come)]
+        calls_at += [rows[name][0] for rows in (gone, come) for name in ("args", "decorated",
+                     "shapes")]  # fmt: skip
+        calls_at = unique(np.concatenate(calls_at))
+        keys = [EMPTY]
+        funcs = np.concatenate([rows[name][0] for rows in (gone, come)
+                                for name in ("params", "retparams")])  # fmt: skip
+        funcs = unique(funcs[funcs >= 0])
+        if len(funcs):
+            bound = self.bound[funcs]
+            keys.append(self._holders(np.concatenate([funcs, bound[bound >= 0]])))
+            held = np.isin(self.slotdef["f"], funcs)  # slots holding them: as a changed slot
+            at = np.isin(self.slots["slot"], self.slotdef.key[held])
+            keys.append(self._slot_readers(self.slots.key[at]))
+        changed = [rows["slots"][0] for rows in (gone, come)]
+        keys.append(self._slot_readers(np.concatenate(changed)))
+        conts = np.concatenate([high(rows["elems"][0]) for rows in (gone, come)])
+        if len(conts):
+            keys.append(self._holders(unique(conts)))
+        return calls_at[calls_at >= 0], unique(np.concatenate(keys))
+
+    _RULE_RELS = ("attrs", "calls", "subs", "iters", "instof", "stores", "items")
+
+    def _restricted(self, rows: dict, calls_at: np.ndarray) -> dict:
+        """The rules' relations holding only these rows, and the calls at `calls_at` as the
+        solver has them now (what a changed row derived, and nothing else)."""
+        rels = {}
+        for name in self._RULE_RELS:
+            key, c = rows[name]
+            ok = key >= 0
+            cols = {k: v[ok] for k, v in c.items()}
+            if name == "calls":
+                cur = self.calls
+                m = np.isin(cur["dst"], calls_at)
+                key = np.concatenate([key[ok], cur.key[m]])
+                cols = {k: np.concatenate([cols[k], cur[k][m]]) for k in cur.cols}
+                rels[name] = Rel(key, **cols)
+            else:
+                rels[name] = Rel(key[ok], **cols)
+        s, it = rels["subs"], rels["items"]
+        keyed = s["keynode"] >= 0
+        rels["subs_by_key"] = Rel(s["keynode"][keyed], base=s.key[keyed], dst=s["dst"][keyed])
+        keyed = it["keynode"] >= 0
+        rels["items_by_key"] = Rel(it["keynode"][keyed], base=it.key[keyed],
+                                   val=it["val"][keyed], test=it["test"][keyed])  # fmt: skip
+        return rels
+
+    def _fire_rows(self, rels: dict):
+        """(copies, bcopies, consts) the rules derive from the pairs at the restricted
+        relations' nodes, reading those relations alone."""
+        bases = [rels[name].key for name in self._RULE_RELS]
+        bases += [rels["subs_by_key"].key, rels["items_by_key"].key]
+        pairs = self._at_nodes(np.concatenate(bases))
+        saved = {name: getattr(self, name) for name in rels}
+        try:
+            for name, rel in rels.items():
+                setattr(self, name, rel)
+            return self._rules(high(pairs), low(pairs))
+        finally:
+            for name, rel in saved.items():
+                setattr(self, name, rel)
+
+    def _rules(self, n: np.ndarray, v: np.ndarray):
+        copies, bcopies, consts = [], [], []
+        for rule in (self._stores, self._attrs, self._calls, self._subs, self._iters,
+                     self._instof, self._decorators):  # fmt: skip
+            c_, b_, k_ = rule(n, v)
+            copies += c_
+            bcopies += b_
+            consts += k_
+        return copies, bcopies, consts
+
+    def _slot_readers(self, slots: np.ndarray) -> np.ndarray:
+        """The pairs whose reads a change of these (owner, name) slots may answer otherwise:
+        reads of the name on the owner, a subclass or an ancestor (looking down)."""
+        if len(slots) == 0:
+            return EMPTY
+        _, j = self.reads.find(unique(low(slots)))
+        if len(j) == 0:
+            return EMPTY
+        r = self.reads
+        rc, rn = r["cls"][j], r.key[j]
+        related = np.isin(pair(rc, rn), slots)  # the owner itself
+        a, b = self.mro.find(rc)  # the owner among the reading class's ancestors
+        hit = np.isin(pair(self.mro["anc"][b], rn[a]), slots)
+        related[a[hit]] = True
+        a, b = self.desc.find(rc)  # or among its subclasses (a read looking down)
+        hit = np.isin(pair(self.desc["sub"][b], rn[a]), slots)
+        related[a[hit]] = True
+        trig = r["trig"][j][related]
+        return trig[self.points.has(trig)]
+
+    def _overdelete(self, gone: dict, calls_at: np.ndarray, trig: np.ndarray):
+        """What the old rows derived and what that derived, as the old tables had it: (pair
+        keys, {table: flow keys})."""
+        self.dry = True
+        try:
+            doomed = [EMPTY]
+            flows = {"copy": [EMPTY], "bcopy": [EMPTY], "tcopy": [EMPTY]}
+            key, c = gone["flows"]
+            ok = (key >= 0) & (c["dst"] >= 0)
+            src, dst = key[ok], c["dst"][ok]
+            flows["copy"].append(pair(src, dst))
+            start = [_cat([self._carry(src, dst)])]
+            key, c = gone["consts"]
+            out = ~c["pure"] & (key >= 0)
+            start.append((key[out], c["v"][out]))
+            i, dst2 = self.copy.of_high(key[out])
+            start.append((dst2, c["v"][out][i]))
+            key, c = gone["decorated"]  # an application gone: its default flow, its `w:` pairs
+            apps = pair(c["arg"], key)
+            dflt = apps[np.isin(apps, self.defaults)]
+            dflt = dflt[self.copy.has(dflt) & ~self.copy_static.has(dflt)]
+            flows["copy"].append(dflt)
+            start.append(self._carry(high(dflt), low(dflt)))
+            wrapped = self.wrapped[np.isin(high(self.wrapped), key)]
+            start.append((high(wrapped), low(wrapped)))
+            # what the gone rows (and the calls whose arguments changed) derived
+            copies, bcopies, consts = self._fire_rows(self._restricted(gone, calls_at))
+            start += consts
+            start.append(self._doomed_flows(copies, bcopies, flows))
+            delta = self._existing(_cat(start))
+            fired = trig
+            while len(delta) or len(fired):
+                doomed.append(delta)
+                n, v = high(delta), low(delta)
+                step = [self._along(n, v, self.copy), self._bound(*self._along(n, v, self.bcopy)),
+                        self._untested(*self._along(n, v, self.tcopy))]  # fmt: skip
+                fn, fv = high(fired), low(fired)
+                copies, bcopies, consts = self._rules(np.concatenate([n, fn]),
+                                                      np.concatenate([v, fv]))  # fmt: skip
+                step += consts
+                step.append(self._doomed_flows(copies, bcopies, flows))
+                found = self._existing(_cat(step))
+                known = KeySet(np.concatenate(doomed))
+                delta = found[~known.has(found)]
+                fired = EMPTY
+                if sum(len(d) for d in doomed) > _MAX_DOOMED:
+                    raise Fallback("an edit reaching too far")
+            doomed = unique(np.concatenate(doomed))
+            flows = {k: unique(np.concatenate(v)) for k, v in flows.items()}
+        finally:
+            self.dry = False
+        capped = self._capped_nodes()
+        dn = high(doomed)
+        if len(capped) and np.isin(dn, capped).any():
+            raise Fallback("values removed at a node the CAP filled")
+        return doomed, flows
+
+    def _capped_nodes(self) -> np.ndarray:
+        if not self.capped:
+            return EMPTY
+        if len(self.capped) > 1:
+            self.capped = [unique(np.concatenate(self.capped))]
+        return self.capped[0]
+
+    def _doomed_flows(self, copies: list, bcopies: list, flows: dict):
+        """Flows the rules derived (`_edges`' input) that exist: they go, and so does what they
+        carried."""
+        plain = [c[:2] for c in copies if len(c) == 2]
+        tested = [c for c in copies if len(c) == 3]
+        plain += [(s[~t], d[~t]) for s, d, t in tested]
+        tested = [(s[t], d[t]) for s, d, t in tested]
+        out = []
+        for new, name, how in ((plain, "copy", None), (bcopies, "bcopy", self._bound),
+                               (tested, "tcopy", self._untested)):  # fmt: skip
+            if not new:
+                continue
+            src = np.concatenate([s for s, _ in new])
+            dst = np.concatenate([d for _, d in new])
+            ok = (src >= 0) & (dst >= 0)
+            keys = unique(pair(src[ok], dst[ok]))
+            table = getattr(self, name)
+            keys = keys[table.has(keys)]
+            if name == "copy":
+                keys = keys[~self.copy_static.has(keys)]  # a fact's own flow stays
+            if len(keys) == 0:
+                continue
+            flows[name].append(keys)
+            carried = self._carry(high(keys), low(keys))
+            out.append(how(*carried) if how else carried)
+        return _cat(out)
+
+    def _existing(self, nv: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """The pairs among (n, v) the solution holds."""
+        n, v = nv
+        keys = unique(pair(n, v))
+        return keys[self.points.has(keys)]
+
+    def _apply(self, gone: dict, come: dict, doomed: np.ndarray, flows: dict) -> None:
+        """The doomed pairs and flows out, the old rows out and the new ones in."""
+        key, c = gone["decorated"]
+        self.defaults = self.defaults[~np.isin(self.defaults, pair(c["arg"], key))]
+        self.wrapped = self.wrapped[~np.isin(high(self.wrapped), key)]
+        self.empty_after = self.empty_after[~np.isin(self.empty_after, pair(c["arg"], key))]
+        self.points = keyset_remove(self.points, doomed)
+        for name, keys in flows.items():
+            setattr(self, name, keyset_remove(getattr(self, name), keys))
+        key, c = gone["flows"]
+        static_gone = pair(key, c["dst"])
+        self.copy_static = keyset_remove(self.copy_static, static_gone)
+        self.copy = keyset_remove(self.copy, static_gone)
+        key, c = come["flows"]
+        ok = (key >= 0) & (c["dst"] >= 0)
+        static_new = unique(pair(key[ok], c["dst"][ok]))
+        self.copy_static.add(self.copy_static.new(static_new))
+        self.copy.add(self.copy.new(static_new))
+        key, c = gone["inferred"]
+        self.inferred = keyset_remove(self.inferred, pair(key, c["dst"]))
+        key, c = come["inferred"]
+        self.inferred.add(self.inferred.new(pair(key, c["dst"])))
+        # rows of the rules' tables; a `pure` row (an expression on a constant) stays
+        for name in ("consts", "attrs", "calls", "subs", "iters", "instof", "stores", "items",
+                     "args", "decorated", "shapes"):  # fmt: skip
+            rel = getattr(self, name)
+            key, c = gone[name]
+            keep = ~c["pure"] if "pure" in c else np.ones(len(key), dtype=bool)
+            rel = rel_remove(rel, key[keep], {k: v[keep] for k, v in c.items()}, {"pure", "live"})
+            key, c = come[name]
+            ok = key >= 0
+            if name == "consts":
+                ok &= c["v"] >= 0
+            if "pure" in c and c["pure"].any():  # a string's own row: once, whoever wrote it
+                other = c["dst"] if "dst" in c else c.get("v", np.zeros(len(key), dtype=I64))
+                mine = rel["dst"] if "dst" in rel.cols else rel.cols.get("v", EMPTY * 0)
+                if name == "shapes":
+                    there = rel.get(key) >= 0
+                else:
+                    there = KeySet(pair(rel.key, mine)).has(pair(key, other))
+                ok &= ~(c["pure"] & there)
+            rel.add(key[ok], **{k: v[ok] for k, v in c.items()})
+            setattr(self, name, rel)
+        for name in ("params", "retparams", "bases"):
+            rel = getattr(self, f"_r_{name}")
+            key, c = gone[name]
+            rel = rel_remove(rel, key, c)
+            key, c = come[name]
+            rel.add(key, **c)
+            setattr(self, f"_r_{name}", rel)
+        self.calls_through = keyset_remove(self.calls_through, gone["through"][0])
+        self.calls_through.add(self.calls_through.new(come["through"][0]))
+        self.shape_kws = keyset_remove(self.shape_kws, gone["shape_kws"][0])
+        self.shape_kws.add(self.shape_kws.new(come["shape_kws"][0]))
+        # static slots: gone ones stay as a store's (one may write them), new ones are static
+        static = self.slots["static"].copy()  # a copy: `_restore` puts back the one it had
+        key, c = gone["slots"]
+        at = self.slots.get(key)
+        static[at[at >= 0]] = False
+        key, c = come["slots"]
+        ok = (high(key) >= 0) & (low(key) >= 0) & (c["slot"] >= 0)
+        key, slot = key[ok], c["slot"][ok]
+        at = self.slots.get(key)
+        static[at[at >= 0]] = True
+        self.slots.cols["static"] = static
+        new = at < 0
+        if new.any():
+            k, first = np.unique(key[new], return_index=True)
+            self.slots.add(k, slot=slot[new][first], static=np.ones(len(k), dtype=bool))
+            self._down_add(high(k), low(k), slot[new][first])
+        # named nodes and elements: a string's own, kept whatever file wrote them
+        key, c = come["named"]
+        ok = (high(key) >= 0) & (low(key) >= 0) & (self.named.get(key) < 0)
+        k, first = np.unique(key[ok], return_index=True)
+        self.named.add(k, node=c["node"][ok][first])
+        key, c = come["elems"]
+        ok = (high(key) >= 0) & (low(key) >= 0) & (self.elems.get(key) < 0)
+        k, first = np.unique(key[ok], return_index=True)
+        self.elems.add(k, slot=c["slot"][ok][first], static=np.ones(len(k), dtype=bool))
+        self._derive()
+        self.pending = Rel(
+            self.pending.key, key=self.pending["key"]
+        )  # stale ones skip (_fire_pending)
+
+    def _rederive(self, gone: dict, come: dict, doomed: np.ndarray, flows: dict,
+                  calls_at: np.ndarray, trig: np.ndarray) -> np.ndarray:  # fmt: skip
+        """What still holds of the doomed pairs, and what the new rows derive, to the
+        fixpoint; returns the nodes whose values may have changed."""
+        dn = unique(high(doomed))
+        out = []
+        # flows into doomed nodes carry again; constants at them hold again
+        for name, how in (("copy", None), ("bcopy", self._bound), ("tcopy", self._untested)):
+            keys = getattr(self, name).key
+            into = keys[np.isin(low(keys), dn)]
+            carried = self._carry(high(into), low(into))
+            out.append(how(*carried) if how else carried)
+        read = dn[self._read(dn)]
+        ci, cj = self.consts.find(read)
+        out.append((read[ci], self.consts["v"][cj]))
+        # the new flows and constants
+        key, c = come["flows"]
+        ok = (key >= 0) & (c["dst"] >= 0)
+        out.append(self._carry(key[ok], c["dst"][ok]))
+        key, c = come["consts"]
+        ok = (key >= 0) & (c["v"] >= 0)
+        at = ok & self._read(key)
+        out.append((key[at], c["v"][at]))
+        i, dst = self.copy.of_high(key[ok])
+        out.append((dst, c["v"][ok][i]))
+        # what the new rows (and the calls whose arguments changed) derive; a constant a new
+        # row reads joins the pairs
+        rels = self._restricted(come, calls_at)
+        bases = np.concatenate([rels[name].key for name in self._RULE_RELS]
+                               + [rels["subs_by_key"].key, rels["items_by_key"].key])  # fmt: skip
+        consts = self._at_nodes(bases)
+        consts = consts[~self.points.has(consts) & self._read(high(consts))]
+        out.append((high(consts), low(consts)))
+        copies, bcopies, k = self._fire_rows(rels)
+        out += k
+        out.append(self._edges(copies, bcopies))
+        # the rules of the other pairs whose reads changed, of the pairs left at the doomed
+        # nodes (they may derive what a doomed pair did) and of those writing into them
+        producers = [dn, self.calls_by_dst["callee"][self.calls_by_dst.find(dn)[1]]]
+        for rel in self.by_dst.values():
+            producers.append(rel["base"][rel.find(dn)[1]])
+        again = unique(np.concatenate([trig, self._at_nodes(np.concatenate(producers))]))
+        again = again[self.points.has(again) | (self.consts_at(again) & self._read(high(again)))]
+        if len(again):
+            out.append(self._step(high(again), low(again)))
+        # classes whose MRO changed: new ones become whole, read ones raise (`_remro`)
+        out.append(self._remro())
+        self.run(_cat(out))
+        self._net_check(doomed, flows)
+        touched = np.concatenate([dn, *self.touched])
+        self._strata_check(unique(touched))
+        rows = [rows[name][0] for rows in (gone, come) for name in _NODE_KEYED]
+        rows += [rows[name][1]["dst"] for rows in (gone, come) for name in ("flows", "attrs",
+                 "calls", "subs", "iters", "instof")]  # fmt: skip
+        touched = np.concatenate([touched, *rows])
+        return unique(touched[touched >= 0])
+
+    def _net_check(self, doomed: np.ndarray, flows: dict) -> None:
+        """What the edit changed in the end, pairs and flows (deleted and derived again
+        counts as unchanged): none of it may reach a node the CAP filled (`z`)."""
+        gone = doomed[~self.points.has(doomed)]
+        self._check_z(high(gone), "values removed")
+        new = unique(np.concatenate([EMPTY, *self.touched_keys])) if self.touched_keys else EMPTY
+        new = new[~np.isin(new, doomed)]
+        self._check_z(high(new), "new values")
+        for name, keys in flows.items():
+            table = getattr(self, name)
+            self._check_z(low(keys[~table.has(keys)]), "flows removed")
+        for name, keys in self.new_flows:
+            self._check_z(low(keys[~np.isin(keys, flows[name])]), "new flows")
+
+    def pure_nodes(self) -> np.ndarray:
+        """The nodes of constants and of expressions on constants (`pure` rows): what is
+        written of them is the same in every file, and rows no file writes any more stay
+        (their values reach no other node)."""
+        nodes = [self.consts.key[self.consts["pure"]]]
+        for rel in (self.attrs, self.calls, self.subs, self.iters, self.instof):
+            m = rel["pure"]
+            nodes += [rel.key[m], rel["dst"][m]]
+        return unique(np.concatenate(nodes))
+
+    def _read(self, nodes: np.ndarray) -> np.ndarray:
+        """Whether a rule reads each node (a constant there joins the pairs: `initial`)."""
+        mask = self.base_nodes.has(nodes)
+        for rel in (self.attrs, self.calls, self.subs, self.iters, self.instof, self.stores,
+                    self.items):  # fmt: skip
+            mask |= rel.get(nodes) >= 0
+        return mask
+
+    def consts_at(self, keys: np.ndarray) -> np.ndarray:
+        """Whether each pair is a constant."""
+        at = self.consts.find(high(keys))
+        mask = np.zeros(len(keys), dtype=bool)
+        i, j = at
+        mask[i[self.consts["v"][j] == low(keys)[i]]] = True
+        return mask
+
+    def _strata_check(self, touched: np.ndarray) -> None:
+        """Which decorators are left without a value (`decorator_defaults`) and which are
+        transparent (`transparent`) was decided once the rounds were done: an incremental
+        solve raises when either would be decided otherwise now, or when it changed the
+        values of a decorator's application, its argument or the decorator's returns."""
+        if not np.array_equal(self._empty_decorators(), self.empty_after):
+            raise Fallback("a decorator left without a value changed")
+        dst, wrap, _ = self._wrapped()
+        if not np.array_equal(unique(pair(dst, wrap)), self.wrapped):
+            raise Fallback("a transparent decorator's application changed")
+        d = self.decorated
+        if len(d) == 0 or len(touched) == 0:
+            return
+        _, j = self.calls_by_dst.find(d.key)
+        callee = self.calls_by_dst["callee"][j]
+        _, f = self._values(callee)
+        rets = self.ret[f[self.vk[f] == FUNC]]
+        watched = np.concatenate([d.key, d["arg"], callee, rets[rets >= 0]])
+        if np.isin(touched, watched).any():
+            raise Fallback("a decorator's application changed")
+
+    def _check_z(self, nodes: np.ndarray, what: str) -> None:
+        if not self.strict or len(nodes) == 0:
+            return
+        z = self._z
+        n = nodes[(nodes >= 0) & (nodes < len(z))]
+        if len(n) and z[n].any():
+            raise Fallback(f"{what} at a node whose values reach a capped one")
+
+    def solution(self, t: Tables, keep: bool = False) -> Solution:
+        """The Solution of the exact phase as it stands, with the flows from annotations
+        added (INFERRED); the solver is left as the exact phase had it."""
+        exact = self.points.key.copy()
+        inferred = self.inferred_keys()
+        return Solution(self.pairs_frame(exact), self.pairs_frame(inferred), t,
+                        self.wrapped_frame, self.mro_frame(), self if keep else None)  # fmt: skip
+
+    def inferred_keys(self) -> np.ndarray:
+        """The pairs the flows from annotations add (INFERRED), the solver left as it is."""
+        if len(self.inferred) == 0:
+            return EMPTY
+        exact = KeySet.__new__(KeySet)
+        exact.key = self.points.key  # adding makes a new array: this one stays the exact pairs
+        saved = self._checkpoint()
+        try:
+            self.add_flows(high(self.inferred.key), low(self.inferred.key))
+            return self.points.key[~exact.has(self.points.key)]
+        finally:
+            self._restore(saved)
+
+    def _checkpoint(self) -> dict:
+        """What `_restore` needs to put the solver back as it is now (the relations and key
+        sets are copied, their arrays shared: growing one makes new arrays)."""
+        out = {}
+        for name, value in self.__dict__.items():
+            if isinstance(value, Rel):
+                copy = Rel.__new__(Rel)
+                copy.key, copy.cols, copy._starts = value.key, dict(value.cols), value._starts
+                value = copy
+            elif isinstance(value, KeySet):
+                copy = KeySet.__new__(KeySet)
+                copy.key = value.key
+                value = copy
+            elif isinstance(value, list):
+                value = list(value)
+            elif isinstance(value, np.ndarray):
+                value = value.copy()
+            out[name] = value
+        return out
+
+    def _restore(self, saved: dict) -> None:
+        self.__dict__.clear()
+        self.__dict__.update(saved)
+
+    def cap_reach(self) -> np.ndarray:
+        """Per node, whether its values reach a node the CAP turned values away from, or the
+        read of a class whose MRO changed after it was read (`unstable`): where the order
+        values arrive in decides what a full solve keeps, so an incremental solve whose net
+        change touches one cannot vouch for its answer. Walks back along flows and from a
+        rule's destination to the node it reads (a flow a rule makes or unmakes is checked
+        itself: `_net_check`)."""
+        n = self.next_node
+        seeds = [np.concatenate(self.capped)] if self.capped else []
+        if self.unstable:
+            _, j = self.class_reads.find(unique(np.concatenate(self.unstable)))
+            seeds.append(self.class_reads["n"][j])
+        reach = np.zeros(n, dtype=bool)
+        if not seeds:
+            return reach
+        src, dst = [], []
+        for ks in (self.copy, self.bcopy, self.tcopy):
+            src.append(high(ks.key))
+            dst.append(low(ks.key))
+        for rel in (self.attrs, self.calls, self.subs, self.iters, self.instof):
+            src.append(rel.key)
+            dst.append(rel["dst"])
+        keyed = self.subs["keynode"] >= 0
+        src.append(self.subs["keynode"][keyed])
+        dst.append(self.subs["dst"][keyed])
+        src, dst = np.concatenate(src), np.concatenate(dst)
+        ok = (src >= 0) & (dst >= 0) & (src < n) & (dst < n)
+        src, dst = src[ok], dst[ok]
+        order = np.argsort(dst)
+        src = src[order]
+        starts = np.zeros(n + 1, dtype=I64)
+        np.cumsum(np.bincount(dst, minlength=n), out=starts[1:])
+        front = unique(np.concatenate(seeds))
+        front = front[(front >= 0) & (front < n)]
+        reach[front] = True
+        while len(front):
+            _, j = expand(starts[front], starts[front + 1])
+            nxt = src[j]
+            nxt = unique(nxt[~reach[nxt]])
+            reach[nxt] = True
+            front = nxt
+        return reach
+
     # -- output ------------------------------------------------------------------------------
     def pairs_frame(self, keys: np.ndarray) -> pl.DataFrame:
         n, v = high(keys), low(keys)
-        known = n < len(self.N)
+        known = self.N.named[n]
         return pl.DataFrame(
             {"n": self.N.hashes[n[known]], "v": self.V.hashes[v[known]]},
             schema={"n": _U, "v": _U},
@@ -325,57 +1163,63 @@ class _Solver:
 
     # -- driver ------------------------------------------------------------------------------
     def run(self, delta: tuple[np.ndarray, np.ndarray]) -> None:
-        """Rounds until nothing is new; then the lookups that found nothing on an instance
-        look down into the subclasses the final MRO knows (`_lookup_down`), and rounds go on
-        while that finds something."""
-        for _ in range(8):
+        """Rounds until nothing is new; then the classes whose MRO never became whole read
+        the one they have (`_force`), and rounds go on while that finds something."""
+        while True:
             self._rounds(delta)
-            m = self.misses
-            inst = m["how"] == 1
-            src, dst = self._lookup_down(m["cls"][inst], m.key[inst], m["dst"][inst])
-            delta = self._edges([], [(src, dst)])
-            if len(self._new(*delta)) == 0:
+            if len(self.pending) == 0:
                 return
+            delta = self._force()
 
     def _relookup(self, changed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The lookups of the classes whose MRO grew, made again (the rest stands), and of
-        their ancestors: a lookup through `o:` reaches down into the subclasses."""
-        _, j = self.mro.find(changed)
-        changed = unique(np.concatenate([changed, self.mro["anc"][j]]))
+        """The lookups of classes already read whose MRO changed, made again (what they found
+        before stands: these classes are `unstable`)."""
         _, j = self.class_reads.find(changed)
-        k = unique(pair(self.class_reads["n"][j], self.class_reads["v"][j]))
-        n, v = high(k), low(k)
-        copies, bcopies, out = [], [], []
-        for rule in (self._attrs, self._calls):
-            c, b, o = rule(n, v)
-            copies += c
-            bcopies += b
-            out += o
-        out += [self._edges(copies, bcopies)]
+        return self._fire(unique(pair(self.class_reads["n"][j], self.class_reads["v"][j])))
+
+    def _remro(self) -> tuple[np.ndarray, np.ndarray]:
+        """The MRO built again: the pairs waiting for classes now whole run, the lookups of
+        classes read before their MRO changed run again, and the reads looking down into
+        subclasses find those the MRO gained."""
+        was = self.complete.copy()
+        changed, new_sub, new_anc = self._mro()
+        out = []
+        newly = np.flatnonzero(self.complete & ~was).astype(I64)
+        if len(newly):
+            out.append(self._fire_pending(newly))
+        unstable = changed[was[changed]]
+        if len(unstable):
+            if self.strict:
+                raise Fallback("a read class's MRO changed")
+            self.unstable.append(unstable)
+            out.append(self._relookup(unstable))
+        if len(new_sub):
+            out.append(self._edges([], self._down_growth(new_sub, new_anc)))
         return _cat(out)
 
     def add_flows(self, src: np.ndarray, dst: np.ndarray) -> None:
         self.copy.add(self.copy.new(pair(src, dst)))
-        self._rounds(self._carry(src, dst))
+        self.run(self._carry(src, dst))
 
     def _rounds(self, delta: tuple[np.ndarray, np.ndarray]) -> None:
-        """Rounds until nothing is new; when a round gives a class's base expression a value,
-        the MRO is rebuilt at once and the lookups it changes are made again."""
+        """Rounds until nothing is new. When a round gives a class's base expression a value,
+        the MRO is rebuilt at the next round counted a multiple of _MRO_EVERY from the start
+        (each rebuild costs a pass; a fixed count, so when it happens never depends on what
+        else is going on)."""
         keys = self._new(*delta)
         stale = False  # a base expression gained a class since the MRO was built
         for i in range(MAX_ROUNDS):
-            done = len(keys) == 0
-            if done and not stale:
+            if len(keys) == 0 and not stale:
                 return
-            self.points.add(keys)
-            n, v = high(keys), low(keys)
-            step = self._step(n, v)
-            stale = stale or bool((self.base_nodes.has(n) & self.class_like[v]).any())
-            if stale and (done or i % _MRO_EVERY == 0):  # each rebuild costs a pass: not always
+            step = (EMPTY, EMPTY)
+            if len(keys):
+                self.points.add(keys)
+                n, v = high(keys), low(keys)
+                step = self._step(n, v)
+                stale = stale or bool((self.base_nodes.has(n) & self.class_like[v]).any())
+            if stale and i % _MRO_EVERY == 0:
                 stale = False
-                changed = self._mro()
-                if len(changed):
-                    step = _cat([step, self._relookup(changed)])
+                step = _cat([step, self._remro()])
             keys = self._new(*step)
 
     def _new(self, n: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -389,13 +1233,20 @@ class _Solver:
         starts = np.flatnonzero(first_of_runs(nodes))
         fresh = np.diff(np.append(starts, len(nodes)))
         ok = self.points.count_high(nodes[starts]) + fresh <= CAP
-        return keys if ok.all() else keys[np.repeat(ok, fresh)]
+        if self.strict:
+            if not ok.all():
+                raise Fallback("a node's values past CAP")
+            self.touched.append(nodes[starts])
+            self.touched_keys.append(keys)
+        if ok.all():
+            return keys
+        self.capped.append(nodes[starts][~ok])
+        return keys[np.repeat(ok, fresh)]
 
     def _kept(self, keys: np.ndarray) -> np.ndarray:
         n, v = high(keys), low(keys)
-        at = n < len(self.kept_var)
-        drop = np.zeros(len(keys), dtype=bool)
-        drop[at] = self.kept_var[n[at]] & self.definition[v[at]]
+        drop = self.kept_var.has(n)
+        drop[drop] = self.definition[v[drop]]
         if not drop.any():
             return keys
         drop[drop] = ~self.kept_own.has(keys[drop])
@@ -432,8 +1283,10 @@ class _Solver:
             plain += [(s[~t], d[~t]) for s, d, t in tested]
             tested = [(s[t], d[t]) for s, d, t in tested]
         out = []
-        for new, table, how in ((plain, self.copy, None), (bcopies, self.bcopy, self._bound),
-                                (tested, self.tcopy, self._untested)):  # fmt: skip
+        for new, table, how, how_name in ((plain, self.copy, None, "copy"),
+                                          (bcopies, self.bcopy, self._bound, "bcopy"),
+                                          (tested, self.tcopy, self._untested,
+                                           "tcopy")):  # fmt: skip
             if not new:
                 continue
             src = np.concatenate([s for s, _ in new])
@@ -442,6 +1295,9 @@ class _Solver:
             keys = table.new(pair(src[ok], dst[ok]))
             if len(keys) == 0:
                 continue
+            if self.strict:  # a new way in changes when values arrive there
+                self.new_flows.append((how_name, keys))
+                self.touched.append(low(keys))
             table.add(keys)
             carried = self._carry(high(keys), low(keys))
             out.append(how(*carried) if how else carried)
@@ -484,7 +1340,8 @@ class _Solver:
         )
         c = self.consts
         at = read.has(c.key)
-        carried = self._carry(self.flow_src, self.flow_dst)
+        flows = self.copy_static.key
+        carried = self._carry(high(flows), low(flows))
         return _cat([carried, (c.key[at], c["v"][at])])
 
     def _bound(self, n: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -503,6 +1360,7 @@ class _Solver:
             new = unique(keys[missing])
             ids = np.arange(self.next_node, self.next_node + len(new), dtype=I64)
             self.next_node += len(new)
+            self.N._grow(self.next_node)  # ids that stand for no hash
             self.named.add(new, node=ids)
             at = self.named.get(keys)
         return self.named["node"][at]
@@ -512,42 +1370,44 @@ class _Solver:
         i, r = self.attrs.find(n)
         if len(i) == 0:
             return [], [], []
-        n, v = n[i], v[i]
-        name, dst = self.attrs["name"][r], self.attrs["dst"][r]
+        n, v, name, dst = self._ready(n[i], v[i], self.attrs["name"][r], self.attrs["dst"][r])
         vk = self.vk[v]
-        copies, bcopies, misses = [], [], []
+        copies, bcopies = [], []
+        trig = pair(n, v)
         m = vk == MODULE
         if m.any():
             at = self.slots.get(pair(v[m], name[m]))
             hit = at >= 0
             copies.append((self.slots["slot"][at[hit]], dst[m][hit]))
-            misses.append((v[m][~hit], name[m][~hit], dst[m][~hit], 2))
+            # a store may make a missing slot later (`_late_lookups`)
+            self._register(name[m], v[m], dst[m], 2, np.zeros(m.sum(), bool), trig[m])
         named_n, named_v = [], []  # outside names the callback table tells apart
         c, sup, opened = vk == CLASS, vk == SUPER, vk == OPEN
         ins = (vk == INST) | opened
         cls = np.where(c, v, self.vt[v])
         failed = []
-        for mask, how in ((c, 0), (ins, 1)):
+        for mask, how in ((c, 0), (ins, 1), (sup, 3)):
             if not mask.any():
                 continue
-            hit, slot, miss = self._lookup(cls[mask], name[mask])
-            (bcopies if how else copies).append((slot, dst[mask][hit]))
-            mc, mn, md = cls[mask][miss], name[mask][miss], dst[mask][miss]
-            misses.append((mc, mn, md, how))
-            failed.append((mc, md))
-            if how == 1:
-                bcopies.append(self._lookup_down(mc, mn, md))
-        if opened.any():  # an instance of a subclass may run the subclass's own member
-            bcopies.append(self._lookup_down(cls[opened], name[opened], dst[opened]))
-        if sup.any():
-            hit, slot, miss = self._lookup(cls[sup], name[sup], skip_self=True)
-            bcopies.append((slot, dst[sup][hit]))
-            if miss.any() and len(self.ext_attrs):  # `super().open()` into a named library base
-                sc, sn, sd = cls[sup][miss], name[sup][miss], dst[sup][miss]
-                at = self.ext_attrs.get(pair(self.ext_ident[sc], sn))
-                ok = (self.ext_ident[sc] >= 0) & (at >= 0)
-                named_n.append(sd[ok])
-                named_v.append(self.ext_attrs["value"][at[ok]])
+            mc, mn, md = cls[mask], name[mask], dst[mask]
+            pi, slot, fs = self._lookup(mc, mn, skip_self=how == 3)
+            (copies if how == 0 else bcopies).append((slot, md[pi]))
+            fail = fs == _NO_RANK
+            # an instance of a subclass may run the subclass's own member: `self.x` (an `o:`
+            # value) always, an instance whose class sets no `x` of its own
+            down = (vk[mask] == OPEN) | (fail & (how == 1))
+            self._register(mn, mc, md, how, down, trig[mask])
+            if down.any():
+                bcopies.append(self._lookup_down(mc[down], mn[down], md[down]))
+            if how == 3:
+                if fail.any() and len(self.ext_attrs):  # `super().open()` into a library base
+                    sc, sn, sd = mc[fail], mn[fail], md[fail]
+                    at = self.ext_attrs.get(pair(self.ext_ident[sc], sn))
+                    ok = (self.ext_ident[sc] >= 0) & (at >= 0)
+                    named_n.append(sd[ok])
+                    named_v.append(self.ext_attrs["value"][at[ok]])
+            else:
+                failed.append((mc[fail], mn[fail], md[fail], how))
         # a builtin scalar's or an outside object's attribute is outside too (a name the
         # callback table tells apart keeps its identity); a container's (its elements, its
         # methods' results) is unknown
@@ -560,8 +1420,7 @@ class _Solver:
             x[np.flatnonzero(x)[hit]] = False
         other = np.isin(vk, [BOUND, FUNC, GEN, LIT, BINST, BFUNC, WRAP]) | x
         outside = [dst[other]]
-        for (mc, md), (_, mn, _, how) in zip(failed, misses[-len(failed):] if failed else [],
-                                              strict=True):  # fmt: skip
+        for mc, mn, md, how in failed:  # no class on the MRO defines the name
             ext = self.ext_base[mc]
             ident = self.ext_ident[mc]
             at = self.ext_attrs.get(pair(ident, mn)) if len(self.ext_attrs) else np.full(
@@ -570,36 +1429,48 @@ class _Solver:
             named_n.append(md[hit])
             named_v.append(self.ext_attrs["value"][at[hit]] if hit.any() else EMPTY)
             outside.append(md[ext & ~hit])
-        if misses:
-            self.misses.add(
-                np.concatenate([x[1] for x in misses]),
-                cls=np.concatenate([x[0] for x in misses]),
-                dst=np.concatenate([x[2] for x in misses]),
-                how=np.concatenate([np.full(len(x[0]), x[3], dtype=I64) for x in misses]),
-            )
         reads = c | ins | sup
-        self.class_reads.add(cls[reads], n=n[reads], v=v[reads])
+        if not self.dry:
+            self.class_reads.add(cls[reads], n=n[reads], v=v[reads])
         out = np.concatenate(outside)
         consts = [(out, np.full(len(out), self.ext, dtype=I64))]
         if named_n:
             consts.append((np.concatenate(named_n), np.concatenate(named_v)))
         return copies, bcopies, consts
 
+    def _register(self, name, cls, dst, how: int, down, trig) -> None:
+        """Every read, with the pair that made it (`trig`): a slot a later store makes may
+        answer it (`_late_lookups`: a module's read (`how` 2), a class's (0), an instance's
+        (1) or `super()`'s (3)); a read looking down into subclasses (`down`) is also kept by
+        class, for subclasses the MRO gains later; and an edit that changes a class's or a
+        module's slots finds the reads to make again (`update`)."""
+        if self.dry or len(name) == 0:
+            return
+        self.reads.add(name, cls=cls, dst=dst, how=np.full(len(name), how, dtype=I64),
+                       down=down, trig=trig)  # fmt: skip
+        if down.any():
+            self.down_reads.add(cls[down], name=name[down], dst=dst[down], trig=trig[down])
+
     def _lookup(self, cls: np.ndarray, name: np.ndarray, skip_self: bool = False):
-        """The first class along each `cls`'s MRO with a slot `name`: (mask of rows found,
-        their slots, mask of rows found nowhere)."""
+        """Along each `cls`'s MRO (past the class itself with `skip_self`): the first class
+        with a static slot `name` (a definition or an assignment in its body) and every slot
+        a store made (`self.x = …`) before it, or along the whole MRO when no class has a
+        static one. Returns (probe index, slot) of each slot found and, per probe, the rank
+        of the first static slot (_NO_RANK: none). Which slots exist is what the facts say
+        and what stores make: never which arrived first."""
         i, j = self.mro.find(cls)
+        rank = self.mro["rank"][j]
         if skip_self:
-            keep = self.mro["rank"][j] > 0
-            i, j = i[keep], j[keep]
+            keep = rank > 0
+            i, j, rank = i[keep], j[keep], rank[keep]
         at = self.slots.get(pair(self.mro["anc"][j], name[i]))
         ok = at >= 0
-        i, at = i[ok], at[ok]
-        first = first_of_runs(i)  # the MRO's rows of one class come in rank order
-        i, at = i[first], at[first]
-        hit = np.zeros(len(cls), dtype=bool)
-        hit[i] = True
-        return hit, self.slots["slot"][at], ~hit
+        i, at, rank = i[ok], at[ok], rank[ok]
+        static = self.slots["static"][at]
+        fs = np.full(len(cls), _NO_RANK, dtype=I64)
+        np.minimum.at(fs, i[static], rank[static])
+        take = rank <= fs[i]
+        return i[take], self.slots["slot"][at[take]], fs
 
     def _lookup_down(self, cls, name, dst) -> tuple[np.ndarray, np.ndarray]:
         """`self.x` in a class that never sets `x`, or read through `o:`: the subclasses' own
@@ -624,28 +1495,91 @@ class _Solver:
             self.down.add(pair(self.mro["anc"][j], name[i]), slot=slot[i])
 
     def _late_lookups(self, owner, name, slot):
-        """Lookups that found nothing before a store made the slot: they find it now."""
-        i, j = self.misses.find(name)
-        m = self.misses
-        mc, md, how, own, sl = m["cls"][j], m["dst"][j], m["how"][j], owner[i], slot[i]
-        mods = (how == 2) & (mc == own)
-        copies = [(sl[mods], md[mods])]
-        c = how < 2
-        mc, md, how, own, sl = mc[c], md[c], how[c], own[c], sl[c]
-        a, b = self.mro.find(mc)
-        hit = self.mro["anc"][b] == own[a]
-        a = a[hit]
-        cls_copy = how[a] == 0
-        copies.append((sl[a][cls_copy], md[a][cls_copy]))
-        return copies, [(sl[a][~cls_copy], md[a][~cls_copy])]
+        """Reads registered before a store made the slot (owner, name) find it now (see
+        `_register`): a module's read of the name; a class's or an instance's whose MRO
+        holds the owner before its first static slot of the name; one looking down into
+        subclasses, the owner being one."""
+        i, j = self.reads.find(name)
+        r = self.reads
+        live = self.points.has(r["trig"][j])  # reads of pairs an edit removed are gone
+        i, j = i[live], j[live]
+        rc, rd, how, down = r["cls"][j], r["dst"][j], r["how"][j], r["down"][j]
+        own, sl = owner[i], slot[i]
+        mods = (how == 2) & (rc == own)
+        copies = [(sl[mods], rd[mods])]
+        c = (how != 2) & (how != 4)  # 4: a call's `__init__` / `__call__` (`_calls`)
+        rank = _at(self.mro_rank["rank"], self.mro_rank.get(pair(rc, own)), -1)
+        _, _, fs = self._lookup(rc, name[i])
+        along = c & (rank >= 0) & (rank <= fs) & ((how != 3) | (rank > 0))
+        copies.append((sl[along & (how == 0)], rd[along & (how == 0)]))
+        b = along & (how != 0)
+        below = c & down & (_at(self.mro_rank["rank"], self.mro_rank.get(pair(own, rc)), -1) > 0)
+        return copies, [(sl[b], rd[b]), (sl[below], rd[below])]
+
+    def _down_growth(self, sub: np.ndarray, anc: np.ndarray) -> list:
+        """Classes that became subclasses of `anc`: the reads looking down from anc find
+        their own slots."""
+        i, j = self.down_reads.find(anc)
+        live = self.points.has(self.down_reads["trig"][j])
+        i, j = i[live], j[live]
+        at = self.slots.get(pair(sub[i], self.down_reads["name"][j]))
+        ok = at >= 0
+        return [(self.slots["slot"][at[ok]], self.down_reads["dst"][j][ok])]
+
+    def _ready(self, n, v, *cols):
+        """The rows whose value needs no MRO or whose class's MRO is complete (`_mro`); the
+        others wait in `pending` until it is, so a lookup reads the MRO once it is whole."""
+        vk = self.vk[v]
+        classy = np.isin(vk, [CLASS, INST, OPEN, SUPER])
+        if not classy.any():
+            return (n, v, *cols)
+        cls = np.where(vk == CLASS, v, self.vt[v])
+        wait = classy & ~self.complete[cls.clip(0)]
+        if not wait.any():
+            return (n, v, *cols)
+        if not self.dry:
+            self.pending.add(cls[wait], key=pair(n[wait], v[wait]))
+        keep = ~wait
+        return (n[keep], v[keep], *(c[keep] for c in cols))
+
+    def _fire(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The class-dependent rules (`_attrs`, `_calls`) run on these pairs."""
+        n, v = high(keys), low(keys)
+        copies, bcopies, out = [], [], []
+        for rule in (self._attrs, self._calls):
+            c, b, o = rule(n, v)
+            copies += c
+            bcopies += b
+            out += o
+        out += [self._edges(copies, bcopies)]
+        return _cat(out)
+
+    def _fire_pending(self, classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pairs waiting for these classes' MROs, run now."""
+        _, j = self.pending.find(classes)
+        if len(j) == 0:
+            return EMPTY, EMPTY
+        keys = unique(self.pending["key"][j])
+        keys = keys[self.points.has(keys) | self.consts_at(keys)]  # an edit may have removed some
+        rest = np.ones(len(self.pending), dtype=bool)
+        rest[j] = False
+        self.pending = Rel(self.pending.key[rest], key=self.pending["key"][rest])
+        return self._fire(keys)
+
+    def _force(self) -> tuple[np.ndarray, np.ndarray]:
+        """Once nothing else moves: the classes some base of which never got a class (or
+        whose ancestors' did not) read the MRO they have."""
+        cls = unique(self.pending.key)
+        self.forced[cls] = True
+        self.complete[cls] = True
+        return self._fire_pending(cls)
 
     # -- calls -------------------------------------------------------------------------------
     def _calls(self, n, v):
         i, r = self.calls.find(n)
         if len(i) == 0:
             return [], [], []
-        n, v = n[i], v[i]
-        dst, live = self.calls["dst"][r], self.calls["live"][r]
+        n, v, dst, live = self._ready(n[i], v[i], self.calls["dst"][r], self.calls["live"][r])
         vk = self.vk[v]
         fn, bd = vk == FUNC, vk == BOUND
         f_dst = np.concatenate([dst[fn], dst[bd]])
@@ -656,6 +1590,10 @@ class _Solver:
         cls = np.where(c, v, self.vt[v])
         init_dst, init_f, _ = self._method(cls[c], dst[c], live[c], self.init_k)
         call_dst, call_f, call_live = self._method(cls[ins], dst[ins], live[ins], self.call_k)
+        trig = pair(n, v)
+        for mask, name in ((c, self.init_k), (ins, self.call_k)):
+            self._register(np.full(mask.sum(), name, dtype=I64), cls[mask], dst[mask], 4,
+                           np.zeros(mask.sum(), dtype=bool), trig[mask])  # fmt: skip
         reads = c | ins
         self.class_reads.add(cls[reads], n=n[reads], v=v[reads])
         called_f = np.concatenate([f_f[f_live], call_f[call_live]])
@@ -707,9 +1645,9 @@ class _Solver:
 
     def _method(self, cls, dst, live, name: int):
         """(dst, f, live) of the method `name` the classes find on their MRO."""
-        hit, slot, _ = self._lookup(cls, np.full(len(cls), name, dtype=I64))
+        pi, slot, _ = self._lookup(cls, np.full(len(cls), name, dtype=I64))
         i, j = self.slotdef.find(slot)
-        return dst[hit][i], self.slotdef["f"][j], live[hit][i]
+        return dst[pi][i], self.slotdef["f"][j], live[pi][i]
 
     def _bind_args(self, dst, f, shift) -> list:
         """Arguments into parameters (positional shifted past a bound `self`), and a function
@@ -742,6 +1680,7 @@ class _Solver:
         cm = vk == CONT
         i, r = self.subs.find(n[cm])
         cv = v[cm][i]
+        trigs = [pair(n[cm][i], cv)]
         s = self.subs
         keynode, dst = s["keynode"][r], s["dst"][r]
         fixed = keynode < 0
@@ -757,6 +1696,7 @@ class _Solver:
         khs.append(np.full(len(a), NULL_KEY, dtype=I64))
         qs.append(np.zeros(len(a), dtype=bool))
         dsts.append(dst[dyn][a])
+        trigs = [trigs[0][fixed], trigs[0][dyn][a]]
         # a literal arriving at a key node: the containers its subscript's base holds now
         lm = vk == LIT
         i, r = self.subs_by_key.find(n[lm])
@@ -767,11 +1707,13 @@ class _Solver:
         khs.append(self.kh[lv[b[ok]]])
         qs.append(np.zeros(ok.sum(), dtype=bool))
         dsts.append(self.subs_by_key["dst"][r][b[ok]])
-        cont, kh, q, dst = (np.concatenate(x) for x in (conts, khs, qs, dsts))
+        trigs.append(pair(n[lm][i][b[ok]], lv[b[ok]]))
+        cont, kh, q, dst, trig = (np.concatenate(x) for x in (conts, khs, qs, dsts, trigs))
         if len(cont) == 0:
             return [], [], []
-        self.reads_known.add(pair(cont[~q], kh[~q]), dst=dst[~q])
-        self.reads_any.add(cont[q], dst=dst[q])
+        if not self.dry:
+            self.reads_known.add(pair(cont[~q], kh[~q]), dst=dst[~q], trig=trig[~q])
+            self.reads_any.add(cont[q], dst=dst[q], trig=trig[q])
         return [self._element_flows(cont, kh, q, dst)], [], []
 
     def _element_flows(self, cont, kh, q, dst) -> tuple[np.ndarray, np.ndarray]:
@@ -803,10 +1745,10 @@ class _Solver:
             keys = pair(owner, name)
             at = self.slots.get(keys)
             new = at < 0
-            if new.any():  # a store makes the slot it writes visible to lookups
+            if new.any() and not self.dry:  # a store makes the slot it writes visible to lookups
                 keys, first = np.unique(keys[new], return_index=True)
                 o, nm, sl = owner[new][first], name[new][first], slot[new][first]
-                self.slots.add(keys, slot=sl)
+                self.slots.add(keys, slot=sl, static=np.zeros(len(keys), dtype=bool))
                 self._down_add(o, nm, sl)
                 c, b = self._late_lookups(o, nm, sl)
                 copies += c
@@ -851,22 +1793,21 @@ class _Solver:
         """Elements a store adds: later reads find them, and so do the reads made before."""
         keys = pair(cont, key)
         new = self.elems.get(keys) < 0
-        if not new.any():
+        if not new.any() or self.dry:
             return EMPTY, EMPTY
         keys, first = np.unique(keys[new], return_index=True)
         cont, key, slot = cont[new][first], key[new][first], slot[new][first]
-        self.elems.add(keys, slot=slot)
+        self.elems.add(keys, slot=slot, static=np.zeros(len(keys), dtype=bool))
         srcs, dsts = [], []
-        i, j = self.reads_known.find(keys)
-        srcs.append(slot[i])
-        dsts.append(self.reads_known["dst"][j])
         loose = key == self.q_k
-        i, j = self.reads_known.find_high(cont[loose])
-        srcs.append(slot[loose][i])
-        dsts.append(self.reads_known["dst"][j])
-        i, j = self.reads_any.find(cont)
-        srcs.append(slot[i])
-        dsts.append(self.reads_any["dst"][j])
+        for slots, (i, j), reads in (
+            (slot, self.reads_known.find(keys), self.reads_known),
+            (slot[loose], self.reads_known.find_high(cont[loose]), self.reads_known),
+            (slot, self.reads_any.find(cont), self.reads_any),
+        ):
+            live = self.points.has(reads["trig"][j])  # reads of pairs an edit removed are gone
+            srcs.append(slots[i[live]])
+            dsts.append(reads["dst"][j[live]])
         return np.concatenate(srcs), np.concatenate(dsts)
 
     def _iters(self, n, v):
@@ -907,10 +1848,21 @@ class _Solver:
         it is applied to, so a call of the decorated name is an edge to F too (through the
         wrapper: not a direct call). Returns (call, deco): each such application and its
         decorator."""
+        dst, wrap, deco = self._wrapped()
+        self.wrapped = unique(pair(dst, wrap))
+        self.run((dst, wrap))
+        self.empty_after = self._empty_decorators()
+        known = self.N.named[dst]
+        return pl.DataFrame(
+            {"call": self.N.hashes[dst[known]], "deco": self.V.hashes[deco[known]]},
+            schema={"call": _U, "deco": _U},
+        ).unique()
+
+    def _wrapped(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(application, w:F, decorator) of each transparent decorator's application."""
         d = self.decorated
-        empty = pl.DataFrame(schema={"call": _U, "deco": _U})
         if len(d) == 0 or len(self.calls_through) == 0:
-            return empty
+            return EMPTY, EMPTY, EMPTY
         i, j = self.calls_by_dst.find(d.key)
         applied, arg, callee = d.key[i], d["arg"][i], self.calls_by_dst["callee"][j]
         a, f = self._values(callee)
@@ -920,36 +1872,39 @@ class _Solver:
         a, f = a[b], f[b]
         ok = self.calls_through.has(pair(w, f))
         if not ok.any():
-            return empty
+            return EMPTY, EMPTY, EMPTY
         src, dst, deco = arg[a[ok]], applied[a[ok]], f[ok]
         c, held = self._values(src)  # the definitions decorated (a constant's, or held)
         ci, cj = self.consts.find(src)
         c, held = np.concatenate([c, ci]), np.concatenate([held, self.consts["v"][cj]])
         fn = (self.vk[held] == FUNC) & (self.wrap[held.clip(0)] >= 0)
-        self._rounds((dst[c[fn]], self.wrap[held[fn]]))
-        known = dst < len(self.N)
-        return pl.DataFrame(
-            {"call": self.N.hashes[dst[known]], "deco": self.V.hashes[deco[known]]},
-            schema={"call": _U, "deco": _U},
-        ).unique()
+        return dst[c[fn]], self.wrap[held[fn]], deco[c[fn]]
 
-    def decorator_defaults(self) -> None:
-        """A decorator whose value is unknown leaves the definition as it was (once the rounds
-        are done: only then is "unknown" known)."""
+    def _empty_decorators(self) -> np.ndarray:
+        """(arg, application) keys of the decorators' applications whose callee holds nothing."""
         d = self.decorated
         i, j = self.calls_by_dst.find(d.key)
         call, arg, callee = d.key[i], d["arg"][i], self.calls_by_dst["callee"][j]
         empty = self.points.count_high(callee) == 0
-        if empty.any():
-            src, dst = arg[empty], call[empty]
-            self.copy.add(self.copy.new(pair(src, dst)))
+        return unique(pair(arg[empty], call[empty]))
+
+    def decorator_defaults(self) -> None:
+        """A decorator whose value is unknown leaves the definition as it was (once the rounds
+        are done: only then is "unknown" known)."""
+        keys = self._empty_decorators()
+        self.defaults = keys
+        if len(keys):
+            src, dst = high(keys), low(keys)
+            self.copy.add(self.copy.new(keys))
             self.run(self._carry(src, dst))
 
     # -- classes -----------------------------------------------------------------------------
-    def _mro(self) -> np.ndarray:
+    def _mro(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(cls, anc, rank) from the bases' class values, in depth-first order keeping each
         ancestor's last place (C3's order wherever C3 and that agree, which is the common
-        case); returns the classes whose MRO changed."""
+        case), and which classes' MROs are whole (`complete`: every class on it has a class
+        in each base expression). Returns the classes whose MRO changed and the (class,
+        ancestor) pairs it gained past rank 0."""
         i, held = self._values(self.bases_node)
         vk = self.vk[held]
         c = vk == CLASS
@@ -960,9 +1915,11 @@ class _Solver:
         k, pos = k[first], pos[first]
         ext = np.isin(vk, [EXT, BFUNC])
         ext_cls = self.bases_cls[i][ext]
-        count = len(k) + len(ext_cls)
+        # what the MRO is made of: (class, base class) pairs, outside bases, classes (an
+        # edit's new class has no base; while solving, these only grow)
+        count = (len(k), len(ext_cls), len(self.classes))
         if count == self.base_count:
-            return EMPTY
+            return EMPTY, EMPTY, EMPTY
         self.base_count = count
         bases = Rel(high(k), anc=low(k), pos=pos)
         # a path's key: (pos+1) per level in base 64 digits, left-aligned (depth-first order)
@@ -986,7 +1943,7 @@ class _Solver:
             key_.append(fk)
         cls, anc, key = (np.concatenate(x) for x in (cls_, anc_, key_))
         # by class, then path (ties: by ancestor); each ancestor at its last place
-        order = np.lexsort((anc, key, cls))
+        order = np.lexsort((self.V.hashes[anc], key, cls))  # ties: by hash, never by id
         cls, anc, key = cls[order], anc[order], key[order]
         ca = pair(cls, anc)
         o2 = np.lexsort((-np.arange(len(ca)), ca))
@@ -997,9 +1954,25 @@ class _Solver:
         idx = np.arange(len(cls), dtype=I64)
         rank = idx - np.maximum.accumulate(np.where(starts, idx, 0))
         self.mro = Rel(cls, anc=anc, rank=rank)  # sorted by class, each class's in rank order
-        triples = (cls * self.nv + anc) * np.int64(1024) + np.minimum(rank, 1023)
-        changed = cls[~self.mro_keys.has(triples)]
-        self.mro_keys = KeySet(triples)
+        ca = pair(cls, anc)
+        old = self.mro_rank
+        at = old.get(ca)
+        fresh = (at < 0) | (_at(old["rank"], at, -1) != rank)
+        kept = KeySet(ca[~fresh])
+        left = ~kept.has(old.key)
+        lost = high(old.key[left])  # classes an ancestor or a place left
+        below = (fresh & (rank > 0)).any() or (left & (old["rank"] > 0)).any()
+        changed = np.concatenate([cls[fresh], lost])
+        gained = (at < 0) & (rank > 0)
+        self.mro_rank = Rel(ca, rank=rank)
+        # whole: each class on the MRO has a class-like value in every base expression
+        resolved = np.zeros(len(self.bases_node), dtype=bool)
+        resolved[i[self.class_like[held]]] = True
+        own_ok = np.ones(len(self.vk), dtype=bool)
+        own_ok[self.bases_cls[~resolved]] = False
+        complete = np.ones(len(self.vk), dtype=bool)
+        complete[cls[~own_ok[anc]]] = False
+        self.complete = complete | self.forced
         ext_base = np.zeros(len(self.vk), dtype=bool)
         ext_base[ext_cls] = True
         has = ext_base[anc]
@@ -1015,8 +1988,9 @@ class _Solver:
         self.ext_ident[cls[via >= 0]] = via[via >= 0]
         sub = rank > 0
         self.desc = Rel(anc[sub], sub=cls[sub])
-        self._down_index()
-        return unique(changed)
+        if below or len(self.down) == 0:  # a subclass came or went: the index made again
+            self._down_index()  # (slots added since stand in it: `_down_add`)
+        return unique(changed), cls[gained], anc[gained]
 
 
 def _cat(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:

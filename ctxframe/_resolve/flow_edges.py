@@ -23,16 +23,29 @@ _REF = ["src", "path", "language", "kind", "name", "receiver", "scope", "line"]
 
 
 def python_edges(
-    facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame
+    facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame, keep: list | None = None
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """(call edges, call references left to name matching, extends edges, base references
     left to name matching) of the Python files whose facts are given. `defs` needs id, kind,
-    label, parent, language, line_start."""
+    label, parent, language, line_start. With `keep`, what was solved is appended to it
+    (ctxframe._resolve.flow_state.FlowState.create makes an incremental solve's start)."""
     py = defs.filter(pl.col("language") == "python").select(
         "id", "kind", "label", "parent", "line_start"
     )
-    tables = flow_tables.build(facts, py, files)
-    sol = flow.solve(tables)
+    ctx = flow_tables.context(files, py)
+    tables = flow_tables.build(facts, py, files, ctx)
+    sol = flow.solve(tables, keep=keep is not None)
+    out = edges(tables, sol, defs)
+    if keep is not None:  # what ctxframe._resolve.flow_state.FlowState.create reads
+        keep.append((tables, sol, ctx, facts, py))
+    return out
+
+
+def edges(
+    tables, sol: flow.Solution, defs: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """`python_edges`' answer from the tables and their solution (the tables may hold some
+    files' sites only: their edges)."""
     points = pl.concat(
         [
             sol.exact.with_columns(confidence=pl.lit("EXTRACTED")),
@@ -120,20 +133,10 @@ def _site_edge() -> list:
 def _via_decorators(edges: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
     """An edge to a decorated function through its decorator's wrapper (`via` "@") names the
     decorator: `@setup_only`."""
-    t = sol.tables
     through = pl.col("via") == "@"
     if sol.wrapped.is_empty() or not edges.select(through.any()).item():
         return edges
-    vstr = t.values.select("v", "vs")
-    wrapped = (
-        sol.wrapped.join(t.decorated, on="call")
-        .join(t.seeds, left_on="arg", right_on="n")
-        .join(vstr.rename({"v": "v", "vs": "dst"}), on="v")
-        .join(vstr.rename({"v": "deco", "vs": "deco_id"}), on="deco")
-        .select("dst", name=pl.col("deco_id").str.extract(r"([^.:]+)$", 1))
-        .group_by("dst")
-        .agg(deco=pl.col("name").unique().sort().str.join(", @"))
-    )
+    wrapped = wrapped_names(sol.tables, sol.wrapped)
     return (
         edges.join(wrapped, on="dst", how="left")
         .with_columns(
@@ -142,6 +145,23 @@ def _via_decorators(edges: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
             .otherwise(pl.col("via"))
         )
         .drop("deco")
+    )
+
+
+def wrapped_names(t, wrapped: pl.DataFrame) -> pl.DataFrame:
+    """(dst, deco): each function a transparent decorator wraps, and its decorators' names
+    joined by ", @"."""
+    if getattr(t, "wrapped_names", None) is not None:
+        return t.wrapped_names
+    vstr = t.values.select("v", "vs")
+    return (
+        wrapped.join(t.decorated, on="call")
+        .join(t.seeds, left_on="arg", right_on="n")
+        .join(vstr.rename({"v": "v", "vs": "dst"}), on="v")
+        .join(vstr.rename({"v": "deco", "vs": "deco_id"}), on="deco")
+        .select("dst", name=pl.col("deco_id").str.extract(r"([^.:]+)$", 1))
+        .group_by("dst")
+        .agg(deco=pl.col("name").unique().sort().str.join(", @"))
     )
 
 
@@ -270,11 +290,14 @@ def _library_subclasses(sol: flow.Solution, libs: pl.Series) -> pl.DataFrame:
     follows (a base expression holding `x:LIB`), and every subclass of those."""
     t = sol.tables
     want = libs.to_frame("lib").with_columns(x=H(pl.lit("x:") + pl.col("lib")))
+    held = getattr(t, "base_points", None)
+    held = sol.exact if held is None else held  # the pairs of every base node
     direct = (
-        t.bases.join(sol.exact, left_on="base", right_on="n")
-        .join(want, left_on="v", right_on="x")
-        .select(anc="cls", lib="lib")
+        t.bases_all.join(held, left_on="base", right_on="n")
+        if getattr(t, "bases_all", None) is not None
+        else t.bases.join(held, left_on="base", right_on="n")
     )
+    direct = direct.join(want, left_on="v", right_on="x").select(anc="cls", lib="lib")
     below = sol.mro.filter(pl.col("rank") > 0).join(direct, on="anc").select(v="cls", lib="lib")
     return pl.concat([direct.select(v="anc", lib="lib"), below]).unique()
 
@@ -415,6 +438,9 @@ def _h(s: str) -> int:
 
 
 def _slotdef(t) -> pl.DataFrame:
+    """(slot, f): a slot bound to a function definition (`def f` in a class or module)."""
+    if getattr(t, "slotdef", None) is not None:
+        return t.slotdef
     funcs = t.values.filter(pl.col("vk") == FUNC).select(f="v")
     seeded = t.seeds.join(funcs, left_on="v", right_on="f", how="semi")
     return t.flows.join(seeded, left_on="src", right_on="n").select(slot="dst", f="v")
@@ -433,6 +459,13 @@ def _instance_calls(insts: pl.DataFrame, sol: flow.Solution) -> pl.DataFrame:
         .join(_slotdef(t), on="slot")
     )
     return hit.select("site", target="f", confidence="confidence")
+
+
+def receivers(sites: pl.DataFrame) -> pl.Series:
+    """Each site's receiver node (hash): its callee without the last attribute step (the
+    callee itself when it has none)."""
+    key = flow_tables.callee_key(pl.col("call_key"))
+    return sites.select(H(key.str.replace(F.STEP + r"\.[A-Za-z_]\w*$", ""))).to_series()
 
 
 def _fallback(unknown: pl.DataFrame, t, held: pl.DataFrame):

@@ -114,6 +114,16 @@ class Rel:
     def __len__(self) -> int:
         return len(self.key)
 
+    def __getstate__(self) -> dict:
+        """Pickled without the offsets (an array per id: made again when unpickled)."""
+        dense = len(self._starts) - 1 if self._starts is not None else 0
+        return {"key": self.key, "cols": self.cols, "dense": dense}
+
+    def __setstate__(self, state: dict) -> None:
+        self.key, self.cols = state["key"], state["cols"]
+        dense = state.get("dense", 0)
+        self._starts = _starts(self.key, dense) if dense else None
+
     def __getitem__(self, name: str) -> np.ndarray:
         return self.cols[name]
 
@@ -193,3 +203,48 @@ class KeySet:
         p = a.astype(I64) << SHIFT
         i, j = expand(*search_both(self.key, p, p + (np.int64(1) << SHIFT)))
         return i, self.key[j] & LOW
+
+
+def _drop_rows(key: np.ndarray, cols: dict, probe_key: np.ndarray, probe_cols: dict,
+               skip: set) -> np.ndarray:  # fmt: skip
+    """A mask of the sorted rows (key, cols) to keep once one row per probe row (equal key
+    and columns, but those in `skip`) is dropped."""
+    keep = np.ones(len(key), dtype=bool)
+    if len(key) == 0 or len(probe_key) == 0:
+        return keep
+    lo, hi = search_both(key, probe_key, probe_key, "right")
+    i, j = expand(lo, hi)
+    same = np.ones(len(i), dtype=bool)
+    for name, col in cols.items():
+        if name not in skip and name in probe_cols:
+            same &= col[j] == probe_cols[name][i]
+    i, j = i[same], j[same]
+    # one row per probe, each row once: the first unused match of each probe, in order
+    taken = np.zeros(len(key), dtype=bool)
+    done = np.zeros(len(probe_key), dtype=bool)
+    for a, b in zip(i.tolist(), j.tolist(), strict=True):
+        if not done[a] and not taken[b]:
+            done[a] = taken[b] = True
+    keep[taken] = False
+    return keep
+
+
+def rel_remove(rel: Rel, by: np.ndarray, cols: dict, skip: set = frozenset()) -> Rel:
+    """`rel` without one row per given row (its key `by` and columns)."""
+    keep = _drop_rows(rel.key, rel.cols, by, cols, set(skip))
+    if keep.all():
+        return rel
+    out = Rel.__new__(Rel)
+    out.key = rel.key[keep]
+    out.cols = {n: c[keep] for n, c in rel.cols.items()}
+    out._starts = None
+    return out
+
+
+def keyset_remove(ks: KeySet, keys: np.ndarray) -> KeySet:
+    """`ks` without these keys."""
+    if len(keys) == 0 or len(ks) == 0:
+        return ks
+    out = KeySet.__new__(KeySet)
+    out.key = ks.key[~np.isin(ks.key, keys)]
+    return out

@@ -85,17 +85,47 @@ class Tables:
     named: pl.DataFrame  # owner, name_h, node: every node `owner|name` of the facts
 
 
-def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Tables:
+@dataclass
+class Context:
+    """What one file's tables read of the whole repository: its modules (by dotted name) and
+    the names of its methods (an implicit member run naming none is dropped)."""
+
+    modules: pl.DataFrame
+    members: pl.DataFrame | None
+
+
+def context(files: pl.DataFrame, defs: pl.DataFrame) -> Context:
+    """The repository's Context from its indexed files and Python definitions."""
+    return Context(_modules(files), _members(defs))
+
+
+def build(
+    facts: pl.DataFrame,
+    defs: pl.DataFrame,
+    files: pl.DataFrame,
+    ctx: Context | None = None,
+    whole: bool = True,
+) -> Tables:
     """The solver's tables from the facts (refs of kind `v.*` and Python's `call` refs), the
-    Python definitions (id, kind, label, parent) and the indexed files (path, language)."""
+    Python definitions (id, kind, label, parent) and the indexed files (path, language).
+
+    Every row but a few comes from one file's facts alone, given the Context: `whole=False`
+    makes only those (of the files whose facts and definitions are given: an incremental
+    solve diffs one file's rows). The rest need every file: `from m import *` (what m
+    exports), pytest's fixtures (the nearest one of a name), a package's submodules, and the
+    outside names the callback table knows."""
     parts = facts.partition_by("kind", as_dict=True)
     empty = facts.clear()
     of = {kind: parts.get((kind,), empty) for kind in (*F.KINDS, "call")}
-    modules = _modules(files)
+    ctx = context(files, defs) if ctx is None else ctx
+    modules = ctx.modules
     params = _params(of[F.PARAM])
-    imports, star_flows = _imports(of[F.IMPORT], of[F.ALL], of[F.FLOW], modules, defs)
-    fixture_flows, uses = _fixtures(of[F.FIXTURE], params, defs, modules)
-    access = _accesses(of[F.ACCESS], defs)
+    imports, star_flows = _imports(of[F.IMPORT], of[F.ALL], of[F.FLOW], modules, defs, whole)
+    fixture_flows, uses = _fixtures(of[F.FIXTURE] if whole else empty, params, defs, modules)
+    # what the implicit runs read counts whatever the names (an edit elsewhere may add a
+    # method of the name); the runs kept are those that may reach a definition
+    every_access = _accesses(of[F.ACCESS], None)
+    access = _accesses(of[F.ACCESS], ctx.members)
     flows = pl.concat(
         [
             of[F.FLOW].select(src="receiver", dst="name"),
@@ -106,8 +136,9 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
             fixture_flows,
         ]
     )
-    consts = pl.concat([imports.filter(pl.col("src").is_null()).select("dst", "value"),
-                        _submodules(modules)])  # fmt: skip
+    consts = imports.filter(pl.col("src").is_null()).select("dst", "value")
+    if whole:
+        consts = pl.concat([consts, _submodules(modules)])
     site_rows = pl.concat([of["call"], of[F.SITE]])
     args, shapes = _args(site_rows)
     read = pl.concat(
@@ -122,7 +153,7 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
             of[F.DECORATED].select(s="name"),
             of[F.BASE].select(s="name"),
             site_rows.select(s="module"),
-            access.select(s="receiver"),
+            every_access.select(s="receiver"),
         ]
     )
     exprs = _expressions(read)
@@ -134,28 +165,31 @@ def build(facts: pl.DataFrame, defs: pl.DataFrame, files: pl.DataFrame) -> Table
     strings = pl.concat([nodes, consts.select(s=pl.lit("=") + pl.col("value"))])
     strings = strings.filter(pl.col("s").str.starts_with("=")).unique()
     seeds = pl.concat(
-        [
-            strings.select(n=H(pl.col("s")), v=H(pl.col("s").str.slice(1))),
-            consts.select(n=H(pl.col("dst")), v=H(pl.col("value"))),
+        [  # `=V` holds V wherever it is written (`pure`); a binding's constant is its file's
+            strings.select(n=H(pl.col("s")), v=H(pl.col("s").str.slice(1)), pure=pl.lit(True)),
+            consts.select(n=H(pl.col("dst")), v=H(pl.col("value")), pure=pl.lit(False)),
         ]
-    ).unique()
+    ).unique(["n", "v"], keep="first", maintain_order=True)
     slot_keys = pl.concat([flows.select(key="dst"), consts.select(key="dst")]).unique()
-    exprs = exprs.with_columns(node=H(pl.col("node")), parent=H(pl.col("parent")))
+    # an expression on a constant (`"".join`, `str(…)`) is the same node in every file that
+    # writes it: its rows are `pure`, a function of their strings, whichever file made them
+    exprs = exprs.with_columns(node=H(pl.col("node")), parent=H(pl.col("parent")),
+                               pure=pl.col("node").str.starts_with("="))  # fmt: skip
     hashed = flows.select(src=H(pl.col("src")), dst=H(pl.col("dst"))).unique()
     args = args.select(call=H(pl.col("call")), arg=H(pl.col("arg")), pos="pos", kw="kw")
-    shapes = shapes.with_columns(call=H(pl.col("call")))
+    shapes = shapes.with_columns(call=H(pl.col("call")), pure=pl.col("call").str.starts_with("="))
     named = pl.concat([roots, read, slot_keys.select(s="key"),
                        of[F.FLOW_INFERRED].select(s="name")])  # fmt: skip
     # Independent tables, made in threads while this one goes on (Polars lets go of the GIL).
     with ThreadPoolExecutor(max_workers=2) as pool:
         later = {
             "named": pool.submit(_named, named),
-            "values": pool.submit(_values, defs, strings, modules, params),
+            "values": pool.submit(_values, defs, strings, modules, params, whole),
             "slots": pool.submit(_slots, slot_keys),
             "elems": pool.submit(_elems, slot_keys),
         }
         tables = _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows,
-                         access)  # fmt: skip
+                         every_access)  # fmt: skip
     kept = _decorated_classes(defs, of[F.REBOUND])
     named_attrs = _callbacks.attributes().select(
         owner=H(pl.col("owner")), name_h=H(pl.col("name")), value=H(pl.col("value"))
@@ -188,18 +222,26 @@ def _tables(of, exprs, hashed, args, slot_keys, defs, params, seeds, site_rows, 
     """The tables `build` makes in its own thread."""
     step = pl.col("step")
     live = _live(of, exprs, hashed, args, slot_keys, defs, access)
-    alive = pl.col("dst").is_in(live.implode())
+    # what one file's facts read decides what is live, but for a `pure` node (any file's)
+    alive = pl.col("dst").is_in(live.implode()) | pl.col("pure")
     return dict(
-        flows=hashed.filter(alive),
+        flows=hashed.filter(pl.col("dst").is_in(live.implode())),
         inferred=of[F.FLOW_INFERRED].select(src=H(pl.col("receiver")), dst=H(pl.col("name"))),
         seeds=seeds,
         attrs=_steps(exprs, ".").filter(alive),
         calls=exprs.filter(step.str.starts_with("(")).select(
-            callee="parent", dst="node", live=pl.col("node").is_in(live.implode())
+            callee="parent",
+            dst="node",
+            live=pl.col("node").is_in(live.implode()) | "pure",
+            pure="pure",
         ),
         subs=_subscripts(exprs).filter(alive),
-        iters=exprs.filter(step == "*").select(base="parent", dst="node").filter(alive),
-        instof=exprs.filter(step == "!").select(base="parent", dst="node").filter(alive),
+        iters=exprs.filter(step == "*")
+        .select(base="parent", dst="node", pure="pure")
+        .filter(alive),
+        instof=exprs.filter(step == "!")
+        .select(base="parent", dst="node", pure="pure")
+        .filter(alive),
         args=args,
         params=params.select(
             f=H(pl.col("f")),
@@ -288,19 +330,27 @@ def _calls_through(sites: pl.DataFrame, params: pl.DataFrame, defs: pl.DataFrame
     )
 
 
-def _accesses(rows: pl.DataFrame, defs: pl.DataFrame) -> pl.DataFrame:
-    """The implicit member runs (F.ACCESS) that may reach a definition: those naming a method
-    of some class of the repository (a property is one), or a prefix of members' names."""
+def _members(defs: pl.DataFrame) -> pl.DataFrame:
+    """(name): every method's name in the repository, and the dunders a truth test and
+    `format()` fall back from (`__bool__` for `__len__`, `__format__` for `__str__`)."""
     members = defs.filter(pl.col("kind") == "method").select(name="label").unique()
-    members = pl.concat(
+    return pl.concat(
         [
             members,
             members.filter(pl.col("name").is_in(["__len__", "__str__"])).select(
                 name=pl.col("name").replace({"__len__": "__bool__", "__str__": "__format__"})
             ),
         ]
-    )
-    named = rows.filter(pl.col("alias") != "prefix").join(members, on="name", how="semi")
+    ).unique()
+
+
+def _accesses(rows: pl.DataFrame, members: pl.DataFrame | None) -> pl.DataFrame:
+    """The implicit member runs (F.ACCESS) that may reach a definition: those naming a method
+    of some class of the repository (a property is one), or a prefix of members' names
+    (every one when `members` is None)."""
+    named = rows.filter(pl.col("alias") != "prefix")
+    if members is not None:
+        named = named.join(members, on="name", how="semi")
     keep = ["src", "path", "line", "receiver", "name", pl.col("alias").alias("how")]
     return pl.concat([named.select(keep), rows.filter(pl.col("alias") == "prefix").select(keep)])
 
@@ -504,7 +554,7 @@ def callee_key(call: pl.Expr) -> pl.Expr:
 def _steps(exprs: pl.DataFrame, prefix: str) -> pl.DataFrame:
     rows = exprs.filter(pl.col("step").str.starts_with(prefix))
     name = pl.col("step").str.slice(len(prefix))
-    return rows.select(base="parent", name=name, name_h=H(name), dst="node")
+    return rows.select(base="parent", name=name, name_h=H(name), dst="node", pure="pure")
 
 
 def _subscripts(exprs: pl.DataFrame) -> pl.DataFrame:
@@ -516,6 +566,7 @@ def _subscripts(exprs: pl.DataFrame) -> pl.DataFrame:
         key=pl.when(dyn).then(None).otherwise(key),
         keynode=pl.when(dyn).then(H(key.str.slice(1))),
         dst="node",
+        pure="pure",
     )
 
 
@@ -577,7 +628,11 @@ _BUILTIN_RESULT = {
 
 
 def _values(
-    defs: pl.DataFrame, strings: pl.DataFrame, modules: pl.DataFrame, params: pl.DataFrame
+    defs: pl.DataFrame,
+    strings: pl.DataFrame,
+    modules: pl.DataFrame,
+    params: pl.DataFrame,
+    whole: bool = True,
 ) -> pl.DataFrame:
     """Every value: id `v`, string `vs`, kind `vk`, target `vt` (the definition or class it is
     about), and what the rules read of it: `ret`/`yld` (a function's return and yield nodes),
@@ -603,8 +658,9 @@ def _values(
         callable_.select(vs=pl.lit("w:") + pl.col("id"), vk=pl.lit(WRAP), t="id"),
         classes.select(vs=pl.lit("s:") + pl.col("id"), vk=pl.lit(SUPER), t="id"),
         bound.select(vs=pl.lit("m:") + pl.col("id"), vk=pl.lit(BOUND), t="id"),
-        modules.select(vs="mpath", vk=pl.lit(MODULE), t="mpath").unique(),
     ]
+    if whole:  # the repository's own: every module, `x:`, the outside names the table knows
+        rows.append(modules.select(vs="mpath", vk=pl.lit(MODULE), t="mpath").unique())
     lits = strings.select(vs=pl.col("s").str.slice(1)).filter(
         pl.col("vs").str.contains(r"^[cbkBxg]:")
     )
@@ -619,10 +675,11 @@ def _values(
             t=pl.when(pl.col("vs").str.starts_with("g:")).then(pl.col("vs").str.slice(2)),
         )
     )
-    rows.append(pl.DataFrame({"vs": [EXTERNAL], "vk": [EXT], "t": [None]},
-                             schema={"vs": pl.String, "vk": pl.Int64, "t": pl.String}))  # fmt: skip
     named = _callbacks.values()  # outside names the callback table tells apart
-    rows.append(named.select("vs", vk=pl.lit(EXT, pl.Int64), t=pl.lit(None, pl.String)))
+    if whole:
+        schema = {"vs": pl.String, "vk": pl.Int64, "t": pl.String}
+        rows.append(pl.DataFrame({"vs": [EXTERNAL], "vk": [EXT], "t": [None]}, schema=schema))
+        rows.append(named.select("vs", vk=pl.lit(EXT, pl.Int64), t=pl.lit(None, pl.String)))
     out = pl.concat([r.with_columns(pl.col("vk").cast(pl.Int64)) for r in rows])
     out = out.unique("vs", keep="first", maintain_order=True)
     vk, vs, t = pl.col("vk"), pl.col("vs"), pl.col("t")
@@ -727,6 +784,7 @@ def _imports(
     flows: pl.DataFrame,
     modules: pl.DataFrame,
     defs: pl.DataFrame,
+    whole: bool = True,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Import bindings as flows (src: a module's slot) and constants (value: a module, or
     `x:` for one outside the repository), and `from m import *` as flows per exported name."""
@@ -763,6 +821,8 @@ def _imports(
     stars = rows.filter((pl.col("iname") == "*") & pl.col("mpath").is_not_null()).select(
         importer="scope", exporter="mpath"
     )
+    if not whole:
+        stars = stars.clear()
     return out, _star_flows(stars, alls, flows, out, defs)
 
 
@@ -829,4 +889,3 @@ def _star_flows(
         src=pl.col("exporter") + "|" + pl.col("name"),
         dst=pl.col("importer") + "|" + pl.col("name"),
     ).unique()
-

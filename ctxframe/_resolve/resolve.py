@@ -228,15 +228,19 @@ def resolve(
     previous: Previous | None = None,
     handlers: pl.DataFrame | None = None,
     spill: str | None = None,
-    python: tuple[pl.LazyFrame, pl.DataFrame] | bool | None = None,
+    python: tuple | bool | None = None,
+    flow_keep: list | None = None,
 ) -> tuple[pl.LazyFrame, pl.DataFrame]:
     """Edges (contains, imports, calls, extends, implements), as a lazy frame whose call edges
     sit in scratch files under `spill` when given, and module-stub nodes.
 
     Python's calls and bases come from the value flow of the whole repository: `python` gives
     (every Python file's facts, every Python definition) when `refs` and `defs` hold only some
-    (the re-index fast path; the edges then cover every Python file), or is False when no
-    Python edge is wanted (the fast path when no Python file's facts changed).
+    (the re-index fast path; the edges then cover every Python file), with a third item when
+    an incremental solve already made the Python edges of the files it names
+    (ctxframe._resolve.flow_state.Result), or is False when no Python edge is wanted (the
+    fast path when no Python file's facts changed). `flow_keep` gets the solved value flow's
+    state.
 
     `refs` is one frame, or parts of it (each holding whole files) read one at a time, so the
     references of a large tree never sit in memory together. With `previous`, only references
@@ -305,10 +309,16 @@ def resolve(
         return rows.sort(order[:6], nulls_last=True).with_columns(family=_family())
 
     mark("resolve: imports")
-    py_facts, py_defs = python if isinstance(python, tuple) else (every, defs)
+    py_facts, py_defs = python[:2] if isinstance(python, tuple) else (every, defs)
     if python is False:
         py_facts = py_facts.filter(pl.lit(False))
-    py_calls, py_fallback, py_extends, py_bases = _python(py_facts, py_defs, indexed)
+    if isinstance(python, tuple) and len(python) == 3:
+        done = python[2]
+        py_calls, py_fallback, py_extends, py_bases = (
+            done.calls, done.fallback, done.extends, done.unresolved)  # fmt: skip
+    else:
+        py_calls, py_fallback, py_extends, py_bases = _python(py_facts, py_defs, indexed,
+                                                              flow_keep)  # fmt: skip
     mark("resolve: python value flow")
     others = of_kind("extends", "implements").filter(~pl.col("language").is_in(BY_FLOW))
     inherits = _resolve_refs(
@@ -408,7 +418,7 @@ def resolve(
 
 
 def _python(
-    every: pl.LazyFrame, defs: pl.DataFrame, indexed: pl.DataFrame
+    every: pl.LazyFrame, defs: pl.DataFrame, indexed: pl.DataFrame, keep: list | None = None
 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame, pl.DataFrame]:
     """Python's calls and bases through the value flow of every Python file (see
     ctxframe._resolve.flow_edges.python_edges)."""
@@ -421,9 +431,15 @@ def _python(
         )
         return empty_edges, empty_refs, empty_edges, empty_refs
     # numpy (about 0.1 s to import): only when the value flow runs
-    from ctxframe._resolve.flow_edges import python_edges
+    if keep is None:
+        from ctxframe._resolve.flow_edges import python_edges
 
-    return python_edges(facts, defs, indexed)
+        return python_edges(facts, defs, indexed)
+    from ctxframe._resolve import flow_state
+
+    edges, state = flow_state.solve(facts, defs, indexed)
+    keep.append(state)
+    return edges
 
 
 def _dedupe_edges(edges: pl.DataFrame) -> pl.DataFrame:
@@ -1120,7 +1136,7 @@ def _mentions(refs: pl.DataFrame, targets: pl.DataFrame, indexed: pl.DataFrame) 
     )
     return (
         pl.concat([files, syms])
-        .sort("src", "dst", "line")
+        .sort("src", "dst", "line", "name")  # ties: by name, never by the rows' order
         .unique(["src", "dst"], keep="first", maintain_order=True)
         .select(
             "src",

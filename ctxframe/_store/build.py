@@ -109,6 +109,7 @@ class IndexReport:
     repaired: str | None = None  # the previous version failed its checks and was rebuilt
     # the git history (ctxframe._store.history): action, commits, pending, error
     history: dict = field(default_factory=dict)
+    flow: str | None = None  # a delta run's value flow: incremental, full, or None (none ran)
 
     @property
     def nodes(self) -> int:
@@ -687,6 +688,7 @@ class _Run:
     cache: bool = True  # use the extraction cache (ctxframe._store.xcache)
     coverage: _testcov.Source | None = None  # coverage data read into `covers` edges
     cached: int = 0  # files whose rows the extraction cache gave
+    flow: list = field(default_factory=list)  # the solved value flow (ctxframe._resolve.flow_state)
     adapters: Started | None = None  # the repository's adapters, running since the start
     history_terms: tuple = (None, None)  # `index(history=, anonymize=)`
     history: _history.HistoryRun | None = None  # reading the git history meanwhile
@@ -1026,11 +1028,36 @@ def _try_delta(run: _Run) -> IndexReport | None:
             _trace("report")
             writing.result()
         _finish_history(run, staged, meta, report)
-        staged.commit(meta)
-        if run.history is not None:
-            run.history.start_pending()
+        version = staged.commit(meta)
     _trace("write")
+    if delta.flow is not None:
+        _keep_flow(run, version, delta.flow)
+    elif delta.flow_mode is None:  # no Python fact changed: the stored state stands
+        _carry_flow(run, version)
+    if run.history is not None:  # after the state: a history version links it in
+        run.history.start_pending()
+    report.flow = delta.flow_mode
     return report
+
+
+def _keep_flow(run: _Run, version: str, state) -> None:
+    """The solved value flow kept with the version just written: for this process (a
+    watcher's next edit) and beside the version (the next process's); best effort."""
+    if state is None:
+        return
+    from ctxframe._resolve import flow_state
+
+    flow_state.keep(os.path.join(run.store, version), state)
+
+
+def _carry_flow(run: _Run, version: str) -> None:
+    """The previous version's value-flow state, for a version whose Python facts it holds."""
+    from ctxframe._resolve import flow_state
+
+    snap = run.prev.snap
+    if snap.version is None:
+        return
+    flow_state.carry(snap.dir, os.path.join(run.store, version))
 
 
 def _write_refs(staged, prev: _Stored, files, changed: list[str], refs: pl.DataFrame) -> None:
@@ -1133,10 +1160,11 @@ def _full(run: _Run) -> IndexReport:
         del table, ids
         _trace("tokens written")
         _finish_history(run, staged, meta, report)
-        staged.commit(meta)
-        if run.history is not None:
-            run.history.start_pending()
+        version = staged.commit(meta)
     _trace("write")
+    _keep_flow(run, version, run.flow[0] if run.flow else None)
+    if run.history is not None:  # after the state: a history version links it in
+        run.history.start_pending()
     return report
 
 
@@ -1145,8 +1173,9 @@ def _resolve_all(run: _Run, defs, refs, file_bnodes, file_bedges, previous):
     code_bnodes, code_bedges, handlers = boundary_code.from_refs(pl.concat(refs))
     _trace("boundaries from refs")
     edges, stubs = resolve(
-        defs, run.files, refs, run.gomods, previous=previous, handlers=handlers, spill=run.spill
-    )
+        defs, run.files, refs, run.gomods, previous=previous, handlers=handlers, spill=run.spill,
+        flow_keep=run.flow,
+    )  # fmt: skip
     _trace("resolve")
     bnodes, bedges = merge_boundaries(
         pl.concat([file_bnodes, code_bnodes]),

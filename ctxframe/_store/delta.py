@@ -50,6 +50,10 @@ class Delta:
     same: frozenset[str] = frozenset()  # tables whose rows did not change: kept as stored
     # tables whose rows changed only among the changed files' own, the rest kept in place
     spliced: frozenset[str] = frozenset()
+    # the solved value flow of the new rows (ctxframe._resolve.flow_state), when this run
+    # solved it; None when no Python fact changed (the stored one stands)
+    flow: object | None = None
+    flow_mode: str | None = None  # "incremental" or "full": how the value flow was solved
 
 
 def _same(a: pl.DataFrame, b: pl.DataFrame) -> bool:
@@ -327,9 +331,13 @@ def update(
     ):
         return Delta(nodes0, edges0, None, pl.DataFrame(schema=COUNTS), same=_ALL)
     shape = pl.col("kind").is_in(_SHAPE_REFS)
-    if not _same(
-        own.old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line")
-    ) or reads_boundaries(pl.concat([own.old_refs, refs])):
+    # a Python file's imports and bases are read by its own resolution alone (a name binds
+    # through its file's imports; other files' Python calls follow the value flow, which
+    # solves them again): they may change when only Python files did
+    same_shape = _same(own.old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line"))
+    if (not same_shape and not own.python_only) or reads_boundaries(
+        pl.concat([own.old_refs, refs])
+    ):
         return None
     # Definitions added, removed or renamed: other files' references to their names resolve
     # again, and so do the document sections that mention them.
@@ -356,27 +364,51 @@ def update(
     keep_py = lines is not None or (isinstance(python, str) and python == "keep")
     if keep_py:
         python = None
+    flow_keep: list = []  # the value flow's new state
+    flow_mode = None
+    if python is not None:  # solve only what the edit changes, when the stored state allows
+        # other Python files whose calls or bases left to name matching name a definition
+        # that came or went: their edges are made again too
+        named = _named_readers(near, moved, own.in_changed)
+        inc = _incremental_flow(prev, own, refs, defs, files, python[1], named)
+        if inc is not None:
+            python = (python[0], python[1], inc[1])
+            flow_keep.append(inc[0])
+            flow_mode = "incremental"
+        else:
+            flow_mode = "full"
     # Python's edges come from the whole repository's value flow: all made again below when a
     # Python file's facts changed, else none changes (a new name elsewhere is another family)
     others = others.filter(~_PY_FACTS)
     reading = others
     if python is not None:  # other files' calls and bases the flow leaves to their names
-        # resolve through those files' imports, as in a full run
+        # resolve through those files' imports, as in a full run (a Python name is bound by
+        # its own file's imports alone: those of the files an incremental solve names)
         imports = _PY_FACTS & (pl.col("kind") == "import") & ~own.in_changed
-        reading = pl.concat([others, refs0.filter(imports).collect().select(others.columns)])
+        if len(python) == 3:
+            named = [p for p in python[2].paths if p not in set(own.changed)]
+            bound = prev.rows_of("refs", named).filter(imports) if named else refs.clear()
+        else:
+            bound = refs0.filter(imports).collect()
+        reading = pl.concat([others, bound.select(others.columns)])
     if python is None and others.is_empty() and same_refs and own.python_only:
         resolved = _same_references(own, defs)
     else:
-        resolved = _resolve_changed(rest_nodes, defs, files, refs, reading, gomods, python)
+        keep = flow_keep if flow_mode == "full" else None
+        resolved = _resolve_changed(rest_nodes, defs, files, refs, reading, gomods, python, keep)
     stale_py = fresh_py = None
     if python is not None:  # other files' Python edges as they are now
         others_py = ~own.in_changed & _py_edge(files)
+        if len(python) == 3:  # an incremental solve made those of the files it names
+            others_py = others_py & pl.col("path").is_in(
+                pl.Series(python[2].paths, dtype=pl.String).implode()
+            )
         stale_py, fresh_py = edges0.filter(others_py), resolved.filter(others_py)
         if _same(stale_py.drop("producer"), fresh_py.drop("producer")):
             stale_py = fresh_py = None
         resolved = resolved.filter(~others_py)
     new_edges = _own_edges(own, resolved, nodes0, edges0, files if keep_py else None, lines)
-    if new_edges is None:
+    if new_edges is None or not _same_stubs(own, new_edges, nodes0, edges0):
         return None
     change = [
         counts(own.old_nodes, own.old_own, old_files).with_columns(-pl.col("n")),
@@ -410,7 +442,61 @@ def update(
         pl.concat(change),
         frozenset(same),
         frozenset(spliced),
+        flow_keep[0] if flow_keep else None,
+        flow_mode,
     )
+
+
+def _named_readers(near, moved: list[str], in_changed) -> list[str]:
+    """The Python files with a call or a base named after one of the `moved` definitions."""
+    if near is None or not moved:
+        return []
+    kinds = pl.col("kind").is_in(["call", "extends"])
+    hit = near.filter(_PY_FACTS & kinds & ~in_changed & pl.col("name").is_in(moved))
+    return sorted(hit["path"].unique().to_list())
+
+
+def _incremental_flow(prev, own: _Own, refs, defs, files, every, named: list[str]):
+    """(the new value-flow state, its Python edges) of the changed Python files, solved from
+    the state kept with the stored version (ctxframe._resolve.flow_state); None when there
+    is none or it cannot vouch for an answer (the value flow is then solved whole)."""
+    from ctxframe._resolve import flow_state
+
+    snap = prev.snap
+    state = flow_state.recall(snap.dir if snap.version else None)
+    if state is None:
+        return None
+    facts = _PY_FACTS & (pl.col("kind").str.starts_with("v.") | (pl.col("kind") == "call"))
+    code = ~pl.col("kind").is_in(["file", "module"]) & pl.col("transport").is_null()
+    paths = sorted(files.filter(own.in_changed & _PY_FACTS)["path"].to_list())
+    result = state.update(
+        paths,
+        own.old_refs.filter(facts),
+        own.old_nodes.filter(code),
+        refs.filter(facts),
+        defs,
+        files,
+        every,
+        lambda other: prev.rows_of("refs", other).filter(facts),
+        named,
+    )
+    return None if result is None else (state, result)
+
+
+def _same_stubs(own: _Own, new_edges, nodes0, edges0) -> bool:
+    """Whether the module stubs (`module://…`, an import no file resolves) stay as stored:
+    each the changed files import now is one, and none they imported is left unimported."""
+    stub = (pl.col("kind") == "imports") & pl.col("dst").str.starts_with("module://")
+    old = set(own.old_own.filter(stub)["dst"].to_list())
+    new = set(new_edges.filter(stub)["dst"].to_list())
+    if old == new:
+        return True
+    have = nodes0.filter(pl.col("id").is_in(sorted(new - old)) & (pl.col("language") == "python"))
+    if have.height != len(new - old):
+        return False
+    gone = sorted(old - new)
+    others = edges0.filter(stub & pl.col("dst").is_in(gone) & ~own.in_changed)
+    return others.select("dst").n_unique() == len(gone)
 
 
 def _own_rows(prev, files: pl.DataFrame, changed: list[str]) -> _Own | None:
@@ -453,17 +539,21 @@ def _same_references(own: _Own, defs: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([conform_edges(contains), conform_edges(imports)])
 
 
-def _resolve_changed(rest_nodes, defs, files, refs, others, gomods, python) -> pl.DataFrame:
+def _resolve_changed(rest_nodes, defs, files, refs, others, gomods, python,
+                     keep: list | None = None) -> pl.DataFrame:  # fmt: skip
     """The changed files' references and the other readers', resolved against the
-    definitions they could name; with `python` (every Python fact, every definition), every
-    Python call of the repository again."""
+    definitions they could name; with `python` (every Python fact, every definition, and
+    maybe an incremental solve's answer), every Python call of the repository again, or
+    those of the files the incremental solve names; `keep` gets the value flow's state."""
     reading = pl.concat([refs, others])
     if python is None:  # Python's calls and value facts are read only by the value flow
         reading = reading.filter(~_PY_FACTS | (pl.col("kind") == "import"))
         targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
     else:  # every Python call resolves again, by name too: every definition is a target
         targets = python[1].select(defs.columns)
-    return resolve(targets, files, reading, gomods, python=python or False)[0].collect()
+    return resolve(targets, files, reading, gomods, python=python or False, flow_keep=keep)[
+        0
+    ].collect()
 
 
 def _py_edge(files: pl.DataFrame) -> pl.Expr:

@@ -158,6 +158,10 @@ class Watcher:
         self._rules: Rules | None = None
         self.updates = 0
         self._warmer = _Warmer(self.store) if warm else None
+        from ctxframe._resolve import flow_state
+
+        flow_state.BACKGROUND = True  # a resident process: the value flow's state is written
+        # by a thread while the watcher waits for the next save
 
     # -- which events count ----------------------------------------------------------------------
     @property
