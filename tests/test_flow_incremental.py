@@ -261,6 +261,33 @@ def test_no_state_no_answer(tmp_path: Path, damage: str) -> None:
     assert fs.load(str(tmp_path)) is None
 
 
+class _Runs:
+    """A pickle that would call os.getcwd when loaded."""
+
+    def __reduce__(self):
+        import os
+
+        return (os.getcwd, ())
+
+
+def test_a_state_that_would_run_code_is_never_loaded(tmp_path: Path) -> None:
+    """A store handed over by someone else: its state file, hash and key made to match, names
+    a callable that is no part of a state; the load refuses it (and the index solves anew)."""
+    import hashlib
+    import json
+    import pickle
+
+    (tmp_path / "cache").mkdir()
+    data = pickle.dumps(_Runs(), protocol=5)
+    (tmp_path / "cache" / "flow-state.pkl").write_bytes(data)
+    key = {"format": fs.FORMAT, "code": fs._code(), "size": len(data),
+           "sha256": hashlib.sha256(data).hexdigest()}  # fmt: skip
+    (tmp_path / "cache" / "flow-state.json").write_text(json.dumps(key))
+    assert fs.load(str(tmp_path)) is None
+    with pytest.raises(pickle.UnpicklingError, match=r"(os|posix)\.getcwd"):
+        fs._Unpickler(__import__("io").BytesIO(data)).load()
+
+
 _NAMED = {
     "a.py": "def f(x):\n    return x.runs_later()\n\n\ndef g():\n    return f(None)\n",
     "b.py": "class C:\n    def other(self):\n        return 1\n",

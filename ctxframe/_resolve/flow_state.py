@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 import pickle
@@ -316,6 +317,30 @@ class FlowState:
             return
 
 
+_NUMPY = {"scalar", "_frombuffer", "_reconstruct"}
+_GLOBALS = {
+    ("numpy", "dtype"), ("numpy", "ndarray"),
+    ("polars.dataframe.frame", "DataFrame"), ("polars.series.series", "Series"),
+    *(("builtins", n) for n in ("set", "frozenset", "slice", "range", "complex", "bytearray")),
+    *((m, n) for m in ("numpy._core.multiarray", "numpy.core.multiarray", "numpy._core.numeric",
+                       "numpy.core.numeric") for n in _NUMPY),
+}  # fmt: skip
+
+
+class _Unpickler(pickle.Unpickler):
+    """Reads a kept state, naming no callable but the state's own classes and numpy's and
+    Polars' data: a store is a folder others may hand over, and a pickle may run code."""
+
+    def find_class(self, module: str, name: str):
+        if (module, name) in _GLOBALS:
+            return super().find_class(module, name)
+        if module.startswith("ctxframe._resolve.") and "." not in name:
+            found = super().find_class(module, name)
+            if isinstance(found, type):
+                return found
+        raise pickle.UnpicklingError(f"{module}.{name} is not part of a value-flow state")
+
+
 def load(version_dir: str | None) -> FlowState | None:
     """The state kept with a version, or None: none kept, another format or code, or bytes
     whose size or SHA-256 differ from the recorded ones (then it is never used)."""
@@ -334,7 +359,7 @@ def load(version_dir: str | None) -> FlowState | None:
     if len(data) != key.get("size") or hashlib.sha256(data).hexdigest() != key.get("sha256"):
         return None
     try:
-        state = pickle.loads(data)  # our own file, its hash checked
+        state = _Unpickler(io.BytesIO(data)).load()
     except Exception:
         return None
     return state if isinstance(state, FlowState) else None
