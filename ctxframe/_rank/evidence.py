@@ -497,7 +497,7 @@ def evidence_score(
     the matched nodes when the table does not carry them (a lean table). ``trace`` (a
     :class:`ctxframe._rank.parts.Trace`): the name score per tier and each kind of hint bonus
     as part columns too, and the name matches and hints recorded."""
-    from ctxframe._rank.parts import HINT_KINDS, name_sums, tier_part
+    from ctxframe._rank.parts import HINT_KINDS, name_sums, tier_trace
 
     w = weights or EvidenceWeights()
     ev = evidence if evidence is not None else extract(matches["query"][0], w)
@@ -518,17 +518,7 @@ def evidence_score(
         named = per.lazy()
         if "q" in per.columns:
             named = named.join(codes.lazy().cast({"q": per.schema["q"]}), on="q")
-        trace.tokens.append(
-            named.select(
-                "node_row",
-                "qtoken",
-                part=tier_part(pl.col("t")),
-                tier="t",
-                weight=pl.lit(None, pl.Float64),
-                value="value",
-                contribution="value",
-            ).collect()
-        )
+        trace.tokens.append(tier_trace(named).collect())
     scored = (
         per.lazy()
         .group_by(key)

@@ -53,6 +53,20 @@ def tier_part(tier: pl.Expr) -> pl.Expr:
     )
 
 
+def tier_trace(frame: pl.DataFrame | pl.LazyFrame) -> pl.DataFrame | pl.LazyFrame:
+    """A trace's token rows of best-per-token name matches (tier `t`, `value`): each
+    contributes its value, under its tier's name part."""
+    return frame.select(
+        "node_row",
+        "qtoken",
+        part=tier_part(pl.col("t")),
+        tier="t",
+        weight=pl.lit(None, pl.Float64),
+        value="value",
+        contribution="value",
+    )
+
+
 def name_sums(value: str, tier: str) -> list[pl.Expr]:
     """Aggregations: the sum of ``value`` per name tier, one column per name part."""
     return [

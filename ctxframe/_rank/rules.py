@@ -33,7 +33,7 @@ from ctxframe._core.errors import CtxframeError
 from ctxframe._rank import evidence as _evidence
 from ctxframe._rank.evidence import EvidenceWeights
 from ctxframe._rank.matches import row_key
-from ctxframe._rank.parts import PARTS, Trace, add_missing, name_sums, tier_part
+from ctxframe._rank.parts import PARTS, Trace, add_missing, name_sums, tier_part, tier_trace
 from ctxframe._rank.tokens import ENGINE
 
 __all__ = [
@@ -246,17 +246,7 @@ class IdfTiers:
                 if qtok is None:  # a lean table: codes of the question's sorted tokens
                     codes = matches.group_by("q").agg(pl.col("qtoken").first())
                     per = per.join(codes.cast({"q": per.schema["q"]}), on="q")
-                trace.tokens.append(
-                    per.select(
-                        "node_row",
-                        "qtoken",
-                        part=tier_part(pl.col("t")),
-                        tier="t",
-                        weight=pl.lit(None, pl.Float64),
-                        value="value",
-                        contribution="value",
-                    )
-                )
+                trace.tokens.append(tier_trace(per))
             names = (
                 per.lazy()
                 .group_by(key)
