@@ -166,12 +166,17 @@ def settled_pixels(locator, path: str, want: int, tries: int = 60) -> int:
 
 def test_without_javascript_the_picture_shows(shop_graph, no_js_page, tmp_path) -> None:
     pic = shop_graph.neighbourhood(PROC).plot()
-    no_js_page.set_content(f"<html><body>{pic._repr_html_()}</body></html>")
+    page = f"<html><body>{pic._repr_html_()}</body></html>"
+    no_js_page.set_content(page)
     no_js_page.wait_for_timeout(300)
     assert no_js_page.evaluate(VISIBLE_BOXES) > len(pic.nodes)  # node boxes (and badges)
     # the frame above it is see-through until a script runs: the boxes are on screen
     where = no_js_page.locator(".ctxframe-picture")
-    assert settled_pixels(where, str(tmp_path / "a.png"), 20_000) >= 20_000
+    count = settled_pixels(where, str(tmp_path / "a.png"), 20_000)
+    if count < 20_000:  # a loaded machine may leave the frame unpainted: load it again
+        no_js_page.set_content(page)
+        count = settled_pixels(where, str(tmp_path / "a.png"), 20_000)
+    assert count >= 20_000
     # iframes stripped (a code host's preview): the SVG outside the frame remains
     stripped = re.sub(r"<iframe .*?</iframe>", "", pic._repr_html_(), flags=re.S)
     no_js_page.set_content(f"<html><body>{stripped}</body></html>")
