@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
@@ -164,8 +165,22 @@ def settled_pixels(locator, path: str, want: int, tries: int = 60) -> int:
     return count
 
 
-def test_without_javascript_the_picture_shows(shop_graph, no_js_page, tmp_path) -> None:
-    pic = shop_graph.neighbourhood(PROC).plot()
+@pytest.fixture(scope="module")
+def own_shop(tmp_path_factory):
+    """The sample indexed for this module alone: the pixel check must not see what other
+    tests (CLI runs, refreshes) do to the session's shared index."""
+    import shutil
+
+    import ctxframe as cf
+
+    sample = Path(__file__).resolve().parent.parent / "data-samples" / "shop"
+    dest = tmp_path_factory.mktemp("picture") / "shop"
+    shutil.copytree(sample, dest)
+    return cf.index(str(dest), progress=False)
+
+
+def test_without_javascript_the_picture_shows(own_shop, no_js_page, tmp_path) -> None:
+    pic = own_shop.neighbourhood(PROC).plot()
     page = f"<html><body>{pic._repr_html_()}</body></html>"
     no_js_page.set_content(page)
     no_js_page.wait_for_timeout(300)
@@ -176,7 +191,7 @@ def test_without_javascript_the_picture_shows(shop_graph, no_js_page, tmp_path) 
     if count < 20_000:  # a loaded machine may leave the frame unpainted: load it again
         no_js_page.set_content(page)
         count = settled_pixels(where, str(tmp_path / "a.png"), 20_000)
-    assert count >= 20_000
+    assert count >= 20_000, (count, pic.title, len(pic.nodes), len(pic.edges))
     # iframes stripped (a code host's preview): the SVG outside the frame remains
     stripped = re.sub(r"<iframe .*?</iframe>", "", pic._repr_html_(), flags=re.S)
     no_js_page.set_content(f"<html><body>{stripped}</body></html>")
