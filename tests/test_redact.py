@@ -149,13 +149,15 @@ def _plugin_patterns() -> list:
     return out
 
 
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=300, deadline=None, database=None)
 @given(
     st.one_of(
         st.sampled_from([p for _, _, p, _ in r._LINE_RULES]).flatmap(
             lambda rx: st.from_regex(rx.pattern.replace("(?i)", ""), fullmatch=False)
         ),
         st.sampled_from(_plugin_patterns()).flatmap(lambda rx: st.from_regex(rx)),
+        st.sampled_from([r._QUOTED_LONG, r._HEX_LONG]).flatmap(lambda rx: st.from_regex(rx)),
+        st.sampled_from([t for _, _, t, _ in FORMS]).map(lambda t: t.split("\n")[0]),
     ).map(lambda s: s.replace("\n", " ").replace("\r", " "))
 )
 def test_needs_never_spare_a_line_a_rule_changes(text: str) -> None:
@@ -164,3 +166,24 @@ def test_needs_never_spare_a_line_a_rule_changes(text: str) -> None:
     if redact_line(text) != text:
         frame = pl.DataFrame({"v": [text]})
         assert r._need_expr(frame["v"])[0]
+        assert r._gated(frame["v"])[0], "a rule's gate, vectorised, spares a line it changes"
+
+
+
+def test_an_index_keeps_no_line_it_redacted(tmp_path: Path, monkeypatch) -> None:
+    """The frame pass redacts a repeated line once a run (a class's body holds its methods');
+    the lines it kept, a secret's among them, are dropped when the index ends: a watcher's
+    process holds none between runs. The stored rows are masked all the same."""
+    method = f'    def f(self):\n        api_key = "{PW}"\n        return api_key\n'
+    (tmp_path / "m.py").write_text("class C:\n" + method)
+    from ctxframe._store import build
+
+    held = []
+    forget = build.forget_lines
+    size = r._redact_line_kept.cache_info
+    monkeypatch.setattr(build, "forget_lines", lambda: held.append(size().currsize) or forget())
+    build.index(str(tmp_path), progress=False, processes=1, history=False)
+    assert held and held[0] > 0  # lines were kept during the run
+    assert r._redact_line_kept.cache_info().currsize == 0
+    store = tmp_path / ".ctxframe"
+    assert not any(PW.encode() in f.read_bytes() for f in store.rglob("*") if f.is_file())

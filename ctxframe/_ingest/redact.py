@@ -91,7 +91,7 @@ _LINE_RULES: tuple[tuple, ...] = (
         _SW_NEED,
     ),
     # ["tool", "--token=PW"]
-    _rule(_KEY_WORDS, r"(?i)([\"']--?\w*" + _SW + r"\w*=)[^\"'\s]+", r"\1" + MASK),
+    _rule(_KEY_WORDS, r"(?i)([\"']--?\w*" + _SW + r"\w*=)[^\"'\s]+", r"\1" + MASK, r"[\"']-"),
     # mysql -pPW, ["mysql", "-pPW"], ["mysql", "-p", "PW"] (the MySQL clients glue it to -p)
     _rule(
         ("mysql", "mariadb"),
@@ -118,6 +118,7 @@ _LINE_RULES: tuple[tuple, ...] = (
         ("auth", "key"),
         r"(?i)(['\"](?:auth|authorization|x-api-key)['\"]\s*[:=]\s*)(" + _Q + ")",
         lambda m: m.group(1) + _masked_literal(m.group(2)),
+        r"(?i)['\"](?:auth|authorization|x-api-key)['\"]",
     ),
     # export api_token=…, API_TOKEN=… (shell and env style: no space around `=`; a name in
     # capitals, or after `export`/`set`)
@@ -141,6 +142,7 @@ _LINE_RULES: tuple[tuple, ...] = (
         ("identified", "pass"),
         r"(?i)(\b(?:identified\s+by|password)\s+)('[^'\n]+'|\"[^\"\n]+\")",
         lambda m: m.group(1) + _masked_literal(m.group(2)),
+        r"(?i)(?:identified\s+by|password)\s+['\"]",
     ),
     # Authorization: Bearer …, Basic …
     _rule(
@@ -160,6 +162,8 @@ _LINE_RULES: tuple[tuple, ...] = (
         r"|AGE-SECRET-KEY-1[0-9A-Z]{50,}|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}"
         r"\.[A-Za-z0-9_\-]+)",
         MASK,
+        r"(?i)sk_live_|sk_test_|rk_live_|rk_test_|whsec_|aiza|github_pat_|gh[pousr]_|xox[abposr]-"
+        r"|npm_|sk-|hf_|glpat-|age-secret-key-1|eyj",
     ),
 )  # fmt: skip
 
@@ -180,6 +184,7 @@ _NEAR = ("key", "secret", "token", "passw", "pwd", "auth", "credential", "signat
          "cert", "dsn")  # fmt: skip
 _QUOTED_LONG = re.compile(r"([\"'`])([A-Za-z0-9+/=_\-]{20,})\1")
 _HEX_LONG = re.compile(r"([\"'`])([0-9a-fA-F]{32,})\1")
+_LONG_NEED = re.compile(r"[\"'`][A-Za-z0-9+/=_\-]{20,}[\"'`]")  # what either needs
 
 
 def _entropy(s: str) -> float:
@@ -372,9 +377,19 @@ def redact_line(line: str) -> str:
         if _gate(words, rx, line, present, seen):
             line = pattern.sub(repl, line)
     line = _detect_secrets(line, present, seen)
-    if not _NEAR_SET.isdisjoint(present):
+    if not _NEAR_SET.isdisjoint(present) and _LONG_NEED.search(line):
         line = _high_entropy(line)
     return line
+
+
+# Rows repeat lines (a class's body holds its methods' bodies): each is redacted once a run.
+_redact_line_kept = lru_cache(maxsize=1 << 16)(redact_line)
+
+
+def forget_lines() -> None:
+    """Drop the lines the frame pass kept (an index's end: a resident process keeps no
+    source text between runs)."""
+    _redact_line_kept.cache_clear()
 
 
 def redact_text(text: str, path: str | None = None) -> str:
@@ -496,6 +511,34 @@ def _k8s_secret(lines: list[str]) -> bool:
 
 
 # -- frames --------------------------------------------------------------------------------------
+@lru_cache(maxsize=1)
+def _gates() -> tuple[tuple[tuple[str, ...], str | None], ...]:
+    """(words, regex) of each rule, plugin and the high-entropy pass, as `redact_line` gates
+    them: a line none lets through is returned as it is."""
+    out = [(ws, rx) for ws, rx, _, _ in _LINE_RULES] + [(ws, rx) for _, ws, rx in _GATES]
+    out.append((_NEAR_SET, _LONG_NEED))
+    return tuple(
+        dict.fromkeys((tuple(sorted(ws)), rx.pattern if rx is not None else None) for ws, rx in out)
+    )
+
+
+def _gated(values: pl.Series) -> pl.Series:
+    """Whether some rule's gate lets each line through (`_gate`, vectorised); lines beyond
+    printable ASCII always go through (there Python's `\\w`, `\\s` and case folding are
+    wider than Rust's)."""
+    import polars as pl
+
+    v = pl.col("v")
+    tests = [v.str.contains(r"[^\x00-\x1b\x20-\x7f]")]
+    for words, rx in _gates():
+        test = v.str.contains_any(list(words), ascii_case_insensitive=True) if words else None
+        if rx is not None:
+            test = v.str.contains(rx) if test is None else test & v.str.contains(rx)
+        tests.append(test if test is not None else pl.lit(True))
+    got = values.to_frame("v").select(pl.any_horizontal(tests)).to_series()
+    return got.fill_null(False)
+
+
 def _need_expr(values: pl.Series) -> pl.Series:
     words, rx = needs()
     got = values.str.contains_any(list(words), ascii_case_insensitive=True)
@@ -524,7 +567,8 @@ def _redacted(values: pl.Series) -> pl.Series:
         .with_columns(line=pl.int_range(pl.len()).over("row"))
     )
     lines = lines.filter(_need_expr(lines["text"]))
-    new = [redact_line(t) for t in lines["text"].to_list()]
+    lines = lines.filter(_gated(lines["text"]))
+    new = [_redact_line_kept(t) for t in lines["text"].to_list()]
     edits: dict[int, list[tuple[int, str]]] = {}
     for (r, i, old), text in zip(lines.select("row", "line", "text").iter_rows(), new, strict=True):
         if text != old:

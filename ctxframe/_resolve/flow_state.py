@@ -19,6 +19,7 @@ import os
 import pickle
 import threading
 import types
+import zlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,7 +30,7 @@ from ctxframe._resolve import flow, flow_edges
 from ctxframe._resolve import flow_tables as ft
 from ctxframe._resolve.flow_index import high, pair, unique
 
-FORMAT = 1
+FORMAT = 2
 _FILE = "flow-state.pkl"
 _KEY = "flow-state.json"
 _U = pl.UInt64
@@ -297,18 +298,19 @@ class FlowState:
 
     def save(self, version_dir: str) -> None:
         """Write the state into the version's cache (best effort: any OS error leaves none),
-        its SHA-256 beside it."""
+        its size and CRC-32 beside it (a check against torn or damaged bytes: what guards
+        against a state made to run code is the unpickler, `_Unpickler`)."""
         d = os.path.join(version_dir, "cache")
         try:
             with contextlib.suppress(FileExistsError):
                 os.mkdir(d)  # never makedirs: a version removed meanwhile must stay removed
             data = pickle.dumps(self, protocol=5)
-            digest = hashlib.sha256(data).hexdigest()
+            digest = zlib.crc32(data)
             tmp = os.path.join(d, f".{_FILE}.{os.getpid()}.tmp")
             with open(tmp, "wb") as fh:
                 fh.write(data)
             os.replace(tmp, os.path.join(d, _FILE))
-            key = {"format": FORMAT, "code": _code(), "size": len(data), "sha256": digest}
+            key = {"format": FORMAT, "code": _code(), "size": len(data), "crc32": digest}
             tmp = os.path.join(d, f".{_KEY}.{os.getpid()}.tmp")
             with open(tmp, "w", encoding="utf-8") as fh:
                 json.dump(key, fh)
@@ -343,7 +345,7 @@ class _Unpickler(pickle.Unpickler):
 
 def load(version_dir: str | None) -> FlowState | None:
     """The state kept with a version, or None: none kept, another format or code, or bytes
-    whose size or SHA-256 differ from the recorded ones (then it is never used)."""
+    whose size or CRC-32 differ from the recorded ones (then it is never used)."""
     if version_dir is None:
         return None
     d = os.path.join(version_dir, "cache")
@@ -356,7 +358,7 @@ def load(version_dir: str | None) -> FlowState | None:
             data = fh.read()
     except (OSError, ValueError, AttributeError):
         return None
-    if len(data) != key.get("size") or hashlib.sha256(data).hexdigest() != key.get("sha256"):
+    if len(data) != key.get("size") or zlib.crc32(data) != key.get("crc32"):
         return None
     try:
         state = _Unpickler(io.BytesIO(data)).load()

@@ -43,7 +43,7 @@ from ctxframe._ingest.extract import (
     extract_batch,
 )
 from ctxframe._ingest.metrics import METRIC_COLUMNS
-from ctxframe._ingest.redact import REDACTION_VERSION, redact_frame, redact_rows
+from ctxframe._ingest.redact import REDACTION_VERSION, forget_lines, redact_frame, redact_rows
 from ctxframe._ingest.walk import BUILTIN_DIRS, walk, walk_paths
 from ctxframe._rank.fields import TokenTable, body_counts, token_table
 from ctxframe._render.html import render
@@ -645,6 +645,7 @@ def _locked_index(root, store, wait, progress, dial, spill_dir, processes, chang
                 report.repaired = f"the previous store was damaged ({what}); rebuilt it"
         finally:
             shutil.rmtree(spill, ignore_errors=True)
+            forget_lines()
     return report
 
 
