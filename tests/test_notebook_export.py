@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from tests.test_picture_svg import settled_pixels
+from tests.test_picture_svg import NO_SCRIPT, settled_pixels
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -65,6 +65,10 @@ def test_exported_notebook_shows_every_picture_without_javascript(path: Path, tm
                 assert "image/svg+xml" in out["data"], f"{path.name}: a picture without SVG"
     assert nb.metadata.get("widgets") is None
     body, _ = HTMLExporter().from_notebook_node(nb)
+    # JavaScript off, frames included: Chromium sometimes runs a srcdoc frame's script in a
+    # page whose JavaScript is off; a policy forbidding every script holds for the frames too
+    body = body.replace("<head>", "<head>" + NO_SCRIPT, 1)
+    assert NO_SCRIPT in body
     page_file = tmp_path / f"{path.stem}.html"
     page_file.write_text(body)
     shots = Path(os.environ.get("CTXFRAME_SHOTS") or tmp_path)

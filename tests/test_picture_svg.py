@@ -129,6 +129,16 @@ def no_js_page():
         b.close()
 
 
+# Frames do not always take the page's "JavaScript off" (a srcdoc frame's script sometimes
+# runs in Chromium): the pages here also forbid every script by policy, which frames inherit.
+NO_SCRIPT = "<meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'none'\">"
+
+
+def no_script_page(body: str) -> str:
+    """`body` in a page where no script runs, its frames' included."""
+    return f"<html><head>{NO_SCRIPT}</head><body>{body}</body></html>"
+
+
 VISIBLE_BOXES = """() => [...document.querySelectorAll('svg rect')].filter(r => {
   const b = r.getBoundingClientRect(); return b.width > 8 && b.height > 8;
 }).length"""
@@ -181,7 +191,7 @@ def own_shop(tmp_path_factory):
 
 def test_without_javascript_the_picture_shows(own_shop, no_js_page, tmp_path) -> None:
     pic = own_shop.neighbourhood(PROC).plot()
-    page = f"<html><body>{pic._repr_html_()}</body></html>"
+    page = no_script_page(pic._repr_html_())
     no_js_page.set_content(page)
     no_js_page.wait_for_timeout(300)
     assert no_js_page.evaluate(VISIBLE_BOXES) > len(pic.nodes)  # node boxes (and badges)
@@ -194,7 +204,7 @@ def test_without_javascript_the_picture_shows(own_shop, no_js_page, tmp_path) ->
     assert count >= 20_000, (count, pic.title, len(pic.nodes), len(pic.edges))
     # iframes stripped (a code host's preview): the SVG outside the frame remains
     stripped = re.sub(r"<iframe .*?</iframe>", "", pic._repr_html_(), flags=re.S)
-    no_js_page.set_content(f"<html><body>{stripped}</body></html>")
+    no_js_page.set_content(no_script_page(stripped))
     assert no_js_page.evaluate(VISIBLE_BOXES) > len(pic.nodes)
     # the page alone (`pic.save("p.html")`) shows its own SVG
     no_js_page.set_content(pic.html())
@@ -210,5 +220,5 @@ def test_without_javascript_the_explorer_snapshot_shows(shop_graph, no_js_page) 
     assert "application/vnd.jupyter.widget-view+json" in bundle
     html = bundle["text/html"]
     assert "refund processor" in html and "<svg " in html and "refund_processor" in html
-    no_js_page.set_content(f"<html><body>{html}</body></html>")
+    no_js_page.set_content(no_script_page(html))
     assert no_js_page.evaluate(VISIBLE_BOXES) > 3
