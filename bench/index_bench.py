@@ -45,17 +45,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as c
 import _kernel
 
-# The store issue's targets (Django, this 2-core machine, one run): cold within 5x `ctags -R`
-# and at least 5x faster than `codegraph init`; a one-file re-index through the whole CLI under
-# 0.35 s (new function) and 0.30 s (body edit); a previous release with the extraction cache
-# warm within 0.35 of its cold index. The kernel's own targets are in bench/_kernel.py.
+# Targets (Django, this 2-core machine, one run): cold within 12x `ctags -R`; a one-file
+# re-index through the whole CLI under 0.5 s for a new call, a retargeted call and a new
+# import (the value flow is solved again for each); a previous release indexed with the
+# extraction cache warm within 1.3 x (its --no-cache time x the share of its parsed bytes
+# that differ) + 0.5 s. Informational: at least 5x faster than `codegraph init`. The
+# kernel's own targets are in bench/_kernel.py.
 TARGETS = {
-    "cold_vs_ctags_max_ratio": 5.0,
+    "cold_vs_ctags_max_ratio": 12.0,
     "codegraph_over_cold_min": 5.0,
-    "previous_warm_max_share": 0.35,
-    "reindex_max_s": 0.35,
-    "reindex_body_max_s": 0.30,
-    "reindex_python_max_s": 0.5,  # issue 42: a new call, a retargeted one, a new import
+    "previous_share_factor": 1.3,
+    "previous_slack_s": 0.5,
+    "reindex_python_max_s": 0.5,
 }
 
 
@@ -422,11 +423,20 @@ _PYTHON_EDITS = (("new call", "reindex_call_s"), ("call retargeted", "reindex_re
                  ("new import", "reindex_import_s"))  # fmt: skip
 
 
-def verdict(value: float | None, limit: float) -> str:
+def verdict(value: float | None, limit: float | None) -> str:
     """'ok' / 'MISS' / 'n/a' for a figure against an upper bound."""
-    if value is None:
+    if value is None or limit is None:
         return "n/a"
     return "ok" if value <= limit else "MISS"
+
+
+def previous_limit(row: dict[str, Any]) -> float | None:
+    """The previous release's target: 1.3 x (its --no-cache seconds x the share of its
+    parsed bytes that differ) + 0.5 s."""
+    cold, share = row.get("previous_cold_s"), row.get("previous_differ_share")
+    if cold is None or share is None:
+        return None
+    return TARGETS["previous_share_factor"] * cold * share + TARGETS["previous_slack_s"]
 
 
 def target_lines(row: dict[str, Any]) -> list[str]:
@@ -443,10 +453,8 @@ def target_lines(row: dict[str, Any]) -> list[str]:
         + verdict(cold_ratio, t["cold_vs_ctags_max_ratio"]),
         f"  {name}: codegraph init / cold {c.fmt(cg_ratio)} "
         f"(target >= {t['codegraph_over_cold_min']:g}x) {cg_verdict}",
-        f"  {name}: 1-file re-index, new function {c.fmt(reindex, 3)} s "
-        f"(target < {t['reindex_max_s']:g} s) " + verdict(reindex, t["reindex_max_s"]),
-        f"  {name}: 1-file re-index, body edit {c.fmt(body, 3)} s "
-        f"(target < {t['reindex_body_max_s']:g} s) " + verdict(body, t["reindex_body_max_s"]),
+        f"  {name}: 1-file re-index, new function {c.fmt(reindex, 3)} s (no target)",
+        f"  {name}: 1-file re-index, body edit {c.fmt(body, 3)} s (no target)",
     ] + [
         f"  {name}: 1-file re-index, {what} {c.fmt(row[key], 3)} s "
         f"(target < {python_max:g} s) " + verdict(row[key], python_max)
@@ -457,10 +465,10 @@ def target_lines(row: dict[str, Any]) -> list[str]:
         [
             f"  {name}: {row['previous']} after it, warm extraction cache "
             f"({row['previous_cached']} of {row['previous_parsed']} files from the cache): "
-            f"{c.fmt(row['previous_warm_share'])} of its --no-cache index "
-            f"(CPU {c.fmt(row['previous_warm_cpu_share'])}; "
-            f"target <= {t['previous_warm_max_share']:g}) "
-            + verdict(row["previous_warm_share"], t["previous_warm_max_share"]),
+            f"{c.fmt(row['previous_warm_s'])} s, {c.fmt(row['previous_warm_share'])} of its "
+            f"--no-cache index (CPU {c.fmt(row['previous_warm_cpu_share'])}; target <= "
+            f"{c.fmt(previous_limit(row))} s) " + verdict(row["previous_warm_s"],
+                                                        previous_limit(row)),
             f"    {c.fmt(100 * (row['previous_differ_share'] or 0), 1)} % of "
             f"{row['previous']}'s code bytes differ from this release's: parsed again by "
             "any cache",
