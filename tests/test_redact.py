@@ -84,6 +84,21 @@ def test_frame_pass_equals_text_pass_line_by_line() -> None:
     assert redact_rows(frame, "t")["t"].to_list() == [redact_text(t) for t in texts]
 
 
+def test_frame_pass_equals_text_pass_through_the_gates() -> None:
+    """With enough lines the frame pass also tests each rule's gate on them at once
+    (`_gated`): the planted texts among lines that hold a rule's word but no secret still
+    come out as the text pass makes them."""
+    filler = ["key = cache.get(key)", "token = next(tokens)", "if password is None:",
+              "see https://docs.test/auth", "pass"]  # fmt: skip
+    texts = [t for _, _, t, _ in FORMS]
+    texts += ["\n".join(filler[i % len(filler)] for i in range(r._GATED_FROM)) + "\n" + t
+              for t in texts[:5]]  # fmt: skip
+    frame = pl.DataFrame({"t": texts})
+    lines = frame["t"].str.split("\n").explode()
+    assert r._need_expr(lines).sum() >= r._GATED_FROM  # the gates run
+    assert redact_rows(frame, "t")["t"].to_list() == [redact_text(t) for t in texts]
+
+
 def test_row_order_other_columns_and_ipc_bytes() -> None:
     values = [f"row {i} with nothing to hide at all" for i in range(50)]
     values[17] = f"https://u:{PW}@api.test"
