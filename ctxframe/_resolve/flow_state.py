@@ -6,7 +6,7 @@ what it changes (`flow._Solver.update`: what the old rows derived goes, what sti
 derived again, what the new rows derive is added) and makes the edges of the files whose
 sites read a changed value again (`FlowState.update`); a change it cannot vouch for gives
 None, and the caller solves everything again. The state is written beside the version that
-made it (`save`, `load`): one pickle and its SHA-256.
+made it (`save`, `load`): a pickle whose arrays follow it as raw bytes, and its CRC-32.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import io
 import json
+import mmap
 import os
 import pickle
 import threading
@@ -30,7 +31,8 @@ from ctxframe._resolve import flow, flow_edges
 from ctxframe._resolve import flow_tables as ft
 from ctxframe._resolve.flow_index import high, pair, unique
 
-FORMAT = 2
+FORMAT = 3
+_ALIGN = 64  # where each array's bytes start in the file
 _FILE = "flow-state.pkl"
 _KEY = "flow-state.json"
 _U = pl.UInt64
@@ -304,13 +306,24 @@ class FlowState:
         try:
             with contextlib.suppress(FileExistsError):
                 os.mkdir(d)  # never makedirs: a version removed meanwhile must stay removed
-            data = pickle.dumps(self, protocol=5)
-            digest = zlib.crc32(data)
+            arrays: list[pickle.PickleBuffer] = []
+            head = pickle.dumps(self, protocol=5, buffer_callback=arrays.append)
             tmp = os.path.join(d, f".{_FILE}.{os.getpid()}.tmp")
+            spans, digest = [], zlib.crc32(head)
             with open(tmp, "wb") as fh:
-                fh.write(data)
+                fh.write(head)
+                at = len(head)
+                for array in arrays:
+                    raw = array.raw()
+                    pad = -at % _ALIGN
+                    fh.write(bytes(pad))
+                    digest = zlib.crc32(raw, zlib.crc32(bytes(pad), digest))
+                    spans.append([at + pad, raw.nbytes])
+                    fh.write(raw)
+                    at += pad + raw.nbytes
             os.replace(tmp, os.path.join(d, _FILE))
-            key = {"format": FORMAT, "code": _code(), "size": len(data), "crc32": digest}
+            key = {"format": FORMAT, "code": _code(), "size": at, "head": len(head),
+                   "arrays": spans, "crc32": digest}  # fmt: skip
             tmp = os.path.join(d, f".{_KEY}.{os.getpid()}.tmp")
             with open(tmp, "w", encoding="utf-8") as fh:
                 json.dump(key, fh)
@@ -345,7 +358,8 @@ class _Unpickler(pickle.Unpickler):
 
 def load(version_dir: str | None) -> FlowState | None:
     """The state kept with a version, or None: none kept, another format or code, or bytes
-    whose size or CRC-32 differ from the recorded ones (then it is never used)."""
+    whose size or CRC-32 differ from the recorded ones (then it is never used). The arrays
+    are writable views of the file's bytes, copied only where an edit writes them."""
     if version_dir is None:
         return None
     d = os.path.join(version_dir, "cache")
@@ -354,17 +368,37 @@ def load(version_dir: str | None) -> FlowState | None:
             key = json.load(fh)
         if key.get("format") != FORMAT or key.get("code") != _code():
             return None
+        size, head, spans = int(key["size"]), int(key["head"]), key["arrays"]
+        if not 0 <= head <= size or not all(
+            head <= int(a) and int(a) + int(n) <= size and int(n) >= 0 for a, n in spans
+        ):
+            return None
         with open(os.path.join(d, _FILE), "rb") as fh:
-            data = fh.read()
-    except (OSError, ValueError, AttributeError):
+            if os.fstat(fh.fileno()).st_size != size:
+                return None
+            view = memoryview(_mapped(fh, size))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
-    if len(data) != key.get("size") or zlib.crc32(data) != key.get("crc32"):
+    if zlib.crc32(view) != key.get("crc32"):
         return None
     try:
-        state = _Unpickler(io.BytesIO(data)).load()
+        arrays = [view[int(a) : int(a) + int(n)] for a, n in spans]
+        state = _Unpickler(io.BytesIO(view[:head]), buffers=arrays).load()
     except Exception:
         return None
     return state if isinstance(state, FlowState) else None
+
+
+def _mapped(fh, size: int):
+    """The file's bytes, copy-on-write: pages are read as they are touched, and writing one
+    never reaches the file (a version's files are replaced, never written in place). Windows
+    cannot remove a mapped file, so there they are read."""
+    if os.name == "nt" or size == 0:
+        data = bytearray(size)
+        if fh.readinto(data) != size:
+            raise ValueError("short read")
+        return data
+    return mmap.mmap(fh.fileno(), size, access=mmap.ACCESS_COPY)
 
 
 _MEMO: dict[str, FlowState] = {}  # version directory -> the state a process made for it
