@@ -21,6 +21,11 @@ Two ways of watching, each ``--repeat`` times:
    lookups off to the side and offers the new version; the graph switches at its next call
    (the ``card``, made as soon as the watch's ``offered`` event is set).
 
+Then issue 42's edits through ``ctxframe watch``: each round appends a function (untimed),
+then edits its body, adds a call to it, points the call at another function and adds an
+import, each timed from the write to store current (targets: body 250 ms, the others 350 ms,
+which re-solve the value flow for what the edit changes).
+
 Baselines in the same run, after the same edit: ``ctxframe index`` as a fresh process (what a
 user without a watcher runs), and ``index()`` in-process with a whole-tree walk and with
 ``changed=[file]`` (what the watcher calls). The debounce (quiet time after the last event)
@@ -51,6 +56,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as c
 
 TARGET_MS = 300.0
+# issue 42: a save that adds a call, retargets one or adds an import is in the store within
+# 350 ms; a body edit within 250 ms
+EDIT_TARGETS_MS = {"body": 250.0, "call": 350.0, "retarget": 350.0, "import": 350.0}
+EDITS = {"body": c.edit_body, "call": c.add_call, "retarget": c.retarget_call,
+         "import": c.add_import}  # fmt: skip
 TIMEOUT_S = 120.0
 
 
@@ -186,6 +196,46 @@ def bench_cli_watch(tree: Path, target: Path, repeat: int, debounce: int) -> dic
     }
 
 
+def bench_watch_edits(tree: Path, target: Path, repeat: int, debounce: int) -> dict[str, Any]:
+    """`ctxframe watch` as a subprocess, edit by kind: each round appends a function (not
+    timed), then edits its body, adds a call to it, points that call elsewhere and adds an
+    import, each timed from the write to the store naming a new version; 0.5 s between saves
+    (the watcher writes the value flow's state meanwhile)."""
+    store = tree / ".ctxframe" / "graph"
+    cmd = [*c.ctxframe_cmd(), "watch", "--repo", str(tree), "--json", "--debounce", str(debounce)]
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    lines = _Lines(proc)
+    runs: dict[str, list[dict[str, Any]]] = {kind: [] for kind in EDITS}
+    try:
+        lines.json()  # the initial catch-up
+        for i in range(repeat):
+            old = _current(store)
+            c.append_function(target)
+            _wait_version(store, old)
+            lines.json()
+            for kind, edit in EDITS.items():
+                time.sleep(0.5)
+                old = _current(store)
+                cpu0 = _cpu_ms(proc.pid)
+                edit(target)
+                wrote = time.perf_counter()
+                stored = _wait_version(store, old)
+                update = lines.json()
+                runs[kind].append({"store_ms": (stored - wrote) * 1000, "index_ms": update["ms"],
+                                   "watcher_cpu_ms": _cpu_ms(proc.pid) - cpu0,
+                                   "mode": update["mode"]})  # fmt: skip
+                c.log(f"ctxframe watch, {kind} (round {i + 1}): store "
+                      f"{runs[kind][-1]['store_ms']:.0f} ms ({update['mode']})")  # fmt: skip
+            time.sleep(0.5)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=TIMEOUT_S)
+    return {"cmd": cmd, "runs": runs}
+
+
 def bench_graph_watch(tree: Path, target: Path, repeat: int, debounce: int) -> dict[str, Any]:
     """`graph.watch()` in this process: the graph answers once its new version is offered.
     This process waits on the watch's `offered` event instead of polling (a polling thread
@@ -311,6 +361,10 @@ def summarize(res: dict[str, Any]) -> list[list[Any]]:
     row("  + lookups rebuilt off to the side, card", [r["prepare_card_ms"] for r in gw])
     row("  write -> graph answers card", [r["graph_ms"] for r in gw], TARGET_MS)
     row("  CPU time, write -> answer (index + prepare)", [r.get("cpu_ms") for r in gw])
+    for kind, runs in res.get("watch_edits", {}).get("runs", {}).items():
+        row(f"ctxframe watch, {kind}: write -> store current", [r["store_ms"] for r in runs],
+            EDIT_TARGETS_MS[kind])  # fmt: skip
+        row("  the watcher's CPU time (user + sys)", [r["watcher_cpu_ms"] for r in runs])
     row("ctxframe index (fresh process) after the edit", [r["ms"] for r in bl["cli"]])
     row("  its CPU time (user + sys)", [r["cpu_ms"] for r in bl["cli"]])
     row("index() in-process, whole-tree walk", [r["ms"] for r in bl["inprocess_walk"]])
@@ -345,10 +399,12 @@ def main(argv: list[str] | None = None) -> int:
         "debounce_ms": args.debounce,
         "repeat": args.repeat,
         "target_ms": TARGET_MS,
+        "edit_targets_ms": EDIT_TARGETS_MS,
         "cold_index_s": cold.wall_s,
     }
     res["cli_watch"] = bench_cli_watch(tree, target, args.repeat, args.debounce)
     res["graph_watch"] = bench_graph_watch(tree, target, args.repeat, args.debounce)
+    res["watch_edits"] = bench_watch_edits(tree, target, args.repeat, args.debounce)
     res["baselines"] = bench_baselines(tree, target, args.repeat)
     if not args.skip_equality:
         c.log("comparing the live store with a full rebuild")
