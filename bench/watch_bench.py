@@ -137,11 +137,8 @@ class _Lines:
         return json.loads(self.q.get(timeout=timeout))
 
 
-def bench_cli_watch(tree: Path, target: Path, repeat: int, debounce: int) -> dict[str, Any]:
-    """`ctxframe watch` as a subprocess; a Graph in this process refreshes and answers."""
-    import ctxframe as cf
-
-    store = tree / ".ctxframe" / "graph"
+def _start_watch(tree: Path, debounce: int) -> tuple[list[str], subprocess.Popen, _Lines]:
+    """`ctxframe watch --json` on the tree as a subprocess: its command, process and lines."""
     cmd = [*c.ctxframe_cmd(), "watch", "--repo", str(tree), "--json", "--debounce", str(debounce)]
     proc = subprocess.Popen(
         cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
@@ -149,7 +146,15 @@ def bench_cli_watch(tree: Path, target: Path, repeat: int, debounce: int) -> dic
         # starts background jobs with SIGINT ignored, and a child inherits that)
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
-    lines = _Lines(proc)
+    return cmd, proc, _Lines(proc)
+
+
+def bench_cli_watch(tree: Path, target: Path, repeat: int, debounce: int) -> dict[str, Any]:
+    """`ctxframe watch` as a subprocess; a Graph in this process refreshes and answers."""
+    import ctxframe as cf
+
+    store = tree / ".ctxframe" / "graph"
+    cmd, proc, lines = _start_watch(tree, debounce)
     runs = []
     try:
         initial = lines.json()
@@ -202,12 +207,7 @@ def bench_watch_edits(tree: Path, target: Path, repeat: int, debounce: int) -> d
     import, each timed from the write to the store naming a new version; 0.5 s between saves
     (the watcher writes the value flow's state meanwhile)."""
     store = tree / ".ctxframe" / "graph"
-    cmd = [*c.ctxframe_cmd(), "watch", "--repo", str(tree), "--json", "--debounce", str(debounce)]
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
-    lines = _Lines(proc)
+    cmd, proc, lines = _start_watch(tree, debounce)
     runs: dict[str, list[dict[str, Any]]] = {kind: [] for kind in EDITS}
     try:
         lines.json()  # the initial catch-up
