@@ -184,7 +184,6 @@ def test_needs_never_spare_a_line_a_rule_changes(text: str) -> None:
         assert r._gated(frame["v"])[0], "a rule's gate, vectorised, spares a line it changes"
 
 
-
 def test_an_index_keeps_no_line_it_redacted(tmp_path: Path, monkeypatch) -> None:
     """The frame pass redacts a repeated line once a run (a class's body holds its methods');
     the lines it kept, a secret's among them, are dropped when the index ends: a watcher's

@@ -315,12 +315,12 @@ class FlowState:
                 at = len(head)
                 for array in arrays:
                     raw = array.raw()
-                    pad = -at % _ALIGN
-                    fh.write(bytes(pad))
-                    digest = zlib.crc32(raw, zlib.crc32(bytes(pad), digest))
-                    spans.append([at + pad, raw.nbytes])
+                    pad = bytes(-at % _ALIGN)
+                    digest = zlib.crc32(raw, zlib.crc32(pad, digest))
+                    fh.write(pad)
                     fh.write(raw)
-                    at += pad + raw.nbytes
+                    spans.append([at + len(pad), raw.nbytes])
+                    at += len(pad) + raw.nbytes
             os.replace(tmp, os.path.join(d, _FILE))
             key = {"format": FORMAT, "code": _code(), "size": at, "head": len(head),
                    "arrays": spans, "crc32": digest}  # fmt: skip
