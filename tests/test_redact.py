@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import io
+import re
 from pathlib import Path
 
 import polars as pl
@@ -45,6 +46,13 @@ FORMS = fb.planted_forms()
         ('k = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"', 'k = "***"'),
         ('t = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"', 't = "***"'),
         ('aws = "AKIAIOSFODNN7EXAMPLE"', 'aws = "***"'),
+        ('art = "AKCp8jQ8e7bqZ8Ztz7gAPNnbn6"', "art = ***"),  # Artifactory's API token
+        (
+            "u = 'https://api.softlayer.com/soap/v3/" + "A" * 64 + "'",
+            "u = 'https://api.softlayer.com/soap/v3/***'",
+        ),
+        ('service_key = "Zq8vLm2pXr7t"', 'service_key = "***"'),  # the keyword detector's
+        ('"Zq8vLm2pXr7t" == db_pass', '"***" == db_pass'),
         # code that names a secret without holding one stays as it is
         ("authenticate(request, password=password)", "authenticate(request, password=password)"),
         ('x = os.environ["API_TOKEN"]', 'x = os.environ["API_TOKEN"]'),
@@ -182,6 +190,73 @@ def test_needs_never_spare_a_line_a_rule_changes(text: str) -> None:
         frame = pl.DataFrame({"v": [text]})
         assert r._need_expr(frame["v"])[0]
         assert r._gated(frame["v"])[0], "a rule's gate, vectorised, spares a line it changes"
+
+
+def _keyword_patterns() -> list:
+    """detect-secrets' keyword detector's patterns (what `analyze_string` runs)."""
+    from detect_secrets.plugins import keyword
+
+    return list(keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
+
+
+_ASCII = st.characters(min_codepoint=32, max_codepoint=126)
+
+
+def _ungated(text: str) -> str:
+    """`redact_line` with every rule and plugin run whatever its gate says."""
+    from unittest import mock
+
+    with (
+        mock.patch.object(r, "_gate", lambda *a: True),
+        mock.patch.object(r, "_need_rx", lambda: re.compile("")),
+    ):
+        return redact_line(text)
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(
+    st.one_of(
+        st.sampled_from([p for _, _, p, _ in r._LINE_RULES]).flatmap(
+            lambda rx: st.from_regex(rx.pattern.replace("(?i)", ""), alphabet=_ASCII)
+        ),
+        st.sampled_from(_plugin_patterns() + _keyword_patterns()).flatmap(
+            lambda rx: st.from_regex(rx, alphabet=_ASCII)
+        ),
+    ),
+    st.booleans(),
+)
+def test_gates_never_spare_an_ascii_line_a_rule_changes(text: str, separators: bool) -> None:
+    """Each rule's and plugin's gate (its words and the core of its pattern, the keyword
+    detector's denylisted names) spares no printable-ASCII text the rule or plugin changes,
+    run ungated; the facts' separators (whitespace to Python, not to Rust) in place of
+    spaces too."""
+    if separators:
+        text = text.replace(" ", "\x1f")
+    want = _ungated(text)
+    assert redact_line(text) == want
+    if want != text:
+        frame = pl.DataFrame({"v": [text]})
+        assert r._gated(frame["v"])[0], "a rule's gate, vectorised, spares a line it changes"
+        assert redact_rows(frame, "v")["v"][0] == want
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'x.py|password\x1f=\x1f"hunter2hunter2"',  # a fact's key: separators for spaces
+        'db_password\x1f:\x1f"s3cr3t-value"',
+        '"s3cr3t-value" == password',
+        'private_key "abcdefabcdef";',
+        "see https://user:pa55word@db.test/x",
+    ],
+)
+def test_gated_lines_through_the_frame_pass(line: str) -> None:
+    """Lines a rule changes, among enough others that the vectorised gates run."""
+    text = "\n".join(["key = cache.get(key)"] * r._GATED_FROM + [line])
+    frame = pl.DataFrame({"t": [text]})
+    out = redact_rows(frame, "t")["t"][0]
+    assert out == redact_text(text)
+    assert out.split("\n")[-1] != line
 
 
 def test_an_index_keeps_no_line_it_redacted(tmp_path: Path, monkeypatch) -> None:

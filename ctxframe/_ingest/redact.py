@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 MASK = "***"
 # stored in meta.json: a store whose rows older rules masked is rebuilt whole by the next index
-REDACTION_VERSION = 2
+REDACTION_VERSION = 3
 _SW = (
     r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[-_]?key|apikey|access[-_]?key"
     r"|private[-_]?key|auth[-_]?key|credentials?|client[-_]?secret|signing[-_]?key"
@@ -63,7 +63,9 @@ def _masked_literal(lit: str) -> str:
 # the words and regexes of every rule together are what a row or line must hold to be looked at
 # (`needs`), a superset of every rule's matches (tests/test_redact.py checks it).
 _KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
-_SW_NEED = r"(?i)" + _SW  # what the key-word rules also need (a word holding "key" is not enough)
+# What a rule also needs: its pattern's core, without group references or look-arounds (a
+# regex Polars' engine runs as well): every text the rule changes matches it.
+_SW_NEED = r"(?i)" + _SW
 
 
 def _rule(words: tuple[str, ...], pattern: str, repl: str | Callable[[re.Match], str],
@@ -73,22 +75,24 @@ def _rule(words: tuple[str, ...], pattern: str, repl: str | Callable[[re.Match],
 
 _LINE_RULES: tuple[tuple, ...] = (
     # scheme://userinfo@host: the whole userinfo (a lone token is a secret as well)
-    _rule(("://",), r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/\s@'\"`<>]+@", r"\1" + MASK + "@"),
+    _rule(("://",), r"([A-Za-z][A-Za-z0-9+.\-]*://)[^/\s@'\"`<>]+@", r"\1" + MASK + "@",
+          r"://[^/\s@'\"`<>]+@"),
     # ?password=…, &access_token=…
-    _rule(_KEY_WORDS, r"(?i)([?&;]\w*" + _SW + r"\w*=)[^&\s'\"`#;]+", r"\1" + MASK, _SW_NEED),
+    _rule(_KEY_WORDS, r"(?i)([?&;]\w*" + _SW + r"\w*=)[^&\s'\"`#;]+", r"\1" + MASK,
+          r"(?i)[?&;]\w*" + _SW + r"\w*="),
     # --password=PW, --token PW, -password PW
     _rule(
         _KEY_WORDS,
         r"(?i)(\s|^|['\"`])(--?\w*" + _SW + r"\w*)(=|\s+)[^-\s'\"`*][^\s'\"`]*",
         r"\1\2\3" + MASK,
-        _SW_NEED,
+        r"(?i)-\w*" + _SW + r"\w*[=\s]",
     ),
     # ["tool", "--token", "PW"], ['psql', '--password', 'PW']: the element after the flag
     _rule(
         _KEY_WORDS,
         r"(?i)(([\"'])--?\w*" + _SW + r"\w*\2\s*,\s*)([\"'])[^\"'\n]+\3",
         lambda m: m.group(1) + m.group(3) + MASK + m.group(3),
-        _SW_NEED,
+        r"(?i)-\w*" + _SW + r"\w*[\"']\s*,\s*[\"']",
     ),
     # ["tool", "--token=PW"]
     _rule(_KEY_WORDS, r"(?i)([\"']--?\w*" + _SW + r"\w*=)[^\"'\s]+", r"\1" + MASK, r"[\"']-"),
@@ -97,6 +101,7 @@ _LINE_RULES: tuple[tuple, ...] = (
         ("mysql", "mariadb"),
         r"(?i)\b((?:mysql\w*|mariadb\w*)\b[^\n]*?[\s'\"]-p)([\"']\s*,\s*[\"'])?[^\s'\"`]+",
         lambda m: m.group(1) + (m.group(2) or "") + MASK,
+        r"(?i)(?:mysql|mariadb).*[\s'\"]-p",
     ),
     # password="…", api_key: str = '…', token := "…", SECRET_KEY = "…", password == "…"
     _rule(
@@ -104,14 +109,14 @@ _LINE_RULES: tuple[tuple, ...] = (
         r"(?i)(\b\w*" + _SW + r"\w*['\"\]]*\s*(?::[^=,()\n]{0,60})?(?:=|:=|==|!=|=>)\s*@?)"
         "(" + _Q + ")",
         lambda m: m.group(1) + _masked_literal(m.group(2)),
-        _SW_NEED,
+        r"(?i)" + _SW + r"\w*['\"\]]*\s*(?::[^=,()\n]{0,60})?(?:=|:=|==|!=|=>)\s*@?[\"'`]",
     ),
     # "api_key": "…", password: '…' (JSON, dict and object literals, YAML)
     _rule(
         _KEY_WORDS,
         r"(?i)(\b\w*" + _SW + r"\w*['\"`]?\s*:\s*)(" + _Q + ")",
         lambda m: m.group(1) + _masked_literal(m.group(2)),
-        _SW_NEED,
+        r"(?i)" + _SW + r"\w*['\"`]?\s*:\s*[\"'`]",
     ),
     # "auth": "…" (docker's config.json), "Authorization": "…"
     _rule(
@@ -128,14 +133,14 @@ _LINE_RULES: tuple[tuple, ...] = (
         r"|[A-Z_][A-Z0-9_]*" + _SW_UPPER + r"[A-Z0-9_]*)=)"
         r"(?![\"'`$({\[]|\*\*\*)([^\s'\"`;,)]+)",
         lambda m: m.group(1) + (m.group(2) if _looks_like_code(m.group(2)) else MASK),
-        _SW_NEED,
+        r"(?i)" + _SW + r"\w*=",
     ),
     # #define API_TOKEN "…" (C and C++)
     _rule(
         _KEY_WORDS,
         r"(?i)(#\s*define\s+\w*" + _SW + r"\w*\s+)(" + _Q + ")",
         lambda m: m.group(1) + _masked_literal(m.group(2)),
-        _SW_NEED,
+        r"(?i)define\s+\w*" + _SW,
     ),
     # SQL: IDENTIFIED BY '…', WITH PASSWORD '…'
     _rule(
@@ -209,11 +214,20 @@ def _high_entropy(line: str) -> str:
 # Its line plugins, each run on the lines holding one of its words (lower-cased) or matching
 # its regex. A plugin not in this table (a newer detect-secrets) runs on the lines its own
 # patterns match, look-arounds dropped.
+# detect-secrets' keyword detector: one of its denylisted names followed by `:`, `=` or `!`
+# (`password: "…"`, `secret = "…"`, `pwd => "…"`), by a quote and a `;` (`private_key "…";`),
+# or after a quote and a comparison (`"…" == password`)
+_DENYLIST = (r"(?:api_?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key"
+             r"|private_?key|client_?key|db_?pass|database_?pass|key_?pass|password|passwd|pwd"
+             r"|secret|contraseña|contrasena)")  # fmt: skip
+_KEYWORD_NEED = (r"(?i)" + _DENYLIST + r"\w*[\]'\"]{0,2}\s*[:=!]|" + _DENYLIST
+                 + r"[^\"'`]*[\"'`][^;]*;|[\"'`]\s*[!=]{2,3}\s*\w*" + _DENYLIST)  # fmt: skip
+
 _PLUGIN_NEEDS: dict[str, tuple[tuple[str, ...], str | None]] = {
-    "ArtifactoryDetector": (("akc",), r"AP[\dA-F][a-zA-Z0-9]{8,}"),
+    "ArtifactoryDetector": ((), r"AKC[a-zA-Z0-9]{10}|AP[\dA-F][a-zA-Z0-9]{8}"),
     "AWSKeyDetector": (("akia", "asia", "abia", "acca", "a3t", "aws"), None),
     "AzureStorageKeyDetector": (("accountkey",), None),
-    "BasicAuthDetector": (("://",), None),
+    "BasicAuthDetector": (("://",), r"://[^\s/:@]+:[^\s/:@]+@"),
     "CloudantDetector": (("key", "pw", "pass", "token", "cloudant"), r"(?i)cl|clou"),
     "DiscordBotTokenDetector": ((), r"[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\."),
     "GitHubTokenDetector": (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), None),
@@ -222,14 +236,14 @@ _PLUGIN_NEEDS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "IbmCloudIamDetector": (("key", "pwd", "pass", "token"), r"[a-zA-Z0-9_\-]{44}"),
     "IbmCosHmacDetector": (("secret",), r"[a-f0-9]{48}"),
     "JwtTokenDetector": (("eyj",), None),
-    "KeywordDetector": (("key", "pass", "pwd", "secret", "contrase"), r"[\"'`]"),
+    "KeywordDetector": (("key", "pass", "pwd", "secret", "contrase"), _KEYWORD_NEED),
     "MailchimpDetector": ((), r"[0-9a-z]{32}-us[0-9]"),
     "NpmDetector": (("_authtoken",), None),
     "OpenAIDetector": (("t3blbkfj",), None),
     "PypiTokenDetector": (("pypi-",), None),
     "SendGridDetector": (("sg.",), None),
     "SlackDetector": (("xox", "hooks.slack.com"), None),
-    "SoftlayerDetector": (("softlayer", "key", "pwd", "pass", "token"), r"[a-z0-9]{64}"),
+    "SoftlayerDetector": (("softlayer", "key", "pwd", "pass", "token"), r"(?i)[a-z0-9]{64}"),
     "SquareOAuthDetector": (("sq0csp-",), None),
     "StripeDetector": (("k_live_",), None),
     "TelegramBotTokenDetector": ((), r"[0-9]{8,10}:[0-9A-Za-z_-]{35}"),
@@ -529,12 +543,13 @@ def _gates() -> tuple[tuple[tuple[str, ...], str | None], ...]:
 
 def _gated(values: pl.Series) -> pl.Series:
     """Whether some rule's gate lets each line through (`_gate`, vectorised); lines beyond
-    printable ASCII always go through (there Python's `\\w`, `\\s` and case folding are
-    wider than Rust's)."""
+    ASCII always go through (there Python's `\\w`, `\\s` and case folding are wider than
+    Rust's). The separators \\x1c-\\x1f (in facts' keys) are whitespace to Python and not to
+    Rust: the gates see a space in their place."""
     import polars as pl
 
-    v = pl.col("v")
-    tests = [v.str.contains(r"[^\x00-\x1b\x20-\x7f]")]
+    tests = [pl.col("v").str.contains(r"[^\x00-\x7f]")]
+    v = pl.col("v").str.replace_all(r"[\x1c-\x1f]", " ")
     for words, rx in _gates():
         test = v.str.contains_any(list(words), ascii_case_insensitive=True) if words else None
         if rx is not None:
