@@ -477,7 +477,7 @@ def _fallback(unknown: pl.DataFrame, t, held: pl.DataFrame):
     attr = key.str.extract(F.STEP + r"\.([A-Za-z_]\w*)$", 1)
     receiver = key.str.replace(F.STEP + r"\.[A-Za-z_]\w*$", "")
     rows = unknown.with_columns(attr=attr, recv=H(receiver))
-    bound = t.flows.select(n="dst").unique()
+    bound = t.flows.select(n="dst")  # an anti join: duplicates need no unique
     on_recv = rows.filter(pl.col("attr").is_not_null()).join(
         held, left_on="recv", right_on="n", how="anti"
     )

@@ -230,6 +230,7 @@ def resolve(
     spill: str | None = None,
     python: tuple | bool | None = None,
     flow_keep: list | None = None,
+    shared: list | None = None,
 ) -> tuple[pl.LazyFrame, pl.DataFrame]:
     """Edges (contains, imports, calls, extends, implements), as a lazy frame whose call edges
     sit in scratch files under `spill` when given, and module-stub nodes.
@@ -240,7 +241,8 @@ def resolve(
     an incremental solve already made the Python edges of the files it names
     (ctxframe._resolve.flow_state.Result), or is False when no Python edge is wanted (the
     fast path when no Python file's facts changed). `flow_keep` gets the solved value flow's
-    state.
+    state. `shared` (a list the caller keeps) keeps what depends on the definitions alone
+    for the next call with the same definitions.
 
     `refs` is one frame, or parts of it (each holding whole files) read one at a time, so the
     references of a large tree never sit in memory together. With `previous`, only references
@@ -265,23 +267,10 @@ def resolve(
         gomods,
         namespaces,
     )
-    interfaces = defs.filter(pl.col("kind") == "interface")["id"].implode()
-    targets = defs.with_columns(family=_family(), dir=_dirname("path")).select(
-        pl.col("id").alias("dst"),
-        "kind",
-        "label",
-        "qualname",
-        pl.col("path").alias("dpath"),
-        pl.col("dir").alias("ddir"),
-        "family",
-        (pl.col("parent") == pl.col("path")).alias("top"),
-        # a TypeScript interface's method, a `.d.ts` declaration: a member to list, never a
-        # call's target (what runs is an implementation, if the repository holds one)
-        (
-            (pl.col("family") == "js")
-            & (pl.col("parent").is_in(interfaces) | pl.col("path").str.ends_with(".d.ts"))
-        ).alias("declared"),
-    )
+    derived = _derived(defs, shared)  # what depends on the definitions alone
+    if "by_defs" not in derived:
+        derived["by_defs"] = _targets(defs)
+    targets = derived["by_defs"]
     # imports in the order the edge table gives them (uses_edges keeps the first per file)
     edges_imports = edges_imports.sort("src", "line", "dst", "name", nulls_last=True)
     kept, redo = None, None
@@ -335,6 +324,7 @@ def resolve(
         bindings,
         _TYPES,
         _TYPES,
+        memo=derived,
     )
     inherits = pl.concat([inherits, py_extends.select(inherits.columns)])
     bases = (
@@ -347,11 +337,10 @@ def resolve(
     # definitions; duplicates share a source, so a file): the working set stays one slice, and
     # with `spill` each slice's edges go to a scratch file instead of accumulating in memory.
     # Go `x := NewT()`: x's type is NewT's declared result (ctxframe._resolve.resolve._typed)
-    memo: dict = {
-        "signatures": defs.filter(pl.col("language") == "go").select(
-            "id", "signature", fpath="path", fname="label"
-        )
-    }
+    memo = derived  # signatures change with no target: made again each run
+    memo["signatures"] = defs.filter(pl.col("language") == "go").select(
+        "id", "signature", fpath="path", fname="label"
+    )
     calls: list[pl.LazyFrame] = []
     for i, part in enumerate(_ref_slices(parts, ["call"], CALL_SLICE_ROWS)):
         found = _resolve_refs(
@@ -415,6 +404,45 @@ def resolve(
         + [conform_edges(c.with_columns(producer=pl.lit(PRODUCER))) for c in calls]
     )
     return edges, stubs
+
+
+# the columns of the definitions the targets and what comes of them read
+_TARGET_COLS = ["id", "kind", "label", "qualname", "path", "parent", "language"]
+
+
+def _derived(defs: pl.DataFrame, shared: list | None) -> dict:
+    """A memo for what depends on the definitions alone (their targets, the candidates by
+    name): `shared` keeps it across runs, kept while the definitions compare equal (a
+    watcher's saves of a function's body or calls leave them so)."""
+    if shared is None:
+        return {}
+    key = defs.select(_TARGET_COLS)
+    if shared and shared[0].equals(key):
+        return shared[1]
+    shared[:] = [key, {}]
+    return shared[1]
+
+
+def _targets(defs: pl.DataFrame) -> pl.DataFrame:
+    """The definitions as call and base targets (dst, kind, label, qualname, dpath, ddir,
+    family, top, declared)."""
+    interfaces = defs.filter(pl.col("kind") == "interface")["id"].implode()
+    return defs.with_columns(family=_family(), dir=_dirname("path")).select(
+        pl.col("id").alias("dst"),
+        "kind",
+        "label",
+        "qualname",
+        pl.col("path").alias("dpath"),
+        pl.col("dir").alias("ddir"),
+        "family",
+        (pl.col("parent") == pl.col("path")).alias("top"),
+        # a TypeScript interface's method, a `.d.ts` declaration: a member to list, never a
+        # call's target (what runs is an implementation, if the repository holds one)
+        (
+            (pl.col("family") == "js")
+            & (pl.col("parent").is_in(interfaces) | pl.col("path").str.ends_with(".d.ts"))
+        ).alias("declared"),
+    )
 
 
 def _python(
@@ -811,9 +839,15 @@ def _by_name(
 
     def by_name(rows: pl.DataFrame, kinds: list[str], bare: bool = False) -> pl.DataFrame:
         key = ("by_name", bare, *kinds)
-        if key not in memo:
-            memo[key] = _name_candidates(targets.filter(_bare_callable()) if bare else targets,
-                                         kinds)  # fmt: skip
+        if key in memo:
+            return rows.join(memo[key], on=["family", "name"], how="inner")
+        pool = targets.filter(_bare_callable()) if bare else targets
+        if rows.height < _FEW_NAMES:
+            # a name's candidates are counted among its own definitions: those of the few
+            # names asked alone give the same rows as all of them
+            pool = pool.filter(pl.col("label").is_in(rows["name"].unique().implode()))
+            return rows.join(_name_candidates(pool, kinds), on=["family", "name"], how="inner")
+        memo[key] = _name_candidates(pool, kinds)
         return rows.join(memo[key], on=["family", "name"], how="inner")
 
     cands = pl.concat(
@@ -825,6 +859,10 @@ def _by_name(
     return cands.with_columns(
         confidence=pl.when(pl.col("n") == 1).then(pl.lit("INFERRED")).otherwise(pl.lit("AMBIGUOUS"))
     )
+
+
+# fewer references than this are matched by name against their names' definitions alone
+_FEW_NAMES = 2_000
 
 
 def _name_candidates(targets: pl.DataFrame, kinds: list[str]) -> pl.DataFrame:

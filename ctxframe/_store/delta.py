@@ -335,8 +335,9 @@ def update(
     # through its file's imports; other files' Python calls follow the value flow, which
     # solves them again): they may change when only Python files did
     same_shape = _same(own.old_refs.filter(shape).drop("line"), refs.filter(shape).drop("line"))
-    if (not same_shape and not own.python_only) or reads_boundaries(
-        pl.concat([own.old_refs, refs])
+    # each side alone: rows of the two together may pair into a boundary neither side has
+    if (not same_shape and not own.python_only) or any(
+        reads_boundaries(side) for side in (own.old_refs, refs)
     ):
         return None
     # Definitions added, removed or renamed: other files' references to their names resolve
@@ -551,9 +552,14 @@ def _resolve_changed(rest_nodes, defs, files, refs, others, gomods, python,
         targets = pl.concat([_candidates(rest_nodes, reading).select(defs.columns), defs])
     else:  # every Python call resolves again, by name too: every definition is a target
         targets = python[1].select(defs.columns)
-    return resolve(targets, files, reading, gomods, python=python or False, flow_keep=keep)[
-        0
-    ].collect()
+    edges, _ = resolve(targets, files, reading, gomods, python=python or False, flow_keep=keep,
+                       shared=_SHARED)  # fmt: skip
+    return edges.collect()
+
+
+# what resolution derives from the definitions alone, kept for the next edit with the same
+# definitions (a watcher's saves)
+_SHARED: list = []
 
 
 def _py_edge(files: pl.DataFrame) -> pl.Expr:

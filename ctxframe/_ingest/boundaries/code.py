@@ -67,13 +67,35 @@ _ROUTE_CALL = (pl.col("kind") == "call") & pl.col("name").is_in(ROUTE_NAMES + ST
 _MAY_MATCH = (pl.col("kind") == "env") | (
     (pl.col("kind") == "call") & pl.col("name").is_in(sorted(CALL_NAMES))
 )
+_SHAPING = (pl.col("kind") == "call") & pl.col("name").is_in(STRUCTURE)
+# every row reads_boundaries reads: those, the imports, the calls that shape routes
+_ASKED = _MAY_MATCH | (pl.col("kind") == "import") | _SHAPING
 
 
 def reads_boundaries(refs: pl.DataFrame) -> bool:
     """Whether any of `refs` yields a boundary row or a handler (see from_refs)."""
     if not _may_read(refs.filter(_MAY_MATCH)):
         return False
-    shaping = refs.filter((pl.col("kind") == "call") & pl.col("name").is_in(STRUCTURE))
+    # What from_refs reads, lines as their order alone (it only joins, sorts and dedupes on
+    # them): a file saved again with lines moved asks the same question, answered once.
+    asked = refs.filter(_ASKED)
+    rows = asked.with_columns(pl.col("line").rank("dense"))
+    for seen, answer in _ANSWERS:
+        if seen.equals(rows):
+            return answer
+    answer = _reads(asked)
+    _ANSWERS.insert(0, (rows, answer))
+    del _ANSWERS[_KEEP:]
+    return answer
+
+
+# the last few questions reads_boundaries answered in full (a watcher's saves repeat them)
+_ANSWERS: list[tuple[pl.DataFrame, bool]] = []
+_KEEP = 4
+
+
+def _reads(refs: pl.DataFrame) -> bool:
+    shaping = refs.filter(_SHAPING)
     facts = split_facts(shaping).select(pl.col("^f_(var|obj|include)$").is_not_null().any())
     if facts.sum_horizontal().item():
         return True  # a router, a mount or an include: the prefixes of other files' routes
