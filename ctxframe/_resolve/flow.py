@@ -259,18 +259,28 @@ def _parts_hashes(t: Tables, specs: tuple) -> np.ndarray:
 
 
 def _diff(old: Tables, new: Tables) -> tuple[Tables, Tables]:
-    """(rows only `old` has, rows only `new` has), table by table."""
-    gone, come = {}, {}
+    """(rows only `old` has, rows only `new` has), table by table: the tables both sides
+    leave empty as they are, the others' anti joins run in one batch."""
+    gone, come, names, plans = {}, {}, [], []
     for f in dataclasses.fields(Tables):
         a, b = getattr(old, f.name), getattr(new, f.name)
+        if a.is_empty() or b.is_empty():  # nothing to take away: each side is its own diff
+            gone[f.name], come[f.name] = a, b
+            continue
         lists = [c for c, t in a.schema.items() if isinstance(t, pl.List)]
         on = [c for c in a.columns if c not in lists]
         tmp = [pl.col(c).list.join("\x00").alias(f"_{c}") for c in lists]
+        la, lb = a.lazy(), b.lazy()
         if tmp:
-            a, b = a.with_columns(tmp), b.with_columns(tmp)
+            la, lb = la.with_columns(tmp), lb.with_columns(tmp)
             on += [f"_{c}" for c in lists]
-        gone[f.name] = a.join(b, on=on, how="anti", nulls_equal=True).drop([f"_{c}" for c in lists])
-        come[f.name] = b.join(a, on=on, how="anti", nulls_equal=True).drop([f"_{c}" for c in lists])
+        drop = [f"_{c}" for c in lists]
+        names.append(f.name)
+        plans += [la.join(lb, on=on, how="anti", nulls_equal=True).drop(drop),
+                  lb.join(la, on=on, how="anti", nulls_equal=True).drop(drop)]  # fmt: skip
+    done = pl.collect_all(plans) if plans else []
+    for k, name in enumerate(names):
+        gone[name], come[name] = done[2 * k], done[2 * k + 1]
     return Tables(**gone), Tables(**come)
 
 
