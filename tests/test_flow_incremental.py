@@ -256,6 +256,38 @@ def test_a_state_survives_its_file(tmp_path: Path) -> None:
     assert fs.load(str(version)) is None
 
 
+def test_a_state_an_edit_spent_answers_no_more(tmp_path: Path, monkeypatch) -> None:
+    """An edit the solver cannot vouch for (Fallback) leaves it part of the way: the state
+    answers None from then on and writes no file (the caller keeps a full solve's state)."""
+    for path, text in _render({key: 1 for key in _CHOICES}).items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    paths = sorted(BLOCKS)
+    facts, defs = _extract(tmp_path, paths)
+    _, state = fs.solve(_py(facts), defs, _files(paths))
+    path = "pkg/base.py"
+    (tmp_path / path).write_text(_render({key: 0 for key in _CHOICES})[path])
+    new_facts, new_defs = _extract(tmp_path, [path])
+    mine = pl.col("path") == path
+    every = pl.concat([defs.filter(~mine), new_defs])
+
+    def update():
+        return state.update(
+            [path], _py(facts.filter(mine)), defs.filter(mine), _py(new_facts), new_defs,
+            _files(paths), every, lambda ps: _py(facts.filter(pl.col("path").is_in(ps))),
+        )  # fmt: skip
+
+    def refuse(*_a, **_k):
+        raise fs.flow.Fallback("planted")
+
+    monkeypatch.setattr(state.solver, "update", refuse)
+    assert update() is None and state.stats["fallback"] == "planted"
+    assert state.solver is None and update() is None
+    (tmp_path / "v").mkdir()
+    state.save(str(tmp_path / "v"))
+    assert not (tmp_path / "v" / "cache").exists()
+
+
 @pytest.mark.parametrize("damage", ["missing", "other format"])
 def test_no_state_no_answer(tmp_path: Path, damage: str) -> None:
     (tmp_path / "cache").mkdir()

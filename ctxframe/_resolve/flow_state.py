@@ -62,7 +62,7 @@ class FlowState:
     """The exact phase's solver, the context its tables were made in, and the tables the
     edges are made from (whole, hash-keyed frames)."""
 
-    solver: flow._Solver
+    solver: flow._Solver | None  # None: spent (an edit only a full solve could answer)
     ctx: ft.Context
     frames: dict[str, pl.DataFrame]
     wrapped: pl.DataFrame  # call, deco
@@ -124,7 +124,10 @@ class FlowState:
         definitions) to (new ones); `defs` holds every definition now (their first lines:
         `extends` edges), `facts_of(paths)` gives other files' facts (those whose edges the
         change reaches; `also` names more of them: their calls matched by name may find
-        another definition). None when only a full solve can answer (`flow.Fallback`)."""
+        another definition). None when only a full solve can answer (`flow.Fallback`: the
+        state is then spent, and answers None from then on)."""
+        if self.solver is None:  # spent
+            return None
         if set(paths) & self.whole_paths:  # a fixture's definer, asker by mark or plugin list
             return None
         if (new_facts["kind"] == F.FIXTURE).any():  # one becomes so
@@ -146,11 +149,12 @@ class FlowState:
         s = self.solver
         if self.z is None:
             self.z = s.cap_reach()
-        saved = s._checkpoint()
         try:
             touched = s.update(gone, come, self.z)
         except flow.Fallback as exc:
-            s._restore(saved)  # as it was: the caller solves everything again
+            # the solver went part of the way: the state is spent (no copy is made to put it
+            # back; the caller solves everything again and keeps that state)
+            self.solver = None
             self.stats["fallback"] = str(exc)
             return None
         self.members = members
@@ -301,7 +305,10 @@ class FlowState:
     def save(self, version_dir: str) -> None:
         """Write the state into the version's cache (best effort: any OS error leaves none),
         its size and CRC-32 beside it (a check against torn or damaged bytes: what guards
-        against a state made to run code is the unpickler, `_Unpickler`)."""
+        against a state made to run code is the unpickler, `_Unpickler`). A spent state
+        (`update`'s Fallback) writes none."""
+        if self.solver is None:
+            return
         d = os.path.join(version_dir, "cache")
         try:
             with contextlib.suppress(FileExistsError):
