@@ -63,9 +63,8 @@ def _masked_literal(lit: str) -> str:
 # the words and regexes of every rule together are what a row or line must hold to be looked at
 # (`needs`), a superset of every rule's matches (tests/test_redact.py checks it).
 _KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
-# What a rule also needs: its pattern's core, without group references or look-arounds (a
-# regex Polars' engine runs as well): every text the rule changes matches it.
-_SW_NEED = r"(?i)" + _SW
+# A rule's last argument is what it also needs: its pattern's core, without group references
+# or look-arounds (a regex Polars' engine runs as well): every text the rule changes matches it.
 
 
 def _rule(words: tuple[str, ...], pattern: str, repl: str | Callable[[re.Match], str],
@@ -211,10 +210,7 @@ def _high_entropy(line: str) -> str:
 
 
 # -- detect-secrets ------------------------------------------------------------------------------
-# Its line plugins, each run on the lines holding one of its words (lower-cased) or matching
-# its regex. A plugin not in this table (a newer detect-secrets) runs on the lines its own
-# patterns match, look-arounds dropped.
-# detect-secrets' keyword detector: one of its denylisted names followed by `:`, `=` or `!`
+# The keyword detector's gate: one of its denylisted names followed by `:`, `=` or `!`
 # (`password: "…"`, `secret = "…"`, `pwd => "…"`), by a quote and a `;` (`private_key "…";`),
 # or after a quote and a comparison (`"…" == password`)
 _DENYLIST = (r"(?:api_?key|auth_?key|service_?key|account_?key|db_?key|database_?key|priv_?key"
@@ -223,6 +219,10 @@ _DENYLIST = (r"(?:api_?key|auth_?key|service_?key|account_?key|db_?key|database_
 _KEYWORD_NEED = (r"(?i)" + _DENYLIST + r"\w*[\]'\"]{0,2}\s*[:=!]|" + _DENYLIST
                  + r"[^\"'`]*[\"'`][^;]*;|[\"'`]\s*[!=]{2,3}\s*\w*" + _DENYLIST)  # fmt: skip
 
+# Its line plugins, each run on the lines holding one of its words (lower-cased; when it has
+# words) and matching its regex (when it has one): a plugin with two forms of secret needs a
+# regex for both and no words. A plugin not in this table (a newer detect-secrets) does not
+# run: tests/test_redact.py fails until it has its row.
 _PLUGIN_NEEDS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "ArtifactoryDetector": ((), r"AKC[a-zA-Z0-9]{10}|AP[\dA-F][a-zA-Z0-9]{8}"),
     "AWSKeyDetector": (("akia", "asia", "abia", "acca", "a3t", "aws"), None),
