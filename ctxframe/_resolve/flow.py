@@ -259,8 +259,8 @@ def _parts_hashes(t: Tables, specs: tuple) -> np.ndarray:
 
 
 def _diff(old: Tables, new: Tables) -> tuple[Tables, Tables]:
-    """(rows only `old` has, rows only `new` has), table by table: the tables both sides
-    leave empty as they are, the others' anti joins run in one batch."""
+    """(rows only `old` has, rows only `new` has), table by table: a table empty on either
+    side is its own diff, the others' anti joins run in one batch."""
     gone, come, names, plans = {}, {}, [], []
     for f in dataclasses.fields(Tables):
         a, b = getattr(old, f.name), getattr(new, f.name)

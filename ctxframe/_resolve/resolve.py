@@ -371,7 +371,7 @@ def resolve(
         )
         calls.append(found.lazy())
     calls.append(_dedupe_edges(py_calls).lazy())
-    del memo, parts
+    del memo, derived, parts  # a shared memo lives on in `shared` alone
     mark("resolve: calls")
     contains = defs.select(
         pl.col("parent").alias("src"),
