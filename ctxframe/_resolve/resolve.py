@@ -267,10 +267,10 @@ def resolve(
         gomods,
         namespaces,
     )
-    derived = _derived(defs, shared)  # what depends on the definitions alone
-    if "by_defs" not in derived:
-        derived["by_defs"] = _targets(defs)
-    targets = derived["by_defs"]
+    memo = _derived(defs, shared)  # what depends on the definitions alone
+    if "defs_targets" not in memo:
+        memo["defs_targets"] = _targets(defs)
+    targets = memo["defs_targets"]
     # imports in the order the edge table gives them (uses_edges keeps the first per file)
     edges_imports = edges_imports.sort("src", "line", "dst", "name", nulls_last=True)
     kept, redo = None, None
@@ -324,7 +324,7 @@ def resolve(
         bindings,
         _TYPES,
         _TYPES,
-        memo=derived,
+        memo=memo,
     )
     inherits = pl.concat([inherits, py_extends.select(inherits.columns)])
     bases = (
@@ -337,7 +337,8 @@ def resolve(
     # definitions; duplicates share a source, so a file): the working set stays one slice, and
     # with `spill` each slice's edges go to a scratch file instead of accumulating in memory.
     # Go `x := NewT()`: x's type is NewT's declared result (ctxframe._resolve.resolve._typed)
-    memo = derived  # signatures change with no target: made again each run
+    # the Go signatures are read from the definitions' rows, which change with no target:
+    # made again each run
     memo["signatures"] = defs.filter(pl.col("language") == "go").select(
         "id", "signature", fpath="path", fname="label"
     )
@@ -371,7 +372,7 @@ def resolve(
         )
         calls.append(found.lazy())
     calls.append(_dedupe_edges(py_calls).lazy())
-    del memo, derived, parts  # a shared memo lives on in `shared` alone
+    del memo, parts  # a shared memo lives on in `shared` alone
     mark("resolve: calls")
     contains = defs.select(
         pl.col("parent").alias("src"),
