@@ -195,6 +195,37 @@ def test_metrics_per_language(tmp_path: Path, name: str, source: str, want: dict
     assert {q: got[q][:3] for q in want} == want
 
 
+@pytest.mark.parametrize(("name", "source"), [c[:2] for c in CASES], ids=[c[0] for c in CASES])
+def test_one_walk_matches_as_two(name: str, source: str) -> None:
+    """The extractor runs its query and the metrics patterns in one walk of the tree: its own
+    patterns' matches come in the order they do alone, the metrics' are those of their query
+    alone."""
+    from collections import Counter
+
+    from tree_sitter import QueryCursor
+
+    from ctxframe._core.languages import language_for
+    from ctxframe._ingest import extract, metrics
+
+    def spans(caps: dict) -> tuple:
+        return tuple(sorted((k, tuple((n.start_byte, n.end_byte) for n in v))
+                            for k, v in caps.items()))  # fmt: skip
+
+    lang = language_for(name)
+    parser, alone, _roles = extract._compiled(lang.name)
+    _, both, _, split = extract._compiled_walk(lang.name)
+    root = parser.parse(source.encode()).root_node
+    walked = [(p, spans(c)) for p, c in QueryCursor(both).matches(root)]
+    assert split == alone.pattern_count and any(p >= split for p, _ in walked)
+    assert [m for m in walked if m[0] < split] == [
+        (p, spans(c)) for p, c in QueryCursor(alone).matches(root)
+    ]
+    own = QueryCursor(metrics.compiled(lang)).matches(root)
+    assert Counter((p - split, c) for p, c in walked if p >= split) == Counter(
+        (p, spans(c)) for p, c in own
+    )
+
+
 def test_a_python_class_has_no_metrics_but_its_decorators(tmp_path: Path) -> None:
     got = _metrics(
         tmp_path,
@@ -246,14 +277,18 @@ def test_decorator_name(raw: str, want: str) -> None:
 def test_a_bad_metrics_query_costs_no_file(tmp_path: Path, monkeypatch) -> None:
     """Metrics are never worth a file: a language whose metrics query cannot compile still
     gets its definitions, only without metrics."""
-    from ctxframe._ingest import metrics
+    from ctxframe._ingest import extract, metrics
 
-    metrics.compiled.cache_clear()
+    def clear() -> None:
+        metrics.compiled.cache_clear()
+        extract._compiled_walk.cache_clear()
+
+    clear()
     monkeypatch.setattr(metrics, "query_text", lambda stem: "(no_such_node) @scope")
     try:
         got = _metrics(tmp_path, "b.py", "def f(x):\n    return x\n")
     finally:
-        metrics.compiled.cache_clear()
+        clear()
     assert got == {"f": None}
 
 

@@ -19,7 +19,7 @@ from functools import cache
 from ctxframe._core import facts as F
 from ctxframe._core.languages import BY_NAME, Language, language_for, query_source
 from ctxframe._core.safeio import read_regular
-from ctxframe._ingest import isolate
+from ctxframe._ingest import isolate, metrics
 from ctxframe._ingest.boundaries.calls import (
     CALL_NAMES,
     INCLUDES,
@@ -149,6 +149,26 @@ def _compiled(lang_name: str):
     source = query_source(lang.query)
     query = Query(ts_lang, source)
     return get_parser(lang.grammar), query, _pattern_roles(query, source)
+
+
+@cache
+def _compiled_walk(lang_name: str):
+    """`_compiled`'s parser, query and roles, the query followed by the language's metrics
+    patterns (those from the returned index on; None when it has none that compile): one
+    walk of a tree answers both, and the walk is most of a query's cost."""
+    parser, query, roles = _compiled(lang_name)
+    lang = BY_NAME[lang_name]
+    if metrics.compiled(lang) is None:
+        return parser, query, roles, None
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language
+
+    try:
+        both = Query(get_language(lang.grammar),
+                     query_source(lang.query) + "\n" + metrics.query_text(lang.query))  # fmt: skip
+    except Exception:
+        return parser, query, roles, None
+    return parser, both, roles, query.pattern_count
 
 
 @cache
@@ -310,15 +330,21 @@ def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None
         roles = _PACK_ROLES.get(query)
         if roles is None:
             roles = _PACK_ROLES[query] = _pattern_roles(query, pack.query)
+        split = None
     else:
-        parser, query, roles = _compiled(lang.name)
+        parser, query, roles, split = _compiled_walk(lang.name)
     from tree_sitter import QueryCursor
 
     tree = parser.parse(data)
     root = tree.root_node
     if root.has_error:
         res.parse_errors = _count_errors(root)
-    defs, refs, flows = _split_matches(QueryCursor(query).matches(root), roles)
+    matches = QueryCursor(query).matches(root)
+    measured = None  # the metrics patterns' matches, when they ran in the same walk
+    if split is not None:
+        measured = [m for m in matches if m[0] >= split]
+        matches = [m for m in matches if m[0] < split]
+    defs, refs, flows = _split_matches(matches, roles)
     if lang.name == "sql":
         defs.extend(sql.procedures(data, defs))
     python_ = pack is None and lang.name == "python"
@@ -326,7 +352,7 @@ def _parse_into(res: FileResult, lang: Language, data: bytes, pack=None) -> None
     builder = _Builder(res, lang, data, python=python_, decorators=decorators)
     builder.build(defs, refs, flows)
     if pack is None:
-        res.metrics = measure(lang, root, builder.items, builder.text)
+        res.metrics = measure(lang, root, builder.items, builder.text, measured)
     if python_:
         _scripts(res, root, data)
 
@@ -863,6 +889,8 @@ def _type_name(text: str) -> str | None:
         return None
     t = re.split(r"[<\[(]", t, maxsplit=1)[0].rstrip("?! ").replace("::", ".")
     return t if re.fullmatch(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*", t) else None
+
+
 _STRINGS = {"string", "string_literal", "interpreted_string_literal", "raw_string_literal",
             "template_string", "verbatim_string_literal"}  # fmt: skip
 _NAMES = {"identifier", "member_expression", "attribute", "selector_expression", "field_access"}
@@ -1009,5 +1037,3 @@ def _clean_comment(s: str) -> str | None:
         if ln:
             out.append(ln)
     return "\n".join(out)[:_DOC_CHARS] or None
-
-

@@ -77,17 +77,25 @@ def _assign(spans: list[tuple[int, int]], positions: list[int]) -> list[int | No
     return out
 
 
-def measure(lang: Language, root, items: list[dict], text: str) -> dict[str, tuple]:
+def measure(
+    lang: Language, root, items: list[dict], text: str, matches: list | None = None
+) -> dict[str, tuple]:
     """Definition id -> (cyclomatic, nesting, params, decorators, unreachable) for the
     definitions in `items` (the extractor's, each with `id`, `kind`, `node`, `start`, `end`).
     A function gets them all (`unreachable`: the line of the first statement of its own body
     that follows a return, raise, break or continue in the same block, None when there is
-    none); any other definition only its decorators."""
-    query = compiled(lang)
-    if query is None or not items:
+    none); any other definition only its decorators. `matches`: the metrics query's matches
+    when the caller ran it already (the extractor runs it with its own: one walk of the
+    tree)."""
+    if not items:
         return {}
-    from tree_sitter import QueryCursor
+    if matches is None:
+        query = compiled(lang)
+        if query is None:
+            return {}
+        from tree_sitter import QueryCursor
 
+        matches = QueryCursor(query).matches(root)
     scopes: list[tuple[int, int]] = []
     decisions: list[int] = []
     nests: list[tuple[int, int]] = []
@@ -98,7 +106,7 @@ def measure(lang: Language, root, items: list[dict], text: str) -> dict[str, tup
     top: list[tuple[int, int]] = []  # scopes unless inside another one
     unreachable: list[tuple[int, int]] = []  # (position, line) of a statement nothing reaches
     decorators: list[tuple[int, int, str]] = []  # (where what it decorates starts, own, text)
-    for _pattern, caps in QueryCursor(query).matches(root):
+    for _pattern, caps in matches:
         for name, nodes in caps.items():
             if name == "decision":
                 decisions.extend(n.start_byte for n in nodes)
