@@ -305,3 +305,25 @@ def test_body_counts_match_python_tokenizer(bodies: list[str]) -> None:
         for tok in tokenize(text):
             want[(f"n{i}", tok)] = want.get((f"n{i}", tok), 0) + 1
     assert got == want
+
+
+_U32 = st.integers(0, 2**32 - 1)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 3000), st.integers(0, 255), _U32, st.integers(0, 9)),
+             max_size=60),
+    st.sampled_from([0, 2**20, 2**32 - 3001]),
+    st.booleans(),
+)  # fmt: skip
+def test_sorted_tokens_sorts_as_the_three_columns(rows, base, wide) -> None:
+    """The one-key sort of token rows equals the sort on (node, field, token), whether the
+    nodes fit the key's 24 bits or not (`wide` puts one row 2**24 nodes away)."""
+    frame = pl.DataFrame(
+        [(base + n, f, t, tf) for n, f, t, tf in rows], schema=dict(TOKENS), orient="row"
+    )
+    if wide and frame.height and base < 2**24:
+        frame = pl.concat([frame, frame.head(1).with_columns(node=pl.lit(base + 2**24, pl.UInt32))])
+    frame = frame.unique(["node", "field", "token"])
+    assert fields.sorted_tokens(frame).equals(frame.sort("node", "field", "token"))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
 
@@ -39,14 +41,18 @@ def spread(rows: pl.DataFrame, at: pl.Expr, ranges: list[list[pl.DataFrame]]) ->
         ranges[i].append(piece)
 
 
-def sort_ranges(ranges: list[list[pl.DataFrame]], by: list[str]) -> list[pl.DataFrame]:
-    """Each range's pieces as one frame sorted by `by` (nulls last), in range order; a range's
-    pieces are dropped once sorted, so the unsorted and the sorted table are never both whole."""
+def sort_ranges(
+    ranges: list[list[pl.DataFrame]], by: list[str] | Callable[[pl.DataFrame], pl.DataFrame]
+) -> list[pl.DataFrame]:
+    """Each range's pieces as one frame sorted by `by` (columns, nulls last, or a function
+    that sorts a frame), in range order; a range's pieces are dropped once sorted, so the
+    unsorted and the sorted table are never both whole."""
     out = []
     for i, pieces in enumerate(ranges):
         ranges[i] = []
         if pieces:
-            out.append(pl.concat(pieces).sort(by, nulls_last=True))
+            frame = pl.concat(pieces)
+            out.append(by(frame) if callable(by) else frame.sort(by, nulls_last=True))
     return out
 
 

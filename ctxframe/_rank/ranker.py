@@ -46,7 +46,7 @@ from ctxframe._core.schema import BOUNDARY_KINDS, NODE_KINDS, TOKENS
 from ctxframe._rank import rules as _rules
 from ctxframe._rank.contentmatch import Content, Units
 from ctxframe._rank.evidence import node_parts
-from ctxframe._rank.fields import FIELDS, NAME, NAME_FIELDS, TokenTable, token_table
+from ctxframe._rank.fields import FIELDS, NAME, NAME_FIELDS, TokenTable, sorted_tokens, token_table
 from ctxframe._rank.parts import Trace
 from ctxframe._rank.question import Question, stems
 from ctxframe._rank.registry import resolve
@@ -172,7 +172,7 @@ def _as_table(nodes: pl.DataFrame, tokens: Any, vocab: pl.DataFrame | None) -> T
             "token": vocab_s.search_sorted(counts["token"]).cast(pl.UInt32),
             "tf": counts["tf"].clip(upper_bound=65_535).cast(pl.UInt16),
         }
-    ).sort("node", "field", "token")
+    ).pipe(sorted_tokens)
     return TokenTable(table.cast(dict(TOKENS)), pl.DataFrame({"token": vocab_s}))
 
 

@@ -22,7 +22,7 @@ from ctxframe._core import facts as F
 from ctxframe._core.frames import splice_sorted
 from ctxframe._core.schema import PRODUCER, TOKENS, VOCAB, conform_edges
 from ctxframe._ingest.boundaries.code import reads_boundaries, uses_edges
-from ctxframe._rank.fields import BODY, MAX_TF, TokenTable, node_counts
+from ctxframe._rank.fields import BODY, MAX_TF, TokenTable, node_counts, sorted_tokens
 from ctxframe._resolve.resolve import resolve
 from ctxframe._store import tokenparts as _tokenparts
 from ctxframe._store.coverage import COUNTS, counts
@@ -700,7 +700,7 @@ def patched(nodes0, old, vocab0, nodes, changed: list[str], content) -> TokenTab
             "token": vocab.search_sorted(fresh["token"]).cast(pl.UInt32),
             "tf": fresh["tf"].clip(upper_bound=MAX_TF).cast(pl.UInt16),
         }
-    ).sort("node", "field", "token")
+    ).pipe(sorted_tokens)
     table = _interleaved(pieces, spans0, spans, recode, fresh.cast(dict(TOKENS)))
     return TokenTable(table, pl.DataFrame({"token": vocab}).cast(dict(VOCAB)))
 
