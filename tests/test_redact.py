@@ -192,14 +192,30 @@ def test_needs_never_spare_a_line_a_rule_changes(text: str) -> None:
         assert r._gated(frame["v"])[0], "a rule's gate, vectorised, spares a line it changes"
 
 
+_ASCII = st.characters(min_codepoint=32, max_codepoint=126)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(
+    st.sampled_from(sorted(r._CHEAP_NEEDS)).flatmap(
+        lambda name: st.tuples(
+            st.just(name), st.from_regex(r._PLUGIN_NEEDS[name][1], alphabet=_ASCII)
+        )
+    )
+)
+def test_a_cheap_need_holds_where_its_gate_does(drawn: tuple[str, str]) -> None:
+    """The first pass's stand-in for a slow gate is a part of it: every text the gate
+    matches, the stand-in matches."""
+    name, text = drawn
+    assert re.search(r._CHEAP_NEEDS[name], text)
+    assert r._need_expr(pl.Series([text]))[0]
+
+
 def _keyword_patterns() -> list:
     """detect-secrets' keyword detector's patterns (what `analyze_string` runs)."""
     from detect_secrets.plugins import keyword
 
     return list(keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
-
-
-_ASCII = st.characters(min_codepoint=32, max_codepoint=126)
 
 
 def _ungated(text: str) -> str:
