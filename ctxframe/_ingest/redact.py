@@ -559,15 +559,16 @@ def _gated(values: pl.Series) -> pl.Series:
     Rust: the gates see a space in their place."""
     import polars as pl
 
-    tests = [pl.col("v").str.contains(r"[^\x00-\x7f]")]
-    v = pl.col("v").str.replace_all(r"[\x1c-\x1f]", " ")
+    tests = [pl.col("raw").str.contains(r"[^\x00-\x7f]")]
+    v = pl.col("v")  # the separators made spaces once, as a column (not in each test)
     for words, rx in _gates():
         test = v.str.contains_any(list(words), ascii_case_insensitive=True) if words else None
         if rx is not None:
             test = v.str.contains(rx) if test is None else test & v.str.contains(rx)
         tests.append(test if test is not None else pl.lit(True))
-    got = values.to_frame("v").select(pl.any_horizontal(tests)).to_series()
-    return got.fill_null(False)
+    spaced = pl.col("raw").str.replace_all(r"[\x1c-\x1f]", " ")
+    frame = values.to_frame("raw").with_columns(v=spaced)
+    return frame.select(pl.any_horizontal(tests)).to_series().fill_null(False)
 
 
 def _need_expr(values: pl.Series) -> pl.Series:
