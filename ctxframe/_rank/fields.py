@@ -164,6 +164,29 @@ def _keyed(counts: pl.DataFrame, rows: pl.DataFrame, words: pl.DataType) -> pl.D
     )
 
 
+def _named(nodes: pl.DataFrame | pl.LazyFrame, ids: pl.Series, words: pl.DataType) -> pl.DataFrame:
+    """The name fields' counts (`node_counts`) of `nodes`, each node as its row in `ids` (a
+    node `ids` lacks is dropped): counted and keyed by that small integer, not its id."""
+    nodes = nodes.lazy().collect(engine=ENGINE)
+    got = nodes["id"]
+    at = row_of(ids, got)
+    if ids.is_sorted():  # a binary search gives an id `ids` lacks some row too: check it
+        ok = (at < ids.len()) & (ids.gather(at.clip(upper_bound=max(ids.len() - 1, 0))) == got)
+    else:
+        ok = at.is_not_null()
+    nodes = nodes.with_columns(id=at).filter(ok)
+    return (
+        node_counts(nodes)
+        .select(
+            node=pl.col("node_id").cast(pl.UInt32),
+            field=pl.col("field").cast(pl.UInt8),
+            token=pl.col("token").cast(words),
+            tf=pl.col("tf").clip(upper_bound=MAX_TF).cast(pl.UInt16),
+        )
+        .collect(engine=ENGINE)
+    )
+
+
 def _words_type(content: list[pl.DataFrame | pl.LazyFrame]) -> pl.DataType:
     """The type the body counts' tokens are in: a large tree's categories, else strings."""
     token = content[0].collect_schema()["token"] if content else pl.String
@@ -208,10 +231,7 @@ def token_table(
     rows = pl.DataFrame(
         {"node_id": ids.cast(key), "node": pl.int_range(ids.len(), dtype=pl.UInt32, eager=True)}
     )
-    parts = [
-        _keyed(node_counts(nodes.slice(lo, _SLICE)).collect(engine=ENGINE), rows, words)
-        for lo in range(0, fresh, _SLICE)
-    ]
+    parts = [_named(nodes.slice(lo, _SLICE), ids, words) for lo in range(0, fresh, _SLICE)]
     del nodes
     mark("tokens: names counted")
     while content:
