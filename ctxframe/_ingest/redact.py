@@ -571,11 +571,17 @@ def _gated(values: pl.Series) -> pl.Series:
     return frame.select(pl.any_horizontal(tests)).to_series().fill_null(False)
 
 
+# Below this many bytes the first pass's regexes run as one: compiling each costs more there
+# than the literal search each alone saves.
+_NEED_APART_FROM = 1 << 20
+
+
 def _need_expr(values: pl.Series) -> pl.Series:
-    words, _rx = needs()
+    words, rx = needs()
     got = values.str.contains_any(list(words), ascii_case_insensitive=True)
-    for rx in _need_parts():
-        got = got | values.str.contains(rx)
+    apart = values.str.len_bytes().sum() >= _NEED_APART_FROM
+    for one in _need_parts() if apart else [rx] if rx else []:
+        got = got | values.str.contains(one)
     return got.fill_null(False)
 
 
