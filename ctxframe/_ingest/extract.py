@@ -155,20 +155,24 @@ def _compiled(lang_name: str):
 def _compiled_walk(lang_name: str):
     """`_compiled`'s parser, query and roles, the query followed by the language's metrics
     patterns (those from the returned index on; None when it has none that compile): one
-    walk of a tree answers both, and the walk is most of a query's cost."""
-    parser, query, roles = _compiled(lang_name)
-    lang = BY_NAME[lang_name]
-    if metrics.compiled(lang) is None:
-        return parser, query, roles, None
+    walk of a tree answers both, and the walk is most of a query's cost. The extractor's
+    query is not compiled on its own then: its patterns are the first ones of the two."""
     from tree_sitter import Query
-    from tree_sitter_language_pack import get_language
+    from tree_sitter_language_pack import get_language, get_parser
 
+    lang = BY_NAME[lang_name]
+    extra = metrics.query_text(lang.query)
+    if extra is None:
+        return (*_compiled(lang_name), None)
+    source = query_source(lang.query)
+    both_source = source + "\n" + extra
     try:
-        both = Query(get_language(lang.grammar),
-                     query_source(lang.query) + "\n" + metrics.query_text(lang.query))  # fmt: skip
-    except Exception:
-        return parser, query, roles, None
-    return parser, both, roles, query.pattern_count
+        both = Query(get_language(lang.grammar), both_source)
+    except Exception:  # the metrics patterns do not compile: the extractor's query alone
+        return (*_compiled(lang_name), None)
+    own = len(source.encode("utf-8"))
+    split = sum(both.start_byte_for_pattern(i) < own for i in range(both.pattern_count))
+    return get_parser(lang.grammar), both, _pattern_roles(both, both_source)[:split], split
 
 
 @cache
