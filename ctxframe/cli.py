@@ -885,6 +885,7 @@ def main(argv: list[str] | None = None) -> int:
         with contextlib.suppress(AttributeError, ValueError, OSError):
             stream.reconfigure(errors="backslashreplace")
     args = _parser().parse_args(argv)
+    hook, sys.unraisablehook = sys.unraisablehook, _unraisable
     try:
         return _COMMANDS[args.command](args) or 0
     except CtxframeError as exc:
@@ -908,6 +909,25 @@ def main(argv: list[str] | None = None) -> int:
             "does not help, please report it with the command you ran"
         )
         return 2
+    finally:
+        sys.unraisablehook = hook
+
+
+def _unraisable(info) -> None:
+    """Ctrl-C that lands in a weakref callback or a finalizer, where Python can only print
+    it (a traceback) and drop it, is raised again a millisecond later, outside it: the run
+    still stops, with its one line. Anything else goes to Python's own hook."""
+    import signal
+
+    if info.exc_type is KeyboardInterrupt and hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGALRM, _interrupt)
+        signal.setitimer(signal.ITIMER_REAL, 0.001)
+        return
+    sys.__unraisablehook__(info)
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
 
 
 def _fail(message: str) -> None:

@@ -384,6 +384,29 @@ def _kill_and_check(repo: Path, sig: int, after: float) -> None:
     shutil.rmtree(full)
 
 
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no interval timer")
+def test_an_interrupt_in_a_weakref_callback_still_stops_the_run() -> None:
+    """Ctrl-C that lands in a weakref callback (Python prints such an exception and drops
+    it) stops the command with its one line and exit code 130, no traceback."""
+    code = (
+        "import sys, time, weakref\n"
+        "from ctxframe import cli\n"
+        "class T: pass\n"
+        "def cb(_): raise KeyboardInterrupt\n"
+        "def run(args):\n"
+        "    t = T(); r = weakref.ref(t, cb); del t\n"
+        "    for _ in range(200): time.sleep(0.01)\n"
+        "    return 0\n"
+        "cli._COMMANDS['card'] = run\n"
+        "sys.exit(cli.main(['card', 'x']))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 130
+    assert "Traceback" not in done.stderr and "interrupted" in done.stderr
+
+
 def test_sigint_mid_index(tmp_path: Path) -> None:
     repo = _big_repo(tmp_path / "repo", 200)
     _kill_and_check(repo, signal.SIGINT, 1.0)
